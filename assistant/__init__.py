@@ -1,0 +1,1 @@
+"""Hippo: a local-first personal memory assistant."""

@@ -1,0 +1,286 @@
+"""The `hippo` command: a thin layer over the engine. With no command it opens the chat."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from collections.abc import Sequence
+from typing import TextIO
+
+from assistant.config import Config, load_config, save_config
+from assistant.errors import HippoError
+
+__all__ = ["build_parser", "main"]
+
+_EPILOG = """\
+environment:
+  HIPPO_DATA_DIR       folder of the data file (beaten by --data-dir)
+  HIPPO_CONFIG_DIR     folder of config.toml
+  OLLAMA_HOST          the Ollama server (default http://127.0.0.1:11434)
+  HIPPO_OLLAMA_TOKEN   bearer token for a remote Ollama host (else the keyring is used)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, with every command documented."""
+    parser = argparse.ArgumentParser(
+        prog="hippo",
+        description="Hippo: a local-first personal memory assistant on Ollama. "
+        "With no command, opens the chat.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--data-dir", help="folder of the data file (overrides HIPPO_DATA_DIR)")
+    parser.add_argument(
+        "-c", "--continue", dest="resume", action="store_true", help="resume the last session"
+    )
+    parser.add_argument("--profile", help="memory profile to use (e.g. work, personal)")
+    parser.add_argument("--model", help="chat model for this run (not saved)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("chat", help="open the chat (the default)")
+    sub.add_parser("doctor", help="check the data file and Ollama; non-zero exit on problems")
+    sub.add_parser("path", help="print the data file's path")
+    ask = sub.add_parser("ask", help="send one message and print the reply (no UI)")
+    ask.add_argument("text", help="the message")
+    models = sub.add_parser("models", help="list installed models, or choose one")
+    models_sub = models.add_subparsers(dest="models_command", metavar="ACTION")
+    use = models_sub.add_parser("use", help="choose the chat and/or embedding model (saved)")
+    use.add_argument("--chat", help="chat model name")
+    use.add_argument("--embedding", help="embedding model name")
+    pull = sub.add_parser("pull", help="download a model into Ollama, with progress")
+    pull.add_argument("model")
+    search = sub.add_parser("search", help="search every message by keyword and meaning")
+    search.add_argument("query")
+    search.add_argument("-n", "--limit", type=int, default=10, help="how many hits (10)")
+    sessions = sub.add_parser("sessions", help="list recent sessions")
+    sessions.add_argument("-n", "--limit", type=int, default=20, help="how many (20)")
+    sub.add_parser("embed", help="embed messages still waiting for vectors, now")
+    token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
+    token.add_argument("action", choices=["set", "clear", "status"])
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `hippo` command; return the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        config = load_config(data_dir=args.data_dir)
+        if args.profile:
+            config = config.with_changes(profile=args.profile)
+        if args.model:
+            config = config.with_changes(chat_model=args.model)
+        handler = _COMMANDS.get(args.command or "chat", _chat)
+        return handler(args, config, sys.stdout)
+    except HippoError as exc:
+        print(f"hippo: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("hippo: interrupted", file=sys.stderr)
+        return 130
+
+
+def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from ui.app import HippoApp
+
+    from assistant.factory import open_engine
+
+    engine = open_engine(config)
+    try:
+        HippoApp(engine, config, resume=args.resume).run()
+    finally:
+        engine.close()
+    return 0
+
+
+def _doctor(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.doctor import diagnose
+
+    report = diagnose(config)
+    width = max(len(label) for label, _ in report.facts)
+    for label, value in report.facts:
+        print(f"{label:<{width}}  {value}", file=out)
+    if report.ok:
+        print("\nNo problems found.", file=out)
+        return 0
+    print(f"\n{len(report.problems)} problem(s):", file=out)
+    for problem in report.problems:
+        print(f"- {problem}", file=out)
+    return 1
+
+
+def _path(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    print(config.db_path, file=out)
+    return 0
+
+
+def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.factory import open_engine
+    from assistant.turns import ReplyCancelled, ReplyFailed, TextDelta
+
+    engine = open_engine(config)
+    try:
+        session = engine.last_session() if args.resume else None
+        session = session or engine.new_session()
+        failed = False
+        for event in engine.send(session.id, args.text, cancel=threading.Event()):
+            if isinstance(event, TextDelta):
+                out.write(event.text)
+                out.flush()
+            elif isinstance(event, ReplyFailed):
+                print(f"\nhippo: {event.error}", file=sys.stderr)
+                failed = True
+            elif isinstance(event, ReplyCancelled):
+                failed = True
+        print(file=out)
+        engine.embed_pending()
+        return 1 if failed else 0
+    finally:
+        engine.close()
+
+
+def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.factory import open_gateway
+
+    if getattr(args, "models_command", None) == "use":
+        if not (args.chat or args.embedding):
+            raise HippoError("Say which model to use: --chat NAME and/or --embedding NAME.")
+        config = config.with_changes(
+            chat_model=args.chat or config.chat_model,
+            embedding_model=args.embedding or config.embedding_model,
+        )
+        path = save_config(config)
+        print(
+            f"chat: {config.chat_model}  embedding: {config.embedding_model}  (saved to {path})",
+            file=out,
+        )
+        return 0
+    for info in open_gateway(config).list_models():
+        marks = [
+            m
+            for m, name in (("*chat", config.chat_model), ("*embedding", config.embedding_model))
+            if info.name in (name, f"{name}:latest")
+        ]
+        caps = ", ".join(sorted(info.capabilities))
+        print(f"{info.name:<28} {info.size / 1e9:6.1f} GB  {caps:<36} {' '.join(marks)}", file=out)
+    return 0
+
+
+def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.factory import open_gateway
+
+    cancel = threading.Event()
+    try:
+        for progress in open_gateway(config).pull(args.model, cancel=cancel):
+            share = f"{progress.fraction:6.1%}" if progress.fraction is not None else "   ..."
+            speed = f"{progress.bytes_per_s / 1e6:7.1f} MB/s" if progress.bytes_per_s else ""
+            out.write(f"\r{progress.status[:40]:<40} {share} {speed}")
+            out.flush()
+    except KeyboardInterrupt:
+        cancel.set()
+        print("\nPull cancelled.", file=out)
+        return 130
+    print(f"\n{args.model} is ready.", file=out)
+    return 0
+
+
+def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.factory import open_engine
+
+    engine = open_engine(config)
+    try:
+        hits = engine.search_messages(args.query, limit=args.limit)
+    finally:
+        engine.close()
+    if not hits:
+        print("No messages match.", file=out)
+    for hit in hits:
+        msg = hit.message
+        vector = f"{hit.vector:.2f}" if hit.vector is not None else "-"
+        text = " ".join(msg.content.split())
+        print(
+            f"{hit.score:.2f} (kw {hit.keyword:.2f}, vec {vector})  "
+            f"{msg.created_at:%Y-%m-%d %H:%M}  session {msg.session_id}  {msg.role}: "
+            f"{text[:100]}",
+            file=out,
+        )
+    return 0
+
+
+def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.factory import open_engine
+
+    engine = open_engine(config)
+    try:
+        for session in engine.sessions(args.limit):
+            print(
+                f"{session.id:>6}  {session.last_active_at:%Y-%m-%d %H:%M}  "
+                f"{session.message_count:>4} msgs  {session.title or '(untitled)'}",
+                file=out,
+            )
+    finally:
+        engine.close()
+    return 0
+
+
+def _embed(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.factory import open_engine
+
+    engine = open_engine(config)
+    try:
+        stored = engine.embed_pending()
+        left = engine.vectors.queued()
+    finally:
+        engine.close()
+    print(f"Embedded {stored} message(s); {left} still waiting.", file=out)
+    return 0 if left == 0 else 1
+
+
+def _token(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    import getpass
+
+    from assistant.factory import open_gateway
+    from assistant.secrets import TOKEN_ENV, clear_token, keyring_usable, load_token, save_token
+
+    host = open_gateway(config).host
+    if args.action == "set":
+        token = getpass.getpass(f"Token for {host}: ") if sys.stdin.isatty() else sys.stdin.read()
+        if not token.strip():
+            raise HippoError("No token given; nothing was stored.")
+        save_token(host, token.strip())
+        print(f"Token for {host} stored in the system keyring.", file=out)
+    elif args.action == "clear":
+        found = clear_token(host)
+        print(f"Token for {host} {'removed' if found else 'was not stored'}.", file=out)
+    else:
+        source = (
+            "environment"
+            if load_token(host, use_keyring=False)
+            else "keyring"
+            if load_token(host)
+            else "none"
+        )
+        print(
+            f"host: {host}\ntoken: {source}\nkeyring backend: "
+            f"{'available' if keyring_usable() else f'none (set {TOKEN_ENV} instead)'}",
+            file=out,
+        )
+    return 0
+
+
+_COMMANDS = {
+    "chat": _chat,
+    "doctor": _doctor,
+    "path": _path,
+    "ask": _ask,
+    "models": _models,
+    "pull": _pull,
+    "search": _search,
+    "sessions": _sessions,
+    "embed": _embed,
+    "token": _token,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

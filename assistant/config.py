@@ -1,0 +1,152 @@
+"""Where Hippo keeps things and which models it uses: defaults, config.toml, environment.
+
+Precedence, highest first: command-line flags, environment (HIPPO_DATA_DIR,
+HIPPO_CONFIG_DIR, OLLAMA_HOST), ``config.toml`` under the platform's config folder,
+the defaults below.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from assistant.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_CHAT_MODEL",
+    "DEFAULT_EMBEDDING_MODEL",
+    "DEFAULT_OLLAMA_HOST",
+    "SUGGESTED_EMBEDDING_MODELS",
+    "Config",
+    "load_config",
+    "save_config",
+]
+
+APP_NAME = "hippo"
+# The defaults, named once. A small chat model that calls tools and thinks, and an
+# embedding model that reads Chinese as well as English.
+DEFAULT_CHAT_MODEL = "qwen3:1.7b"
+DEFAULT_EMBEDDING_MODEL = "embeddinggemma"
+# Offered in the model picker; all-minilm is the English-only model the offline benchmarks use.
+SUGGESTED_EMBEDDING_MODELS = ("embeddinggemma", "bge-m3", "all-minilm")
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+DB_FILENAME = "hippo.db"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Hippo's settings for one run."""
+
+    data_dir: Path
+    config_dir: Path
+    chat_model: str = DEFAULT_CHAT_MODEL
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    ollama_host: str | None = None
+    profile: str = "default"
+    context_tokens: int = 8192
+    extra: dict[str, object] = field(default_factory=dict, compare=False)
+
+    @property
+    def db_path(self) -> Path:
+        """The one SQLite file."""
+        return self.data_dir / DB_FILENAME
+
+    @property
+    def config_path(self) -> Path:
+        """The TOML file settings are saved to."""
+        return self.config_dir / "config.toml"
+
+    def with_changes(self, **changes: object) -> Config:
+        """A copy with some settings changed."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _platform_dir(kind: str) -> Path:
+    import platformdirs
+
+    if kind == "data":
+        return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def _read_toml(path: Path) -> dict[str, object]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (tomllib.TOMLDecodeError, OSError) as exc:
+        raise ConfigError(
+            f"Can't read settings from {path}: {exc}. Fix the file or delete it to start "
+            "from the defaults."
+        ) from exc
+
+
+def _text(table: Mapping[str, object], key: str, path: Path) -> str | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"In {path}, '{key}' must be a non-empty string (it is {value!r}).")
+    return value.strip()
+
+
+def load_config(
+    *,
+    data_dir: Path | str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Config:
+    """Read the settings for this run.
+
+    Args:
+        data_dir: a --data-dir flag, which beats HIPPO_DATA_DIR.
+        environ: the environment to read (defaults to ``os.environ``).
+
+    Raises:
+        ConfigError: config.toml is unreadable or holds a bad value.
+    """
+    env = os.environ if environ is None else environ
+    chosen_data = data_dir or env.get("HIPPO_DATA_DIR") or _platform_dir("data")
+    config_dir = Path(env.get("HIPPO_CONFIG_DIR") or _platform_dir("config")).expanduser()
+    path = config_dir / "config.toml"
+    raw = _read_toml(path)
+    models = raw.get("models", {})
+    ollama = raw.get("ollama", {})
+    if not isinstance(models, dict) or not isinstance(ollama, dict):
+        raise ConfigError(f"In {path}, [models] and [ollama] must be tables.")
+    context = models.get("context_tokens", 8192)
+    if not isinstance(context, int) or context < 512:
+        raise ConfigError(f"In {path}, models.context_tokens must be a whole number >= 512.")
+    return Config(
+        data_dir=Path(chosen_data).expanduser(),
+        config_dir=config_dir,
+        chat_model=_text(models, "chat", path) or DEFAULT_CHAT_MODEL,
+        embedding_model=_text(models, "embedding", path) or DEFAULT_EMBEDDING_MODEL,
+        ollama_host=env.get("OLLAMA_HOST") or _text(ollama, "host", path),
+        profile=_text(raw.get("profile", {}) or {}, "name", path) or "default",
+        context_tokens=context,
+        extra={k: v for k, v in raw.items() if k not in {"models", "ollama", "profile"}},
+    )
+
+
+def save_config(config: Config) -> Path:
+    """Write the user's choices to config.toml (atomically) and return its path."""
+    import tomli_w
+
+    raw = dict(config.extra)
+    raw["models"] = {
+        "chat": config.chat_model,
+        "embedding": config.embedding_model,
+        "context_tokens": config.context_tokens,
+    }
+    if config.ollama_host and config.ollama_host != os.environ.get("OLLAMA_HOST"):
+        raw["ollama"] = {"host": config.ollama_host}
+    raw["profile"] = {"name": config.profile}
+    config.config_dir.mkdir(parents=True, exist_ok=True)
+    tmp = config.config_path.with_suffix(".toml.tmp")
+    tmp.write_text(tomli_w.dumps(raw), encoding="utf-8")
+    os.replace(tmp, config.config_path)
+    return config.config_path

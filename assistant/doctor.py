@@ -1,0 +1,104 @@
+"""`hippo doctor`: what Hippo is using, and one line per problem."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from assistant.config import Config
+from assistant.errors import HippoError, OllamaError
+
+__all__ = ["Report", "diagnose"]
+
+
+@dataclass
+class Report:
+    """Facts to print (label, value) and problems (one line each, saying what to do)."""
+
+    facts: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"
+
+
+def _check_file(config: Config, report: Report) -> None:
+    from data_schema.connect import connect, sqlite_vec_version
+    from data_schema.migrations import schema_version
+
+    path = config.db_path
+    report.facts.append(("data file", str(path)))
+    try:
+        conn = connect(path)
+    except HippoError as exc:
+        report.problems.append(str(exc))
+        return
+    try:
+        size = path.stat().st_size if path.exists() else 0
+        report.facts.append(("file size", _human_size(size)))
+        report.facts.append(("schema", schema_version(conn)))
+        report.facts.append(("sqlite-vec", sqlite_vec_version(conn)))
+        report.facts.append(("SQLite", conn.execute("SELECT sqlite_version()").fetchone()[0]))
+        counts = conn.execute(
+            "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages),"
+            " (SELECT count(*) FROM embedding_queue)"
+        ).fetchone()
+        report.facts.append(("sessions", str(counts[0])))
+        report.facts.append(("messages", f"{counts[1]} ({counts[2]} waiting for vectors)"))
+        if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            report.problems.append(
+                f"The data file {path} failed SQLite's integrity check: restore a backup."
+            )
+    finally:
+        conn.close()
+
+
+def _check_ollama(config: Config, report: Report) -> None:
+    from assistant.factory import open_gateway
+
+    gateway = open_gateway(config)
+    source = "OLLAMA_HOST" if os.environ.get("OLLAMA_HOST") else "config/default"
+    report.facts.append(("Ollama host", f"{gateway.host} (from {source})"))
+    try:
+        version = gateway.probe()
+        models = {info.name: info for info in gateway.list_models()}
+    except OllamaError as exc:
+        report.facts.append(("reachable", "no"))
+        report.problems.append(str(exc))
+        return
+    report.facts.append(("reachable", f"yes (Ollama {version})"))
+    report.facts.append(("installed models", ", ".join(sorted(models)) or "none"))
+    for role, name, need in (
+        ("chat model", config.chat_model, "completion"),
+        ("embedding model", config.embedding_model, "embedding"),
+    ):
+        info = models.get(name) or models.get(f"{name}:latest")
+        if info is None:
+            report.facts.append((role, f"{name} (missing)"))
+            report.problems.append(
+                f"The {role} '{name}' is not installed: run `hippo pull {name}` "
+                "or choose another with `hippo models use`."
+            )
+            continue
+        caps = ", ".join(sorted(info.capabilities)) or "unknown"
+        report.facts.append((role, f"{name} ({caps})"))
+        if info.capabilities and need not in info.capabilities:
+            report.problems.append(f"The {role} '{name}' can't do {need}: choose another.")
+
+
+def diagnose(config: Config) -> Report:
+    """Check the data file and the Ollama host; never raises for what it finds."""
+    report = Report()
+    _check_file(config, report)
+    _check_ollama(config, report)
+    return report

@@ -1,0 +1,108 @@
+"""Hippo's exceptions: one base, each message says what happened and what to do next.
+
+HippoError
+├── OllamaError                 anything that went wrong talking to Ollama
+│   ├── OllamaUnreachable       no answer from the host (refused, DNS, timeout)
+│   ├── OllamaAuthError         the host wants a (different) bearer token
+│   ├── ModelNotFound           the host answered, but lacks the model
+│   └── OllamaResponseError     the host answered with an error or broken data
+├── StorageError                the SQLite file
+│   ├── ExtensionLoadError      sqlite-vec could not be loaded
+│   └── MigrationError          a schema migration failed (nothing was changed)
+├── ConfigError                 a bad setting in config.toml or the environment
+└── SecretStoreError            no usable keyring backend
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "ExtensionLoadError",
+    "HippoError",
+    "MigrationError",
+    "ModelNotFound",
+    "OllamaAuthError",
+    "OllamaError",
+    "OllamaResponseError",
+    "OllamaUnreachable",
+    "SecretStoreError",
+    "StorageError",
+]
+
+
+class HippoError(Exception):
+    """Base of every error Hippo raises on purpose."""
+
+
+class OllamaError(HippoError):
+    """Something went wrong talking to the Ollama server."""
+
+    def __init__(self, message: str, *, host: str = "") -> None:
+        super().__init__(message)
+        self.host = host
+
+
+class OllamaUnreachable(OllamaError):
+    """The Ollama host did not answer at all."""
+
+    def __init__(self, host: str, detail: str = "") -> None:
+        why = f" ({detail})" if detail else ""
+        super().__init__(
+            f"Can't reach Ollama at {host}{why}. Start it with `ollama serve` "
+            "(install it from https://ollama.com/download), or set OLLAMA_HOST "
+            "to the host where it runs.",
+            host=host,
+        )
+
+
+class OllamaAuthError(OllamaError):
+    """The host rejected the request's credentials."""
+
+    def __init__(self, host: str, status: int) -> None:
+        super().__init__(
+            f"Ollama at {host} refused the request (HTTP {status}): it needs a bearer "
+            "token. Store one with `hippo token set`, or set HIPPO_OLLAMA_TOKEN.",
+            host=host,
+        )
+        self.status = status
+
+
+class ModelNotFound(OllamaError):
+    """The host does not have the requested model."""
+
+    def __init__(self, model: str, host: str = "") -> None:
+        super().__init__(
+            f"Model '{model}' is not installed on Ollama at {host or 'the host'}. "
+            f"Pull it with `ollama pull {model}` (or from Hippo's model screen), "
+            "or choose another model with `hippo models`.",
+            host=host,
+        )
+        self.model = model
+
+
+class OllamaResponseError(OllamaError):
+    """The host answered with an error status or with data Hippo cannot read."""
+
+    def __init__(self, message: str, *, host: str = "", status: int | None = None) -> None:
+        super().__init__(message, host=host)
+        self.status = status
+
+
+class StorageError(HippoError):
+    """The SQLite data file could not be opened, read or written."""
+
+
+class ExtensionLoadError(StorageError):
+    """The sqlite-vec extension could not be loaded."""
+
+
+class MigrationError(StorageError):
+    """A schema migration failed; its transaction was rolled back."""
+
+
+class ConfigError(HippoError):
+    """A setting is missing or invalid."""
+
+
+class SecretStoreError(HippoError):
+    """No usable keyring backend to keep a secret in."""

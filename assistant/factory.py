@@ -1,0 +1,45 @@
+"""Building the engine from settings: the one place that wires config, secrets and gateway."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import urlparse
+
+from assistant.clock import Clock
+from assistant.config import Config
+from assistant.engine import Hippo
+from assistant.secrets import load_token
+
+if TYPE_CHECKING:
+    from assistant.llm.gateway import OllamaGateway
+
+__all__ = ["is_loopback", "open_engine", "open_gateway"]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a URL) is this machine, where Ollama needs no token."""
+    name = urlparse(host).hostname or ""
+    return name in {"localhost", "::1"} or name.startswith("127.")
+
+
+def open_gateway(config: Config) -> OllamaGateway:
+    """The Ollama gateway for ``config``, with a bearer token where one is set."""
+    from assistant.llm.gateway import OllamaGateway
+
+    gateway = OllamaGateway(config.ollama_host)
+    # The keyring is asked only for remote hosts: it can be slow, and local Ollama has no auth.
+    token = load_token(gateway.host, use_keyring=not is_loopback(gateway.host))
+    return OllamaGateway(config.ollama_host, token=token) if token else gateway
+
+
+def open_engine(config: Config, *, clock: Clock | None = None) -> Hippo:
+    """Open the data file and connect the engine to Ollama as ``config`` says."""
+    return Hippo(
+        config.db_path,
+        open_gateway(config),
+        chat_model=config.chat_model,
+        embedding_model=config.embedding_model,
+        profile=config.profile,
+        context_tokens=config.context_tokens,
+        clock=clock,
+    )

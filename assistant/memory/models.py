@@ -1,0 +1,65 @@
+"""The dataclasses the rest of Hippo sees: no cursors or rows leave the store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+__all__ = ["Message", "MessageHit", "MessageStatus", "Profile", "Role", "Session"]
+
+Role = Literal["user", "assistant", "system", "tool"]
+MessageStatus = Literal["complete", "streaming", "cancelled", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A separate memory space (e.g. work, personal); nothing crosses profiles."""
+
+    id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One conversation."""
+
+    id: int
+    profile_id: int
+    title: str
+    started_at: datetime
+    last_active_at: datetime
+    message_count: int = 0
+    incognito: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One stored message of the recall archive."""
+
+    id: int
+    session_id: int
+    role: Role
+    content: str
+    created_at: datetime
+    status: MessageStatus = "complete"
+    thinking: str = ""
+    error: str = ""
+    model: str = ""
+    tokens: int = 0
+    importance: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class MessageHit:
+    """A message found by search, with how each signal scored it.
+
+    ``keyword`` is the BM25 score scaled to [0, 1] within the result set, ``vector``
+    the cosine similarity to the query (None where no vector was compared), and
+    ``score`` their weighted fusion, which orders the hits.
+    """
+
+    message: Message
+    score: float
+    keyword: float = 0.0
+    vector: float | None = None

@@ -1,0 +1,61 @@
+"""Typed events of one chat turn, as the engine yields them to the UI and the CLI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assistant.errors import HippoError
+from assistant.llm.events import TextDelta, ThinkingDelta
+from assistant.memory.models import Message
+
+__all__ = [
+    "ReplyCancelled",
+    "ReplyDone",
+    "ReplyFailed",
+    "ReplyStarted",
+    "TextDelta",
+    "ThinkingDelta",
+    "TurnEvent",
+    "UserSaved",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class UserSaved:
+    """The user's message is safely in the file (before anything is sent)."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyStarted:
+    """A reply row exists and text is about to stream into it."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyDone:
+    """The reply finished and is stored."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyCancelled:
+    """The user stopped the reply; what had arrived is stored, marked cancelled."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyFailed:
+    """The reply failed; what had arrived is stored, marked failed, with the error."""
+
+    message: Message
+    error: HippoError
+
+
+TurnEvent = (
+    UserSaved | ReplyStarted | TextDelta | ThinkingDelta | ReplyDone | ReplyCancelled | ReplyFailed
+)

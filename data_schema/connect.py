@@ -1,0 +1,140 @@
+"""Open Hippo's one SQLite file: bundled SQLite (apsw), sqlite-vec, WAL, busy timeout.
+
+The standard library's ``sqlite3`` cannot load extensions on many Pythons (macOS's
+among them), so Hippo uses apsw, which ships its own SQLite with FTS5 and loads
+extensions from wheels on Linux, macOS and Windows.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import apsw
+
+from assistant.errors import ExtensionLoadError, StorageError
+
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "sqlite_vec_version"]
+
+BUSY_TIMEOUT_MS = 5000
+
+
+def _create_private(path: Path) -> None:
+    """Create the data file (and its folder) readable by its owner only."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not path.exists():
+        # SQLite gives the -wal and -shm files the main file's mode, so 0600 here covers all.
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+
+
+def _load_sqlite_vec(conn: apsw.Connection) -> None:
+    try:
+        import sqlite_vec
+    except ImportError as exc:
+        raise ExtensionLoadError(
+            "The sqlite-vec package is not installed, so Hippo can't search by meaning. "
+            "Reinstall Hippo (`pip install --force-reinstall hippo-memory`) or run "
+            "`pip install sqlite-vec`."
+        ) from exc
+    try:
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+    except apsw.Error as exc:
+        raise ExtensionLoadError(
+            f"SQLite could not load the sqlite-vec extension from {sqlite_vec.loadable_path()}: "
+            f"{exc}. Reinstall sqlite-vec for this platform (`pip install --force-reinstall "
+            "sqlite-vec`); Hippo needs it for its memory index."
+        ) from exc
+    finally:
+        conn.enable_load_extension(False)
+
+
+def connect(path: Path | str, *, migrate: bool = True) -> apsw.Connection:
+    """Open (creating if needed) the data file with Hippo's settings.
+
+    Args:
+        path: the SQLite file, or ":memory:".
+        migrate: bring the schema up to date before returning.
+
+    Returns:
+        An open apsw connection in autocommit mode (use ``with conn:`` for transactions).
+
+    Raises:
+        StorageError: the file can't be opened or is not a database.
+        ExtensionLoadError: sqlite-vec can't be loaded.
+        MigrationError: a migration failed (the file is left as it was).
+    """
+    name = str(path)
+    if name != ":memory:":
+        try:
+            _create_private(Path(name))
+        except OSError as exc:
+            raise StorageError(
+                f"Can't create Hippo's data file at {name}: {exc.strerror}. "
+                "Choose another place with --data-dir or HIPPO_DATA_DIR."
+            ) from exc
+    try:
+        conn = apsw.Connection(name)
+        conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        _load_sqlite_vec(conn)
+        conn.execute("PRAGMA foreign_keys = ON")
+        if name != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        if migrate:
+            from data_schema.migrations import apply_migrations
+
+            apply_migrations(conn)
+    except (apsw.NotADBError, apsw.CorruptError) as exc:
+        raise StorageError(
+            f"{name} is not a readable Hippo database ({exc}). Move it aside and start "
+            "again, or restore a backup."
+        ) from exc
+    except apsw.CantOpenError as exc:
+        raise StorageError(
+            f"Can't open Hippo's data file at {name}: {exc}. Check the folder's permissions, "
+            "or choose another place with --data-dir or HIPPO_DATA_DIR."
+        ) from exc
+    return conn
+
+
+def sqlite_vec_version(conn: apsw.Connection) -> str:
+    """The loaded sqlite-vec's version, e.g. ``v0.1.9``."""
+    return str(conn.execute("SELECT vec_version()").fetchone()[0])
+
+
+class Database:
+    """One data file, with one connection per thread (SQLite's rule for WAL safety).
+
+    Args:
+        path: the SQLite file.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._all: list[apsw.Connection] = []
+        self._migrated = False
+
+    @property
+    def conn(self) -> apsw.Connection:
+        """This thread's connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            with self._lock:
+                conn = connect(self.path, migrate=not self._migrated)
+                self._migrated = True
+                self._all.append(conn)
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        """Close every connection this object opened."""
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()

@@ -1,0 +1,1 @@
+"""Scheduled jobs (APScheduler) that call into the engine."""

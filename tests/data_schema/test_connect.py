@@ -1,0 +1,86 @@
+"""Opening the data file: permissions, pragmas, sqlite-vec, migrations from a blank file."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import apsw
+import pytest
+
+from assistant.errors import MigrationError, StorageError
+from data_schema.connect import Database, connect, sqlite_vec_version
+from data_schema.migrations import MIGRATIONS, applied_migrations, apply_migrations, schema_version
+
+
+def test_a_new_file_is_readable_by_its_owner_only(tmp_path):
+    path = tmp_path / "deep" / "hippo.db"
+    connect(path).close()
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+
+
+def test_the_file_runs_in_wal_with_foreign_keys_and_a_busy_timeout(tmp_path):
+    conn = connect(tmp_path / "hippo.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
+
+
+def test_sqlite_vec_is_loaded(tmp_path):
+    assert sqlite_vec_version(connect(tmp_path / "hippo.db")).startswith("v0.")
+
+
+def test_migrations_run_from_a_blank_file_and_are_recorded(tmp_path):
+    conn = connect(tmp_path / "hippo.db", migrate=False)
+    assert schema_version(conn) == "none"
+    applied = apply_migrations(conn)
+    assert applied == [fn.__name__ for fn in MIGRATIONS]
+    assert applied_migrations(conn) == applied
+    assert apply_migrations(conn) == []  # nothing twice
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    assert {"profiles", "sessions", "messages", "messages_fts", "embedding_models"} <= tables
+
+
+def test_a_failed_migration_leaves_the_file_unchanged(tmp_path):
+    conn = connect(tmp_path / "hippo.db")
+
+    def m999_broken(db: apsw.Connection) -> None:
+        db.execute("CREATE TABLE half_done (x)")
+        db.execute("THIS IS NOT SQL")
+
+    MIGRATIONS.append(m999_broken)
+    try:
+        with pytest.raises(MigrationError, match="m999_broken"):
+            apply_migrations(conn)
+    finally:
+        MIGRATIONS.remove(m999_broken)
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    assert "half_done" not in names
+    assert "m999_broken" not in applied_migrations(conn)
+
+
+def test_a_file_from_a_newer_hippo_is_refused_with_advice(tmp_path):
+    conn = connect(tmp_path / "hippo.db")
+    conn.execute("INSERT INTO _migrations VALUES ('m900_future', '2030-01-01')")
+    with pytest.raises(MigrationError, match="newer Hippo"):
+        apply_migrations(conn)
+
+
+def test_a_file_that_is_not_a_database_gets_a_clear_error(tmp_path):
+    path = tmp_path / "hippo.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StorageError, match="not a readable Hippo database"):
+        connect(path)
+
+
+def test_each_thread_gets_its_own_connection(tmp_path):
+    import threading
+
+    db = Database(tmp_path / "hippo.db")
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(db.conn))
+    thread.start()
+    thread.join()
+    assert seen[0] is not db.conn
+    db.close()

@@ -1,0 +1,1 @@
+"""Hippo terminal UI (Textual)."""
