@@ -55,7 +55,22 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("-n", "--limit", type=int, default=10, help="how many hits (10)")
     sessions = sub.add_parser("sessions", help="list recent sessions")
     sessions.add_argument("-n", "--limit", type=int, default=20, help="how many (20)")
-    sub.add_parser("embed", help="embed messages still waiting for vectors, now")
+    sub.add_parser("embed", help="embed memories still waiting for vectors, now")
+    log = sub.add_parser("log", help="record an event from outside the chat (sensory memory)")
+    log.add_argument("text", nargs="?", help='what happened, e.g. "finished a 5k run"')
+    log.add_argument(
+        "--json",
+        action="store_true",
+        help='read JSON lines from stdin: {"text", "source", "occurred_at", '
+        '"expires_at", "ttl_hours", "importance"}',
+    )
+    log.add_argument("--source", default="cli", help="where the event comes from (cli)")
+    log.add_argument("--ttl-hours", type=float, help="forget it after this long (7 days)")
+    ingest = sub.add_parser("ingest", help="add text/Markdown files or folders to archival memory")
+    ingest.add_argument("paths", nargs="+", metavar="PATH")
+    recall = sub.add_parser("recall", help="what Hippo would recall for a text, with scores")
+    recall.add_argument("query")
+    recall.add_argument("-n", "--limit", type=int, default=10, help="how many (10)")
     token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
     token.add_argument("action", choices=["set", "clear", "status"])
     return parser
@@ -81,9 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from ui.app import HippoApp
-
     from assistant.factory import open_engine
+    from ui.app import HippoApp
 
     engine = open_engine(config)
     try:
@@ -268,6 +282,70 @@ def _token(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     return 0
 
 
+def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from datetime import timedelta
+
+    from assistant.factory import open_engine
+
+    if args.json == bool(args.text):
+        raise HippoError('Give the event as text (hippo log "TEXT") or use --json with stdin.')
+    engine = open_engine(config)
+    try:
+        if args.json:
+            result = engine.log_events_json(sys.stdin, source=args.source)
+            for error in result.errors:
+                print(f"hippo: skipped {error}", file=sys.stderr)
+            print(f"Logged {result.added} event(s).", file=out)
+            return 1 if result.errors else 0
+        ttl = timedelta(hours=args.ttl_hours) if args.ttl_hours else None
+        event = engine.log_event(args.text, source=args.source, ttl=ttl)
+        until = f", until {event.expires_at:%Y-%m-%d %H:%M}" if event.expires_at else ""
+        print(f"Logged event {event.id} ({event.source}{until}).", file=out)
+        return 0
+    finally:
+        engine.close()
+
+
+def _ingest(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.factory import open_engine
+
+    engine = open_engine(config)
+    skipped = 0
+    try:
+        for path in args.paths:
+            report = engine.ingest(path)
+            for result in report.results:
+                print(f"{result.status:<9} {result.chunks:>4} chunks  {result.path}", file=out)
+            for where, why in report.skipped:
+                print(f"skipped   {where}: {why}", file=out)
+            skipped += len(report.skipped)
+    finally:
+        engine.close()
+    return 1 if skipped else 0
+
+
+def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.factory import open_engine
+
+    engine = open_engine(config)
+    try:
+        memories = engine.recall(args.query, limit=args.limit)
+    finally:
+        engine.close()
+    if not memories:
+        print("Nothing relevant is remembered.", file=out)
+    for m in memories:
+        vector = f"{m.vector:.2f}" if m.vector is not None else "-"
+        text = " ".join(m.text.split())
+        print(
+            f"{m.score:.2f} (rel {m.relevance:.2f} = kw {m.keyword:.2f} + vec {vector}; "
+            f"rec {m.recency:.2f}; imp {m.importance:.0f})  {m.kind} {m.item_id}  "
+            f"{m.at:%Y-%m-%d}  {m.source}: {text[:90]}",
+            file=out,
+        )
+    return 0
+
+
 _COMMANDS = {
     "chat": _chat,
     "doctor": _doctor,
@@ -279,6 +357,9 @@ _COMMANDS = {
     "sessions": _sessions,
     "embed": _embed,
     "token": _token,
+    "log": _log,
+    "ingest": _ingest,
+    "recall": _recall,
 }
 
 

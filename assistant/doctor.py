@@ -54,7 +54,7 @@ def _check_file(config: Config, report: Report) -> None:
             " (SELECT count(*) FROM embedding_queue)"
         ).fetchone()
         report.facts.append(("sessions", str(counts[0])))
-        report.facts.append(("messages", f"{counts[1]} ({counts[2]} waiting for vectors)"))
+        report.facts.append(("messages", f"{counts[1]} ({counts[2]} items waiting for vectors)"))
         if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
             report.problems.append(
                 f"The data file {path} failed SQLite's integrity check: restore a backup."

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,9 +17,16 @@ from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
 from assistant.llm.events import Done, ModelInfo, PullProgress, TextDelta, ThinkingDelta
 from assistant.llm.prompts import system_prompt
+from assistant.memory.archival import ArchiveStore, IngestReport
+from assistant.memory.episodes import EpisodeStore
+from assistant.memory.events import Event, EventStore, LogResult
+from assistant.memory.importance import rate_importance
 from assistant.memory.models import Message, MessageHit, Profile, Session
+from assistant.memory.retrieval import Memory, Query, Retriever
 from assistant.memory.search import fuse_hits
 from assistant.memory.store import MessageStore
+from assistant.memory.tier_adapters import ChunkTier, EpisodeTier, EventTier
+from assistant.memory.tiers import MessageTier
 from assistant.memory.vectors import VectorStore
 from assistant.tokens import estimate_tokens
 from assistant.turns import (
@@ -74,6 +82,19 @@ class Hippo:
         self.clock = clock or SystemClock()
         self.messages = MessageStore(lambda: self.db.conn, self.clock)
         self.vectors = VectorStore(lambda: self.db.conn, self.clock)
+        self.episodes = EpisodeStore(lambda: self.db.conn, self.clock)
+        self.archive = ArchiveStore(lambda: self.db.conn, self.clock)
+        self.events = EventStore(lambda: self.db.conn, self.clock)
+        self.retriever = Retriever(
+            [
+                MessageTier(self.messages),
+                EpisodeTier(self.episodes),
+                ChunkTier(self.archive),
+                EventTier(self.events),
+            ],
+            self.vectors,
+            lambda: self.vectors.model(self.embedding_model),
+        )
         self.profile: Profile = self.messages.profile(profile)
         self.messages.mark_interrupted()
         self._capabilities: dict[str, frozenset[str]] = {}
@@ -120,7 +141,9 @@ class Hippo:
         if not text.strip():
             raise HippoError("The message is empty: type something to send.")
         session = self.session(session_id)
-        user = self.messages.add_message(session.id, "user", text)
+        user = self.messages.add_message(
+            session.id, "user", text, importance=rate_importance(text, "user")
+        )
         self.wake()
         yield UserSaved(user)
         prompt = self._prompt(session.id)
@@ -209,7 +232,7 @@ class Hippo:
             try:
                 (query_vector,) = self.llm.embed(self.embedding_model, [query])
                 vector = self.vectors.nearest(
-                    model, self.profile.id, query_vector, _SEARCH_CANDIDATES
+                    model, "message", self.profile.id, query_vector, _SEARCH_CANDIDATES
                 )
             except OllamaError:
                 vector = []
@@ -218,6 +241,70 @@ class Hippo:
         return [
             MessageHit(found[mid], score, kw, vec) for mid, score, kw, vec in ranked if mid in found
         ]
+
+    def recall(
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        kinds: tuple[str, ...] | None = None,
+        as_of: datetime | None = None,
+        scopes: tuple[str, ...] | None = None,
+        exclude: frozenset[tuple[str, int]] = frozenset(),
+        query_vector: Sequence[float] | None = None,
+    ) -> list[Memory]:
+        """Memories from every tier that bear on ``text``, scored and de-duplicated.
+
+        Args:
+            text: what to recall for (usually the user's message).
+            limit: how many memories at most.
+            kinds: which tiers (default: all).
+            as_of: recall as things stood at this past time.
+            scopes: the session's scopes (None: all).
+            exclude: (kind, id) items already in the prompt.
+            query_vector: the text's embedding, if already made; otherwise it is made
+                here, and on failure retrieval falls back to keywords.
+        """
+        if query_vector is None and text.strip():
+            try:
+                (query_vector,) = self.llm.embed(self.embedding_model, [text])
+            except OllamaError:
+                query_vector = None
+        query = Query(
+            text=text,
+            profile_id=self.profile.id,
+            now=self.clock.now(),
+            limit=limit,
+            kinds=kinds or tuple(self.retriever.tiers),
+            scopes=scopes,
+            as_of=as_of,
+            exclude=exclude,
+            vector=query_vector,
+        )
+        return self.retriever.retrieve(query)
+
+    # -- archival and events -------------------------------------------------------
+
+    def ingest(self, path: Path | str) -> IngestReport:
+        """Add a text/Markdown file, or every such file under a folder, to archival memory.
+
+        An unchanged file is skipped; a changed one replaces its chunks.
+        """
+        report = self.archive.ingest_path(self.profile.id, path)
+        self.wake()
+        return report
+
+    def log_event(self, text: str, **details: object) -> Event:
+        """Record a real-time signal from outside the chat (``hippo log``)."""
+        event = self.events.log(self.profile.id, text, **details)  # type: ignore[arg-type]
+        self.wake()
+        return event
+
+    def log_events_json(self, lines: Iterable[str], *, source: str = "cli") -> LogResult:
+        """Record events from JSON lines; bad lines are reported, the rest kept."""
+        result = self.events.log_json_lines(self.profile.id, lines, source=source)
+        self.wake()
+        return result
 
     # -- embeddings ---------------------------------------------------------------
 
@@ -280,9 +367,7 @@ class Hippo:
             self.chat_model = chat
         if embedding and embedding != self.embedding_model:
             self.embedding_model = embedding
-            model = self.vectors.model(embedding)
-            if model is not None:
-                self.vectors.requeue_missing(model)
+            self.vectors.requeue_missing(embedding)
             self.wake()
 
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:

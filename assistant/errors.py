@@ -17,8 +17,10 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigError",
+    "CoreMemoryError",
     "ExtensionLoadError",
     "HippoError",
+    "MemoryWriteError",
     "MigrationError",
     "ModelNotFound",
     "OllamaAuthError",
@@ -98,6 +100,14 @@ class ExtensionLoadError(StorageError):
 
 class MigrationError(StorageError):
     """A schema migration failed; its transaction was rolled back."""
+
+
+class MemoryWriteError(HippoError):
+    """A memory write was refused; the message says why and what to do instead."""
+
+
+class CoreMemoryError(MemoryWriteError):
+    """A core memory edit was refused; the message says why and what to do instead."""
 
 
 class ConfigError(HippoError):

@@ -80,8 +80,10 @@ def apply_migrations(conn: apsw.Connection) -> list[str]:
 def m001_initial(conn: apsw.Connection) -> None:
     """Profiles, sessions, messages, their keyword index, and embedding bookkeeping.
 
-    Vectors live in one sqlite-vec table per embedding model (its dimension follows
-    the model), created on first use and named in ``embedding_models``.
+    Message and session ids are AUTOINCREMENT: never reused after a delete.
+
+    Vectors live in sqlite-vec tables, one per item kind and embedding model (the
+    dimension follows the model), created on first use.
     """
     conn.execute(
         """
@@ -92,7 +94,7 @@ def m001_initial(conn: apsw.Connection) -> None:
         );
 
         CREATE TABLE sessions (
-            id INTEGER PRIMARY KEY,
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
             profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
             title TEXT NOT NULL DEFAULT '',
             scope TEXT NOT NULL DEFAULT '',
@@ -104,7 +106,7 @@ def m001_initial(conn: apsw.Connection) -> None:
         CREATE INDEX sessions_by_recent ON sessions(profile_id, last_active_at DESC);
 
         CREATE TABLE messages (
-            id INTEGER PRIMARY KEY,
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
             profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
             session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
             role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'tool')),
@@ -122,9 +124,11 @@ def m001_initial(conn: apsw.Connection) -> None:
         CREATE INDEX messages_by_time ON messages(profile_id, created_at);
 
         -- Contentless: the text lives once, in messages; the index holds CJK bigrams
-        -- and stemmed words (see assistant.memory.textindex).
+        -- and stemmed words (see assistant.memory.textindex), and in `context` the
+        -- neighbouring turns' words.
         CREATE VIRTUAL TABLE messages_fts USING fts5(
             body,
+            context,
             tokenize = 'porter unicode61 remove_diacritics 2',
             content = '',
             contentless_delete = 1
@@ -134,23 +138,231 @@ def m001_initial(conn: apsw.Connection) -> None:
             id INTEGER PRIMARY KEY,
             name TEXT NOT NULL UNIQUE,
             dim INTEGER NOT NULL CHECK (dim > 0),
-            vec_table TEXT NOT NULL UNIQUE,
             created_at TEXT NOT NULL
         );
 
-        CREATE TABLE message_embeddings (
-            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        -- Which item of which kind has a vector from which model. The vectors themselves
+        -- live in sqlite-vec tables named vec_<kind>_m<model id>, one per kind and model.
+        CREATE TABLE embeddings (
+            kind TEXT NOT NULL,
+            item_id INTEGER NOT NULL,
             model_id INTEGER NOT NULL REFERENCES embedding_models(id) ON DELETE CASCADE,
             embedded_at TEXT NOT NULL,
-            PRIMARY KEY (message_id, model_id)
+            PRIMARY KEY (kind, item_id, model_id)
         ) WITHOUT ROWID;
 
-        -- Messages waiting for a vector; a failed attempt waits until retry_at.
+        -- Items waiting for a vector; a failed attempt waits until retry_at.
         CREATE TABLE embedding_queue (
-            message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            item_id INTEGER NOT NULL,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
             attempts INTEGER NOT NULL DEFAULT 0,
             retry_at TEXT,
-            last_error TEXT NOT NULL DEFAULT ''
-        );
+            last_error TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (kind, item_id)
+        ) WITHOUT ROWID;
+
+        CREATE TRIGGER messages_forget_vectors AFTER DELETE ON messages BEGIN
+            DELETE FROM embedding_queue WHERE kind = 'message' AND item_id = old.id;
+            DELETE FROM embeddings WHERE kind = 'message' AND item_id = old.id;
+            DELETE FROM messages_fts WHERE rowid = old.id;
+        END;
         """
+    )
+
+
+def _fts(table: str) -> str:
+    return (
+        f"CREATE VIRTUAL TABLE {table} USING fts5(body,"
+        " tokenize = 'porter unicode61 remove_diacritics 2', content = '', contentless_delete = 1);"
+    )
+
+
+def _forget_vectors(kind: str, table: str) -> str:
+    return f"""
+        CREATE TRIGGER {table}_forget_vectors AFTER DELETE ON {table} BEGIN
+            DELETE FROM embedding_queue WHERE kind = '{kind}' AND item_id = old.id;
+            DELETE FROM embeddings WHERE kind = '{kind}' AND item_id = old.id;
+            DELETE FROM entity_links WHERE kind = '{kind}' AND item_id = old.id;
+            DELETE FROM {table}_fts WHERE rowid = old.id;
+        END;"""
+
+
+@migration
+def m002_memory_tiers(conn: apsw.Connection) -> None:
+    """Core memory, episodes, facts with evidence and history, entities, archival, events.
+
+    Item ids are AUTOINCREMENT: evidence and "memories used" point at them, so an id
+    freed by a delete must never be handed to an unrelated new row.
+
+    Also what each reply used from memory, and per-message fields for imported
+    conversations (speaker, outside id) and for injected recall (never re-learned).
+    """
+    conn.execute(
+        """
+        ALTER TABLE messages ADD COLUMN speaker TEXT NOT NULL DEFAULT '';
+        ALTER TABLE messages ADD COLUMN source_id TEXT NOT NULL DEFAULT '';
+        ALTER TABLE messages ADD COLUMN recalled INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN last_accessed_at TEXT;
+        ALTER TABLE sessions ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+        ALTER TABLE sessions ADD COLUMN summary_upto INTEGER NOT NULL DEFAULT 0;
+
+        CREATE TABLE core_blocks (
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            label TEXT NOT NULL CHECK (label IN ('human', 'persona')),
+            value TEXT NOT NULL DEFAULT '',
+            char_limit INTEGER NOT NULL DEFAULT 2000 CHECK (char_limit > 0),
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (profile_id, label)
+        ) WITHOUT ROWID;
+        CREATE TABLE core_block_history (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            label TEXT NOT NULL,
+            before TEXT NOT NULL,
+            after TEXT NOT NULL,
+            actor TEXT NOT NULL CHECK (actor IN ('user', 'agent', 'sleep', 'system')),
+            at TEXT NOT NULL
+        );
+
+        CREATE TABLE entities (
+            id INTEGER PRIMARY KEY,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            norm TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT '',
+            UNIQUE (profile_id, norm)
+        );
+        CREATE TABLE entity_links (
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('fact', 'episode', 'message', 'chunk', 'event')),
+            item_id INTEGER NOT NULL,
+            PRIMARY KEY (entity_id, kind, item_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX entity_links_by_item ON entity_links(kind, item_id);
+
+        CREATE TABLE episodes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            session_id INTEGER REFERENCES sessions(id) ON DELETE SET NULL,
+            title TEXT NOT NULL DEFAULT '',
+            summary TEXT NOT NULL CHECK (summary != ''),
+            topics TEXT NOT NULL DEFAULT '[]',
+            scope TEXT NOT NULL DEFAULT '',
+            importance REAL NOT NULL DEFAULT 5 CHECK (importance BETWEEN 1 AND 10),
+            started_at TEXT NOT NULL,
+            ended_at TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            last_accessed_at TEXT
+        );
+        CREATE INDEX episodes_by_time ON episodes(profile_id, ended_at DESC);
+        CREATE TABLE episode_messages (
+            episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            PRIMARY KEY (episode_id, message_id)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE facts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            statement TEXT NOT NULL CHECK (statement != ''),
+            subject TEXT NOT NULL DEFAULT '',
+            predicate TEXT NOT NULL DEFAULT '',
+            scope TEXT NOT NULL DEFAULT '',
+            source_kind TEXT NOT NULL CHECK (source_kind IN
+                ('user_stated', 'assistant_inferred', 'document', 'event', 'reflection')),
+            confidence REAL NOT NULL DEFAULT 0.5 CHECK (confidence BETWEEN 0 AND 1),
+            importance REAL NOT NULL DEFAULT 5 CHECK (importance BETWEEN 1 AND 10),
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN
+                ('pending', 'active', 'superseded', 'rejected', 'expired')),
+            valid_from TEXT,
+            valid_to TEXT,
+            learned_at TEXT NOT NULL,
+            last_accessed_at TEXT,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            superseded_by INTEGER REFERENCES facts(id) ON DELETE SET NULL,
+            depth INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX facts_by_status ON facts(profile_id, status, pinned DESC, importance DESC);
+        CREATE TABLE fact_evidence (
+            fact_id INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('message', 'episode', 'chunk', 'event', 'fact')),
+            ref_id INTEGER NOT NULL,
+            quote TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (fact_id, kind, ref_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX fact_evidence_by_ref ON fact_evidence(kind, ref_id);
+        CREATE TABLE fact_history (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            fact_id INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+            actor TEXT NOT NULL CHECK (actor IN ('user', 'agent', 'sleep', 'system')),
+            action TEXT NOT NULL,
+            before TEXT,
+            after TEXT,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX fact_history_by_fact ON fact_history(fact_id, id);
+
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            title TEXT NOT NULL DEFAULT '',
+            sha256 TEXT NOT NULL,
+            size INTEGER NOT NULL DEFAULT 0,
+            ingested_at TEXT NOT NULL,
+            UNIQUE (profile_id, path)
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            heading TEXT NOT NULL DEFAULT '',
+            content TEXT NOT NULL,
+            tokens INTEGER NOT NULL DEFAULT 0,
+            importance REAL NOT NULL DEFAULT 5,
+            created_at TEXT NOT NULL,
+            last_accessed_at TEXT
+        );
+        CREATE INDEX chunks_by_document ON chunks(document_id, ordinal);
+
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            text TEXT NOT NULL CHECK (text != ''),
+            source TEXT NOT NULL DEFAULT 'cli',
+            occurred_at TEXT NOT NULL,
+            expires_at TEXT,
+            importance REAL NOT NULL DEFAULT 5,
+            consolidated_at TEXT,
+            created_at TEXT NOT NULL,
+            last_accessed_at TEXT
+        );
+        CREATE INDEX events_by_time ON events(profile_id, occurred_at DESC);
+
+        CREATE TABLE reply_memories (
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            item_id INTEGER NOT NULL,
+            section TEXT NOT NULL,
+            rank INTEGER NOT NULL,
+            score REAL NOT NULL DEFAULT 0,
+            relevance REAL NOT NULL DEFAULT 0,
+            recency REAL NOT NULL DEFAULT 0,
+            importance REAL NOT NULL DEFAULT 0,
+            PRIMARY KEY (message_id, kind, item_id)
+        ) WITHOUT ROWID;
+        """
+        + "".join(_fts(f"{t}_fts") for t in ("episodes", "facts", "chunks", "events"))
+        + "".join(
+            _forget_vectors(kind, table)
+            for kind, table in (
+                ("episode", "episodes"),
+                ("fact", "facts"),
+                ("chunk", "chunks"),
+                ("event", "events"),
+            )
+        )
     )

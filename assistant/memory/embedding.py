@@ -39,10 +39,7 @@ def embed_queued(engine: Hippo, batch_size: int = 32, max_batches: int | None = 
             engine.vectors.postpone(batch, str(exc), engine.clock.now() + retry_delay(attempts))
             log.info("embedding postponed for %d messages: %s", len(batch), exc)
             break
-        model = engine.vectors.model(engine.embedding_model)
-        if model is None:
-            model = engine.vectors.ensure_model(engine.embedding_model, len(vectors[0]))
-            engine.vectors.requeue_missing(model)
+        model = engine.vectors.ensure_model(engine.embedding_model, len(vectors[0]))
         engine.vectors.store(model, batch, vectors)
         stored += len(batch)
         engine.embedded.set()
@@ -75,6 +72,10 @@ class EmbeddingWorker:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        vectors = self._engine.vectors
+        if vectors.model(self._engine.embedding_model) is None:
+            # A model never used before (a fresh file, or changed in config.toml).
+            vectors.requeue_missing(self._engine.embedding_model)
         while not self._stop.is_set():
             try:
                 embed_queued(self._engine)

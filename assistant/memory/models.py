@@ -31,6 +31,7 @@ class Session:
     last_active_at: datetime
     message_count: int = 0
     incognito: bool = False
+    scope: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,8 @@ class Message:
     model: str = ""
     tokens: int = 0
     importance: float = 5.0
+    speaker: str = ""
+    source_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
 import apsw
 
@@ -10,15 +11,25 @@ from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import StorageError
 from assistant.memory.models import Message, MessageStatus, Profile, Role, Session
 from assistant.memory.textindex import fts_query, index_text
+from assistant.memory.vectors import enqueue
 from assistant.tokens import estimate_tokens
 
 __all__ = ["MessageStore"]
 
 _MESSAGE_COLUMNS = (
-    "id, session_id, role, content, created_at, status, thinking, error, model, tokens, importance"
+    "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
+    " importance, speaker, source_id"
 )
 _TITLE_CHARS = 60
 INTERRUPTED = "Hippo closed before this reply finished."
+# The finished message just before (<, DESC) or after (>, ASC) one, in its session.
+_NEIGHBOUR = (
+    "SELECT n.id, n.content FROM messages n JOIN messages m ON m.id = ?"
+    " WHERE n.session_id = m.session_id AND n.id {op} m.id AND n.status != 'streaming'"
+    " ORDER BY n.id {order} LIMIT 1"
+)
+# BM25 weights of the index's columns: the message itself, then its neighbours.
+_BM25 = "bm25(messages_fts, 1.0, 0.3)"
 
 
 def _message(row: tuple) -> Message:
@@ -34,6 +45,8 @@ def _message(row: tuple) -> Message:
         model=row[8],
         tokens=row[9],
         importance=row[10],
+        speaker=row[11],
+        source_id=row[12],
     )
 
 
@@ -46,12 +59,13 @@ def _session(row: tuple) -> Session:
         last_active_at=from_iso(row[4]),
         incognito=bool(row[5]),
         message_count=row[6],
+        scope=row[7],
     )
 
 
 _SESSION_SELECT = (
     "SELECT s.id, s.profile_id, s.title, s.started_at, s.last_active_at, s.incognito,"
-    " (SELECT count(*) FROM messages m WHERE m.session_id = s.id) FROM sessions s"
+    " (SELECT count(*) FROM messages m WHERE m.session_id = s.id), s.scope FROM sessions s"
 )
 
 
@@ -87,14 +101,21 @@ class MessageStore:
 
     # -- sessions ---------------------------------------------------------------
 
-    def create_session(self, profile_id: int, *, incognito: bool = False) -> Session:
-        """Start a new, empty session."""
-        now = to_iso(self._clock.now())
+    def create_session(
+        self,
+        profile_id: int,
+        *,
+        incognito: bool = False,
+        scope: str = "",
+        started_at: datetime | None = None,
+    ) -> Session:
+        """Start a new, empty session (``started_at`` for imported conversations)."""
+        now = to_iso(started_at or self._clock.now())
         conn = self._conn()
         conn.execute(
-            "INSERT INTO sessions(profile_id, incognito, started_at, last_active_at)"
-            " VALUES (?, ?, ?, ?)",
-            (profile_id, int(incognito), now, now),
+            "INSERT INTO sessions(profile_id, incognito, scope, started_at, last_active_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (profile_id, int(incognito), scope, now, now),
         )
         return self.session(conn.last_insert_rowid())
 
@@ -145,15 +166,22 @@ class MessageStore:
         status: MessageStatus = "complete",
         model: str = "",
         importance: float = 5.0,
+        created_at: datetime | None = None,
+        speaker: str = "",
+        source_id: str = "",
     ) -> Message:
-        """Store a message (and index it, once complete) in one transaction."""
-        now = to_iso(self._clock.now())
+        """Store a message (and index it, once complete) in one transaction.
+
+        ``created_at``, ``speaker`` and ``source_id`` serve imported conversations: when
+        it was said, by whom, and its id in the source.
+        """
+        now = to_iso(created_at or self._clock.now())
         conn = self._conn()
         with conn:
             conn.execute(
                 "INSERT INTO messages(profile_id, session_id, role, content, status, model,"
-                " created_at, tokens, importance)"
-                " SELECT profile_id, id, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?",
+                " created_at, tokens, importance, speaker, source_id)"
+                " SELECT profile_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?",
                 (
                     role,
                     content,
@@ -162,6 +190,8 @@ class MessageStore:
                     now,
                     estimate_tokens(content),
                     importance,
+                    speaker,
+                    source_id,
                     session_id,
                 ),
             )
@@ -169,12 +199,12 @@ class MessageStore:
                 raise StorageError(f"There is no session {session_id} to add a message to.")
             message_id = conn.last_insert_rowid()
             conn.execute(
-                "UPDATE sessions SET last_active_at = ?,"
+                "UPDATE sessions SET last_active_at = max(last_active_at, ?),"
                 " title = CASE WHEN title = '' AND ? = 'user' THEN ? ELSE title END WHERE id = ?",
                 (now, role, _title(content), session_id),
             )
             if status != "streaming":
-                self._index(conn, message_id, content)
+                self._index(conn, message_id)
         return self.message(message_id)
 
     def update_message(
@@ -195,18 +225,45 @@ class MessageStore:
                 (content, thinking, status, error, estimate_tokens(content), message_id),
             )
             if status != "streaming":
-                self._index(conn, message_id, content)
+                self._index(conn, message_id)
         return self.message(message_id)
 
-    def _index(self, conn: apsw.Connection, message_id: int, content: str) -> None:
+    def _index(self, conn: apsw.Connection, message_id: int) -> None:
+        """Index a finished message, and refresh its predecessor's neighbour context."""
+        (profile_id,) = conn.execute(
+            "SELECT profile_id FROM messages WHERE id = ?", (message_id,)
+        ).fetchone()
+        self._reindex(conn, message_id)
+        enqueue(conn, "message", message_id, profile_id)
+        previous = conn.execute(_NEIGHBOUR.format(op="<", order="DESC"), (message_id,)).fetchone()
+        if previous is not None:
+            self._reindex(conn, previous[0])
+
+    def _reindex(self, conn: apsw.Connection, message_id: int) -> None:
+        # A reply's content words often sit in the turn before it, so each message is
+        # indexed with its neighbours' text in a second, down-weighted column.
         conn.execute("DELETE FROM messages_fts WHERE rowid = ?", (message_id,))
-        conn.execute("DELETE FROM embedding_queue WHERE message_id = ?", (message_id,))
-        if content.strip():
-            conn.execute(
-                "INSERT INTO messages_fts(rowid, body) VALUES (?, ?)",
-                (message_id, index_text(content)),
+        row = conn.execute(
+            "SELECT content, speaker FROM messages WHERE id = ? AND status != 'streaming'",
+            (message_id,),
+        ).fetchone()
+        if row is None or not row[0].strip():
+            return
+        content, speaker = row
+        neighbours = [
+            found[1]
+            for op, order in (("<", "DESC"), (">", "ASC"))
+            if (
+                found := conn.execute(
+                    _NEIGHBOUR.format(op=op, order=order), (message_id,)
+                ).fetchone()
             )
-            conn.execute("INSERT INTO embedding_queue(message_id) VALUES (?)", (message_id,))
+        ]
+        body = f"{speaker}: {content}" if speaker else content
+        conn.execute(
+            "INSERT INTO messages_fts(rowid, body, context) VALUES (?, ?, ?)",
+            (message_id, index_text(body), index_text("\n".join(neighbours))),
+        )
 
     def message(self, message_id: int) -> Message:
         """The message with this id."""
@@ -219,13 +276,17 @@ class MessageStore:
             raise StorageError(f"There is no message {message_id}.")
         return _message(row)
 
-    def messages_by_id(self, ids: list[int]) -> dict[int, Message]:
-        """The messages with these ids, keyed by id (missing ids are left out)."""
+    def messages_by_id(
+        self, ids: Sequence[int], profile_id: int | None = None
+    ) -> dict[int, Message]:
+        """The messages with these ids (of one profile, if given), keyed by id."""
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
+        where = f"id IN ({marks})" + (" AND profile_id = ?" if profile_id is not None else "")
+        params = [*ids, profile_id] if profile_id is not None else list(ids)
         rows = self._conn().execute(
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE id IN ({marks})", ids
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {where}", params
         )
         return {row[0]: _message(row) for row in rows}
 
@@ -260,9 +321,9 @@ class MessageStore:
         if expression is None:
             return []
         rows = self._conn().execute(
-            "SELECT m.id, -bm25(messages_fts) FROM messages_fts JOIN messages m"
+            f"SELECT m.id, -{_BM25} FROM messages_fts JOIN messages m"
             " ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? AND m.profile_id = ?"
-            " ORDER BY bm25(messages_fts) LIMIT ?",
+            f" ORDER BY {_BM25} LIMIT ?",
             (expression, profile_id, limit),
         )
         return [(row[0], row[1]) for row in rows]

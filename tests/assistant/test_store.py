@@ -34,8 +34,8 @@ def test_chinese_keyword_search_finds_its_message(store):
     store.add_message(session.id, "user", "今天天气很好")
     store.add_message(session.id, "user", "I moved to Berlin last year")
     hits = store.keyword_search(profile.id, "北京", 10)
-    assert len(hits) == 1
     assert store.message(hits[0][0]).content.startswith("我下周五")
+    assert all(store.message(mid).content != "I moved to Berlin last year" for mid, _ in hits)
     question = store.keyword_search(profile.id, "我什么时候去北京出差？", 10)
     assert store.message(question[0][0]).content.startswith("我下周五")
 
@@ -45,8 +45,8 @@ def test_english_keyword_search_matches_word_forms(store):
     session = store.create_session(profile.id)
     store.add_message(session.id, "user", "I have been running every morning")
     store.add_message(session.id, "user", "My sister lives in Oslo")
-    (hit,) = store.keyword_search(profile.id, "runs", 10)
-    assert store.message(hit[0]).content == "I have been running every morning"
+    hits = store.keyword_search(profile.id, "runs", 10)
+    assert store.message(hits[0][0]).content == "I have been running every morning"
 
 
 def test_search_never_returns_another_profiles_messages(store):
@@ -106,3 +106,13 @@ def test_last_session_skips_empty_sessions(store):
     store.add_message(first.id, "user", "hello")
     store.create_session(profile.id)
     assert store.last_session(profile.id).id == first.id
+
+
+def test_a_message_is_also_found_through_its_neighbours_words_ranked_below_direct_hits(store):
+    profile = store.profile("default")
+    session = store.create_session(profile.id)
+    question = store.add_message(session.id, "user", "What did you think of the marathon?")
+    answer = store.add_message(session.id, "assistant", "It was exhausting but I finished.")
+    store.add_message(store.create_session(profile.id).id, "user", "I finished the report")
+    hits = [mid for mid, _ in store.keyword_search(profile.id, "marathon", 10)]
+    assert hits == [question.id, answer.id]

@@ -1,0 +1,328 @@
+"""Archival memory: documents cut into chunks, keyword-indexed and queued for vectors.
+
+``hippo ingest PATH`` and the model's ``archival_insert`` tool both land here. A file
+is known by its resolved path within a profile and by the SHA-256 of its bytes:
+ingesting it again unchanged does nothing, and a changed file has its chunks
+replaced in one transaction (the schema's triggers clear the old chunks' keyword
+rows, vectors and queue entries).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+import apsw
+
+from assistant.clock import Clock, from_iso, to_iso
+from assistant.errors import HippoError
+from assistant.memory.chunking import Chunk, chunk_text
+from assistant.memory.textindex import fts_query, index_text
+from assistant.memory.vectors import enqueue
+from assistant.tokens import estimate_tokens
+
+__all__ = [
+    "MARKDOWN_SUFFIXES",
+    "MAX_FILE_BYTES",
+    "ArchiveStore",
+    "Document",
+    "IngestReport",
+    "IngestResult",
+    "StoredChunk",
+]
+
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
+_ACCEPTED = (
+    "Hippo ingests UTF-8 text: .txt, .md, .markdown, .rst, or any other file that is "
+    "UTF-8 text. Convert PDFs and office documents to text or Markdown first."
+)
+_NOTE_PREFIX = "note:"
+_CHUNK_COLUMNS = (
+    "id, document_id, profile_id, ordinal, heading, content, tokens, importance, created_at"
+)
+_DOCUMENT_SELECT = (
+    "SELECT d.id, d.profile_id, d.path, d.title, d.sha256, d.size, d.ingested_at,"
+    " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) FROM documents d"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """An ingested file or note (a note's ``path`` is ``note:<sha256 prefix>``)."""
+
+    id: int
+    profile_id: int
+    path: str
+    title: str
+    sha256: str
+    size: int
+    ingested_at: datetime
+    chunk_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    """A chunk of a document, as stored."""
+
+    id: int
+    document_id: int
+    profile_id: int
+    ordinal: int
+    heading: str
+    content: str
+    tokens: int
+    importance: float
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class IngestResult:
+    """What ingesting one file did."""
+
+    document_id: int
+    status: Literal["added", "unchanged", "replaced"]
+    chunks: int
+    path: str = ""
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """What ingesting a folder did: each file's result, and what was skipped and why."""
+
+    results: list[IngestResult] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _document(row: tuple) -> Document:
+    return Document(*row[:6], from_iso(row[6]), row[7])
+
+
+def _chunk(row: tuple) -> StoredChunk:
+    return StoredChunk(*row[:8], from_iso(row[8]))
+
+
+def _decode(path: Path, data: bytes) -> str:
+    if b"\x00" in data:
+        raise HippoError(f"Can't ingest {path}: it is a binary file. {_ACCEPTED}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise HippoError(
+            f"Can't ingest {path}: it is not UTF-8 text (byte {exc.start}). {_ACCEPTED}"
+        ) from exc
+
+
+def _title(path: Path, chunks: list[Chunk]) -> str:
+    first = chunks[0].heading.split(" > ")[0] if chunks else ""
+    return first or path.stem
+
+
+class ArchiveStore:
+    """Reads and writes documents and their chunks.
+
+    Args:
+        conn: returns the calling thread's connection.
+        clock: the time source for every timestamp written.
+        max_bytes: the largest file ingested (bigger ones are refused or skipped).
+    """
+
+    def __init__(
+        self, conn: Callable[[], apsw.Connection], clock: Clock, *, max_bytes: int = MAX_FILE_BYTES
+    ) -> None:
+        self._conn = conn
+        self._clock = clock
+        self._max_bytes = max_bytes
+
+    # -- writing ----------------------------------------------------------------
+
+    def ingest_file(self, profile_id: int, path: Path | str) -> IngestResult:
+        """Add a text or Markdown file, or replace its chunks if its bytes changed.
+
+        Raises:
+            HippoError: the file is missing, too large, binary or not UTF-8 text.
+        """
+        path = Path(path).expanduser().resolve()
+        if not path.is_file():
+            raise HippoError(f"Can't ingest {path}: there is no such file. {_ACCEPTED}")
+        size = path.stat().st_size
+        if size > self._max_bytes:
+            raise HippoError(
+                f"Can't ingest {path}: it is {size / 1e6:.1f} MB, over the "
+                f"{self._max_bytes / 1e6:.0f} MB limit. Split it into smaller files."
+            )
+        data = path.read_bytes()
+        chunks = chunk_text(_decode(path, data), markdown=path.suffix.lower() in MARKDOWN_SUFFIXES)
+        return self._write(profile_id, str(path), _title(path, chunks), data, chunks)
+
+    def ingest_path(self, profile_id: int, path: Path | str) -> IngestReport:
+        """Ingest a file, or every file under a folder (hidden ones and huge ones skipped).
+
+        A file that can't be read as text inside a folder is skipped with its reason;
+        a single file given directly raises instead.
+        """
+        root = Path(path).expanduser()
+        report = IngestReport()
+        if not root.is_dir():
+            report.results.append(self.ingest_file(profile_id, root))
+            return report
+        for folder, dirs, files in os.walk(root):
+            hidden = sorted(d for d in dirs if d.startswith("."))
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            report.skipped.extend((str(Path(folder, d)), "hidden folder") for d in hidden)
+            for name in sorted(files):
+                self._ingest_one(profile_id, Path(folder, name), report)
+        return report
+
+    def _ingest_one(self, profile_id: int, file: Path, report: IngestReport) -> None:
+        if file.name.startswith("."):
+            report.skipped.append((str(file), "hidden file"))
+        elif file.is_symlink() or not file.is_file():
+            report.skipped.append((str(file), "not a regular file"))
+        elif file.stat().st_size > self._max_bytes:
+            report.skipped.append((str(file), f"over {self._max_bytes / 1e6:.0f} MB"))
+        else:
+            try:
+                report.results.append(self.ingest_file(profile_id, file))
+            except HippoError as exc:
+                report.skipped.append((str(file), str(exc)))
+
+    def insert_note(self, profile_id: int, text: str, *, title: str = "note") -> list[int]:
+        """Store a note (the model's archival_insert) as a document; return its chunk ids.
+
+        The same note text stored twice is kept once.
+
+        Raises:
+            HippoError: the note is empty.
+        """
+        if not text.strip():
+            raise HippoError("An archival note needs some text; nothing was stored.")
+        data = text.encode("utf-8")
+        path = _NOTE_PREFIX + hashlib.sha256(data).hexdigest()[:16]
+        result = self._write(profile_id, path, title, data, chunk_text(text))
+        return [chunk.id for chunk in self.chunks(result.document_id)]
+
+    def _write(
+        self, profile_id: int, path: str, title: str, data: bytes, chunks: list[Chunk]
+    ) -> IngestResult:
+        digest = hashlib.sha256(data).hexdigest()
+        now = to_iso(self._clock.now())
+        conn = self._conn()
+        with conn:
+            row = conn.execute(
+                "SELECT id, sha256 FROM documents WHERE profile_id = ? AND path = ?",
+                (profile_id, path),
+            ).fetchone()
+            if row and row[1] == digest:
+                (count,) = conn.execute(
+                    "SELECT count(*) FROM chunks WHERE document_id = ?", (row[0],)
+                ).fetchone()
+                return IngestResult(row[0], "unchanged", count, path)
+            stale = (
+                conn.execute("SELECT id FROM chunks WHERE document_id = ?", (row[0],)).fetchall()
+                if row
+                else []
+            )
+            document = (profile_id, path, title, digest, len(data), now)
+            document_id = self._upsert_document(conn, row[0] if row else None, document)
+            for chunk in chunks:
+                self._insert_chunk(conn, profile_id, document_id, chunk, now)
+            # New chunks first: SQLite hands out max(id) + 1, so the old ids are never
+            # reused, and evidence citing an old chunk can't come to cite a new one.
+            conn.executemany("DELETE FROM chunks WHERE id = ?", stale)
+        return IngestResult(document_id, "replaced" if row else "added", len(chunks), path)
+
+    def _upsert_document(
+        self, conn: apsw.Connection, document_id: int | None, document: tuple
+    ) -> int:
+        if document_id is None:
+            conn.execute(
+                "INSERT INTO documents(profile_id, path, title, sha256, size, ingested_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                document,
+            )
+            return conn.last_insert_rowid()
+        conn.execute(
+            "UPDATE documents SET title = ?, sha256 = ?, size = ?, ingested_at = ? WHERE id = ?",
+            (*document[2:], document_id),
+        )
+        return document_id
+
+    def _insert_chunk(
+        self, conn: apsw.Connection, profile_id: int, document_id: int, chunk: Chunk, now: str
+    ) -> None:
+        conn.execute(
+            "INSERT INTO chunks(document_id, profile_id, ordinal, heading, content, tokens,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                document_id,
+                profile_id,
+                chunk.ordinal,
+                chunk.heading,
+                chunk.content,
+                estimate_tokens(chunk.content),
+                now,
+            ),
+        )
+        chunk_id = conn.last_insert_rowid()
+        conn.execute(
+            "INSERT INTO chunks_fts(rowid, body) VALUES (?, ?)",
+            (chunk_id, index_text(f"{chunk.heading}\n{chunk.content}")),
+        )
+        enqueue(conn, "chunk", chunk_id, profile_id)
+
+    def remove_document(self, document_id: int) -> bool:
+        """Delete a document and its chunks (with their index rows); False if it was gone."""
+        conn = self._conn()
+        with conn:
+            conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+            conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+            return conn.changes() > 0
+
+    # -- reading ----------------------------------------------------------------
+
+    def documents(self, profile_id: int) -> list[Document]:
+        """The profile's documents, by path."""
+        rows = self._conn().execute(
+            f"{_DOCUMENT_SELECT} WHERE d.profile_id = ? ORDER BY d.path", (profile_id,)
+        )
+        return [_document(row) for row in rows]
+
+    def chunks(self, document_id: int) -> list[StoredChunk]:
+        """A document's chunks, in order."""
+        rows = self._conn().execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY ordinal",
+            (document_id,),
+        )
+        return [_chunk(row) for row in rows]
+
+    def get_chunks(
+        self, ids: Sequence[int], profile_id: int | None = None
+    ) -> dict[int, StoredChunk]:
+        """The chunks with these ids (of one profile, if given), keyed by id."""
+        if not ids:
+            return {}
+        where = f"id IN ({','.join('?' * len(ids))})"
+        args = list(ids) if profile_id is None else [*ids, profile_id]
+        if profile_id is not None:
+            where += " AND profile_id = ?"
+        rows = self._conn().execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE {where}", args)
+        return {row[0]: _chunk(row) for row in rows}
+
+    def keyword_search(self, profile_id: int, query: str, limit: int) -> list[tuple[int, float]]:
+        """Chunk ids matching ``query`` by BM25, best first, with their (positive) scores."""
+        expression = fts_query(query)
+        if expression is None:
+            return []
+        rows = self._conn().execute(
+            "SELECT c.id, -bm25(chunks_fts) FROM chunks_fts JOIN chunks c"
+            " ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.profile_id = ?"
+            " ORDER BY bm25(chunks_fts) LIMIT ?",
+            (expression, profile_id, limit),
+        )
+        return [(row[0], row[1]) for row in rows]

@@ -1,0 +1,107 @@
+"""Retrieval adapters for the episode, document and event tiers (messages: tiers.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assistant.memory.archival import ArchiveStore
+from assistant.memory.episodes import EpisodeStore
+from assistant.memory.events import EventStore
+from assistant.memory.retrieval import Memory, Query
+
+__all__ = ["ChunkTier", "EpisodeTier", "EventTier"]
+
+
+class EpisodeTier:
+    """Mid-term memory: what happened in each recent session."""
+
+    kind = "episode"
+
+    def __init__(self, store: EpisodeStore) -> None:
+        self._store = store
+
+    def keyword(self, query: Query, limit: int) -> list[tuple[int, float]]:
+        return self._store.keyword_search(query.profile_id, query.text, limit)
+
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+        out = {}
+        for eid, ep in self._store.get_many(ids, query.profile_id).items():
+            if query.scopes is not None and ep.scope and ep.scope not in query.scopes:
+                continue
+            if query.as_of is not None and ep.created_at > query.as_of:
+                continue
+            text = f"{ep.title}: {ep.summary}" if ep.title else ep.summary
+            out[eid] = Memory(
+                kind="episode",
+                item_id=eid,
+                text=text,
+                at=ep.ended_at,
+                source=f"episode of {ep.started_at:%Y-%m-%d}",
+                importance=ep.importance,
+                session_id=ep.session_id,
+            )
+        return out
+
+
+class ChunkTier:
+    """Archival memory: documents and notes the user handed over."""
+
+    kind = "chunk"
+
+    def __init__(self, store: ArchiveStore) -> None:
+        self._store = store
+
+    def keyword(self, query: Query, limit: int) -> list[tuple[int, float]]:
+        return self._store.keyword_search(query.profile_id, query.text, limit)
+
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+        chunks = self._store.get_chunks(ids, query.profile_id)
+        titles = {d.id: d.title for d in self._store.documents(query.profile_id)}
+        out = {}
+        for cid, chunk in chunks.items():
+            if query.as_of is not None and chunk.created_at > query.as_of:
+                continue
+            title = titles.get(chunk.document_id, "document")
+            # The heading is part of what the index matched, so it is part of the text.
+            text = f"[{chunk.heading}] {chunk.content}" if chunk.heading else chunk.content
+            out[cid] = Memory(
+                kind="chunk",
+                item_id=cid,
+                text=text,
+                at=chunk.created_at,
+                source=f"document: {title}",
+                importance=chunk.importance,
+            )
+        return out
+
+
+class EventTier:
+    """Sensory memory: signals from outside the chat; expired ones are never recalled."""
+
+    kind = "event"
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+
+    def keyword(self, query: Query, limit: int) -> list[tuple[int, float]]:
+        return self._store.keyword_search(
+            query.profile_id, query.text, limit, now=query.as_of or query.now
+        )
+
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+        moment = query.as_of or query.now
+        out = {}
+        for eid, event in self._store.get_many(ids, query.profile_id).items():
+            if event.occurred_at > moment:
+                continue
+            if event.expires_at is not None and event.expires_at <= moment:
+                continue
+            out[eid] = Memory(
+                kind="event",
+                item_id=eid,
+                text=event.text,
+                at=event.occurred_at,
+                source=f"event from {event.source}",
+                importance=event.importance,
+            )
+        return out

@@ -1,0 +1,101 @@
+"""Time from launching `hippo` to its first usable frame, with an empty and a 100k-message file.
+
+Runs the real console command in tmux through ../shared/tools/tui_first_frame.sh (the way
+start-up is judged), against the project's fake Ollama started as a separate process.
+Prints one line per case: first_frame_ms median/min/max over the runs.
+
+Usage: python bench/startup.py [--runs 7] [--messages 100000] [--tool PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.make_history import make_history  # noqa: E402
+
+# The chat input's placeholder: on screen only once the chat can take a message.
+READY = "Message Hippo"
+CACHE = ROOT / "bench" / "out"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _hippo() -> str:
+    found = Path(sys.executable).with_name("hippo")
+    return str(found) if found.exists() else shutil.which("hippo") or "hippo"
+
+
+def _history_file(messages: int) -> Path:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"history-{messages}.db"
+    if not path.exists():
+        started = time.perf_counter()
+        make_history(path, messages, per_session=40)
+        print(f"(generated {messages} messages in {time.perf_counter() - started:.1f} s)")
+    return path
+
+
+def _measure(tool: Path, runs: int, data_dir: Path, host: str, args: list[str]) -> str:
+    env = dict(
+        os.environ,
+        HIPPO_DATA_DIR=str(data_dir),
+        HIPPO_CONFIG_DIR=str(data_dir / "cfg"),
+        OLLAMA_HOST=host,
+        TFF_LINGER_S="0.3",
+    )
+    command = [str(tool), str(runs), READY, "--", _hippo(), *args]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        return f"FAILED: {result.stderr.strip()[-600:]}"
+    return result.stdout.strip().splitlines()[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument(
+        "--tool", type=Path, default=ROOT.parent / "shared" / "tools" / "tui_first_frame.sh"
+    )
+    args = parser.parse_args()
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.fake_ollama", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    host = f"http://127.0.0.1:{port}"
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            empty, full = Path(tmp, "empty"), Path(tmp, "full")
+            full.mkdir()
+            shutil.copy(_history_file(args.messages), full / "hippo.db")
+            for label, data_dir, extra in (
+                ("empty file", empty, []),
+                (f"{args.messages} messages, --continue", full, ["--continue"]),
+            ):
+                _measure(args.tool, 1, data_dir, host, extra)  # warm the OS caches once
+                print(f"{label:<32} {_measure(args.tool, args.runs, data_dir, host, extra)}")
+    finally:
+        server.terminate()
+        server.wait(5)
+
+
+if __name__ == "__main__":
+    main()

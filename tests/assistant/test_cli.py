@@ -1,0 +1,124 @@
+"""The `hippo` command line, run in-process against the fake Ollama."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from assistant.cli import build_parser, main
+from data_schema.migrations import MIGRATIONS
+from tests.fake_ollama import Reply
+
+
+@pytest.fixture
+def ollama_up(fake_ollama, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
+    return fake_ollama
+
+
+def test_help_documents_every_command():
+    text = build_parser().format_help()
+    for command in (
+        "chat",
+        "doctor",
+        "path",
+        "ask",
+        "models",
+        "pull",
+        "search",
+        "sessions",
+        "embed",
+        "token",
+    ):
+        assert f"    {command} " in text
+    assert "HIPPO_DATA_DIR" in text and "OLLAMA_HOST" in text
+
+
+def test_the_installed_command_shows_help():
+    out = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "usage: hippo" in out.stdout
+
+
+def test_path_prints_the_data_file_under_the_data_dir_flag(tmp_path, capsys):
+    assert main(["--data-dir", str(tmp_path / "x"), "path"]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "x" / "hippo.db")
+
+
+def test_doctor_reports_everything_and_passes_when_all_is_well(ollama_up, capsys):
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    for label in ("data file", "schema", "sqlite-vec", "Ollama host", "reachable", "chat model"):
+        assert label in out
+    assert MIGRATIONS[-1].__name__ in out and ollama_up.host in out and "No problems found." in out
+
+
+def test_doctor_fails_with_one_line_per_problem_when_ollama_is_down(capsys):
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^reachable +no$", out, re.MULTILINE)
+    assert "1 problem(s):" in out
+    assert "http://127.0.0.1:9" in out and "ollama serve" in out
+
+
+def test_doctor_names_a_missing_model_and_how_to_get_it(ollama_up, capsys):
+    ollama_up.remove_model("embeddinggemma")
+    assert main(["doctor"]) == 1
+    assert "`hippo pull embeddinggemma`" in capsys.readouterr().out
+
+
+def test_ask_streams_the_reply_and_keeps_the_conversation(ollama_up, capsys):
+    ollama_up.script(Reply(content="Noted: you like tea."))
+    assert main(["ask", "I like tea"]) == 0
+    assert "Noted: you like tea." in capsys.readouterr().out
+    assert main(["sessions"]) == 0
+    assert "I like tea" in capsys.readouterr().out
+
+
+def test_ask_with_ollama_down_exits_non_zero_with_advice(capsys):
+    assert main(["ask", "hello"]) == 1
+    assert "ollama serve" in capsys.readouterr().err
+
+
+def test_search_prints_hits_with_their_scores(ollama_up, capsys):
+    main(["ask", "my bike is a green Brompton"])
+    capsys.readouterr()
+    assert main(["search", "Brompton"]) == 0
+    out = capsys.readouterr().out
+    assert "green Brompton" in out and "kw 1.00" in out
+
+
+def test_models_lists_capabilities_and_use_saves_the_choice(ollama_up, capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert "qwen3:1.7b" in out and "tools" in out and "embedding" in out
+    assert main(["models", "use", "--embedding", "all-minilm"]) == 0
+    capsys.readouterr()
+    main(["models"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("all-minilm"))
+    assert "*embedding" in line
+
+
+def test_pull_shows_progress_and_installs_the_model(ollama_up, capsys):
+    ollama_up.pull_plan("llama3.2", layers=[3_000_000, 1_000])
+    assert main(["pull", "llama3.2"]) == 0
+    out = capsys.readouterr().out
+    assert "100.0%" in out and "llama3.2 is ready." in out
+
+
+def test_an_unknown_model_pull_fails_clearly(ollama_up, capsys):
+    assert main(["pull", "no-such-model"]) == 1
+    assert capsys.readouterr().err.startswith("hippo: ")
+
+
+def test_token_status_says_where_the_token_comes_from(monkeypatch, capsys):
+    monkeypatch.setenv("HIPPO_OLLAMA_TOKEN", "abc")
+    assert main(["token", "status"]) == 0
+    assert "token: environment" in capsys.readouterr().out

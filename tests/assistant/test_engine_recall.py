@@ -1,0 +1,127 @@
+"""Every stored message is embedded off the critical path and found by keyword and meaning."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from assistant.memory.embedding import retry_delay
+
+
+def _say(engine, session, *texts):
+    for text in texts:
+        engine.messages.add_message(session.id, "user", text)
+
+
+def test_messages_are_embedded_in_batches(engine, fake_ollama):
+    session = engine.new_session()
+    _say(engine, session, *[f"note number {i} about gardening" for i in range(10)])
+    assert engine.vectors.queued() == 10
+    assert engine.embed_pending(batch_size=4) == 10
+    assert engine.vectors.queued() == 0
+    embeds = [r for r in fake_ollama.requests if r.path == "/api/embed"]
+    assert [len(r.body["input"]) for r in embeds] == [4, 4, 2]
+
+
+def test_vector_tables_follow_the_models_dimension(engine, fake_ollama):
+    session = engine.new_session()
+    _say(engine, session, "hello there")
+    engine.embed_pending()
+    assert engine.vectors.model("embeddinggemma").dim == fake_ollama.embed_dim("embeddinggemma")
+    engine.use_models(embedding="all-minilm")
+    engine.embed_pending()
+    model = engine.vectors.model("all-minilm")
+    assert model.dim == fake_ollama.embed_dim("all-minilm")
+    assert engine.vectors.queued() == 0
+
+
+def test_a_failed_embedding_is_retried_later_and_the_message_is_kept(engine, fake_ollama, clock):
+    session = engine.new_session()
+    _say(engine, session, "my passport expires in March")
+    fake_ollama.fail_next("/api/embed", "500")
+    assert engine.embed_pending() == 0
+    assert engine.vectors.queued() == 1
+    assert engine.embed_pending() == 0  # not due yet: no hammering a failing host
+    clock.advance(seconds=retry_delay(1).total_seconds() + 1)
+    assert engine.embed_pending() == 1
+    assert engine.history(session.id)[0].content == "my passport expires in March"
+
+
+def test_retry_delays_grow_and_are_capped():
+    assert retry_delay(1) < retry_delay(2) < retry_delay(5)
+    assert retry_delay(100) == timedelta(hours=1)
+
+
+def test_search_finds_messages_by_keyword_and_by_meaning(engine, fake_ollama):
+    session = engine.new_session()
+    _say(
+        engine,
+        session,
+        "I adopted a rescue dog named Biscuit",
+        "The quarterly budget review is on Friday",
+        "Biscuit loves long walks in the park",
+    )
+    engine.embed_pending()
+    hits = engine.search_messages("dog Biscuit walks")
+    contents = [h.message.content for h in hits]
+    assert set(contents[:2]) == {
+        "Biscuit loves long walks in the park",
+        "I adopted a rescue dog named Biscuit",
+    }
+    top = hits[0]
+    assert top.keyword > 0 and top.vector is not None and top.vector > 0
+    assert hits == sorted(hits, key=lambda h: -h.score)
+
+
+def test_search_finds_by_meaning_alone_when_no_keyword_matches(engine, fake_ollama):
+    session = engine.new_session()
+    _say(engine, session, "walking the dog at dawn", "tax forms are due")
+    engine.embed_pending()
+    hits = engine.search_messages("dogs walking")
+    assert hits and hits[0].message.content == "walking the dog at dawn"
+
+
+def test_search_falls_back_to_keywords_when_ollama_is_down(engine, fake_ollama):
+    session = engine.new_session()
+    _say(engine, session, "the plumber comes on Tuesday")
+    engine.embed_pending()
+    fake_ollama.stop()
+    (hit,) = engine.search_messages("plumber")
+    assert hit.message.content == "the plumber comes on Tuesday" and hit.vector is None
+
+
+def test_search_finds_chinese_messages(engine, fake_ollama):
+    session = engine.new_session()
+    _say(engine, session, "我下周五要去北京出差", "今天天气很好")
+    engine.embed_pending()
+    hits = engine.search_messages("北京出差")
+    assert hits[0].message.content == "我下周五要去北京出差"
+
+
+def test_vector_search_stays_inside_the_profile(engine, fake_ollama, config):
+    from assistant.engine import Hippo
+
+    session = engine.new_session()
+    _say(engine, session, "my salary negotiation at work")
+    other = Hippo(
+        engine.db,
+        engine.llm,
+        chat_model=config.chat_model,
+        embedding_model=config.embedding_model,
+        profile="personal",
+    )
+    _say(other, other.new_session(), "my salary is private")
+    engine.embed_pending()
+    assert [h.message.content for h in engine.search_messages("salary")] == [
+        "my salary negotiation at work"
+    ]
+    assert [h.message.content for h in other.search_messages("salary")] == ["my salary is private"]
+
+
+def test_the_background_worker_embeds_new_messages(engine, fake_ollama):
+    engine.start_background()
+    session = engine.new_session()
+    _say(engine, session, "a note for the worker")
+    engine.wake()
+    assert engine.embedded.wait(5)
+    engine.stop_background()
+    assert engine.vectors.queued() == 0

@@ -1,0 +1,53 @@
+"""Shared fixtures: a fake Ollama on 127.0.0.1, a temporary data dir, an engine over both."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.clock import ManualClock
+from assistant.config import Config
+from assistant.engine import Hippo
+from tests.fake_ollama.fixtures import fake_ollama  # noqa: F401  (a fixture)
+
+CHAT_MODEL = "qwen3:1.7b"
+EMBEDDING_MODEL = "embeddinggemma"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(tmp_path, monkeypatch):
+    """No test reads the real user's folders, settings, token or Ollama."""
+    monkeypatch.setenv("HIPPO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HIPPO_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens on port 9
+    monkeypatch.delenv("HIPPO_OLLAMA_TOKEN", raising=False)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def config(tmp_path, fake_ollama) -> Config:  # noqa: F811
+    return Config(
+        data_dir=tmp_path / "data",
+        config_dir=tmp_path / "config",
+        chat_model=CHAT_MODEL,
+        embedding_model=EMBEDDING_MODEL,
+        ollama_host=fake_ollama.host,
+    )
+
+
+@pytest.fixture
+def engine(config, clock):
+    from assistant.llm.gateway import OllamaGateway
+
+    hippo = Hippo(
+        config.db_path,
+        OllamaGateway(config.ollama_host),
+        chat_model=config.chat_model,
+        embedding_model=config.embedding_model,
+        clock=clock,
+    )
+    yield hippo
+    hippo.close()

@@ -1,0 +1,483 @@
+"""A fake Ollama server, faithful to what the official `ollama` client sends and parses.
+
+Standard library only; it binds 127.0.0.1 and nothing else. Tests script it with replies
+(`script`), failures (`fail_next`), a bearer token (`require_token`) and pulls (`pull_plan`),
+and read back every request (`requests`):
+
+    with FakeOllama() as srv:
+        srv.script(Reply(content="Hello!"))
+        ollama.Client(srv.host).chat("qwen3:1.7b", messages, stream=True)
+
+Model names are normalised as Ollama does: "embeddinggemma" is listed as
+"embeddinggemma:latest", and requests may use either spelling.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from tests.fake_ollama.transport import LoopbackHTTPServer, Signals
+from tests.fake_ollama.vectors import embedding, normalised, tokens
+from tests.fake_ollama.wire import (
+    FAILURE_KINDS,
+    ChatTurn,
+    ModelSpec,
+    PullPlan,
+    RecordedRequest,
+    Reply,
+    Response,
+    canonical,
+    error,
+    pull_lines,
+    show_body,
+    tags_entry,
+)
+
+__all__ = ["FakeOllama"]
+
+VERSION = "0.12.6"
+_ANSWERED_AT_ONCE = ("500", "not_found", "unauthorized")
+
+Route = Callable[[dict[str, Any]], Response]
+
+
+class FakeOllama:
+    """A scriptable, protocol-faithful Ollama server on 127.0.0.1.
+
+    Args:
+        port: The port to bind; 0 picks a free one (kept across `stop()` and `start()`).
+        default_models: Install "qwen3:1.7b", "embeddinggemma" and "all-minilm".
+        reply_delay: Seconds between streamed chunks when a `Reply` sets none (for demos).
+        version: What `/api/version` answers.
+        verbose: Log each request to stderr.
+    """
+
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        default_models: bool = True,
+        reply_delay: float = 0.0,
+        version: str = VERSION,
+        verbose: bool = False,
+    ) -> None:
+        self.host = ""
+        self.reply_delay = reply_delay
+        self.version = version
+        self.verbose = verbose
+        self._port = port
+        self._lock = threading.Condition()  # guards the state below; notified on each change
+        self._signals = Signals(self._lock)
+        self._models: dict[str, ModelSpec] = {}
+        self._replies: deque[Reply] = deque()
+        self._failures: dict[str, deque[str]] = {}
+        self._pull_plans: dict[str, PullPlan] = {}
+        self._requests: list[RecordedRequest] = []
+        self._token: str | None = None
+        self._httpd: LoopbackHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        if default_models:
+            self._install_defaults()
+
+    def _install_defaults(self) -> None:
+        self.add_model(
+            "qwen3:1.7b",
+            capabilities=("completion", "tools", "thinking"),
+            size=1_359_293_444,
+            context_length=40960,
+        )
+        self.add_model(
+            "embeddinggemma",
+            capabilities=("embedding",),
+            size=621_875_417,
+            context_length=2048,
+            embedding_length=768,
+            family="gemma3",
+            parameter_size="307.58M",
+        )
+        self.add_model(
+            "all-minilm",
+            capabilities=("embedding",),
+            size=45_960_996,
+            context_length=512,
+            embedding_length=384,
+            family="bert",
+            parameter_size="23M",
+        )
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> str:
+        """Start serving in a daemon thread.
+
+        Returns:
+            The host URL, "http://127.0.0.1:PORT" (also in `host`).
+        """
+        if self._thread is not None:
+            raise RuntimeError("FakeOllama is already running")
+        self._signals.stopping.clear()
+        self._httpd = LoopbackHTTPServer(
+            self._port,
+            record=self._record,
+            answer=self._answer,
+            signals=self._signals,
+            verbose=self.verbose,
+        )
+        self._port = self._httpd.server_address[1]
+        self.host = f"http://127.0.0.1:{self._port}"
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},  # so that stop() returns quickly
+            name=f"fake-ollama-{self._port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self.host
+
+    def stop(self) -> None:
+        """Stop serving: new connections are refused and open ones are closed."""
+        if self._httpd is None or self._thread is None:
+            return
+        self._signals.stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        # Kept-alive connections would otherwise go on being answered after stop().
+        self._httpd.close_open_connections()
+        self._thread.join()
+        self._httpd = self._thread = None
+        with self._lock:
+            self._lock.notify_all()
+
+    def __enter__(self) -> FakeOllama:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # -- models ----------------------------------------------------------------------------
+
+    def add_model(
+        self,
+        name: str,
+        *,
+        capabilities: Sequence[str] = ("completion",),
+        size: int = 1_000_000_000,
+        context_length: int = 4096,
+        embedding_length: int | None = None,
+        family: str = "qwen3",
+        parameter_size: str = "1.7B",
+    ) -> None:
+        """Install a model, replacing one of the same name.
+
+        Raises:
+            ValueError: An "embedding" model without an `embedding_length`.
+        """
+        if "embedding" in capabilities and not embedding_length:
+            raise ValueError("an embedding model needs an embedding_length")
+        model = ModelSpec(
+            canonical(name),
+            tuple(capabilities),
+            size,
+            context_length,
+            embedding_length,
+            family,
+            parameter_size,
+        )
+        with self._lock:
+            self._models[model.name] = model
+            self._lock.notify_all()
+
+    def remove_model(self, name: str) -> None:
+        """Uninstall a model; unknown names are ignored."""
+        with self._lock:
+            self._models.pop(canonical(name), None)
+            self._lock.notify_all()
+
+    @property
+    def models(self) -> list[str]:
+        """Installed model names, normalised ("embeddinggemma:latest")."""
+        with self._lock:
+            return list(self._models)
+
+    def embed_dim(self, model: str) -> int:
+        """The vector size `model` embeds into.
+
+        Raises:
+            KeyError: The model is not installed.
+            ValueError: The model does not embed.
+        """
+        found = self._find(model)
+        if found is None:
+            raise KeyError(model)
+        if found.embedding_length is None or "embedding" not in found.capabilities:
+            raise ValueError(f"{model} is not an embedding model")
+        return found.embedding_length
+
+    def _find(self, name: Any) -> ModelSpec | None:
+        if not isinstance(name, str) or not name.strip():
+            return None
+        with self._lock:
+            return self._models.get(canonical(name))
+
+    # -- scripting ---------------------------------------------------------------------------
+
+    def script(self, *replies: Reply) -> None:
+        """Queue chat replies, answered in order; once they run out, replies echo again."""
+        with self._lock:
+            self._replies.extend(replies)
+
+    def fail_next(self, path: str, kind: str, count: int = 1) -> None:
+        """Make the next `count` requests to `path` fail.
+
+        Args:
+            path: e.g. "/api/chat".
+            kind: "500", "drop" (cut the reply mid-way and close the connection), "hang" (no
+                answer until `release()` or `stop()`), "not_found" (404 model not found) or
+                "unauthorized" (401).
+            count: How many requests in a row.
+
+        Raises:
+            ValueError: An unknown `kind`.
+        """
+        if kind not in FAILURE_KINDS:
+            raise ValueError(f"unknown failure kind {kind!r}; use one of {sorted(FAILURE_KINDS)}")
+        with self._lock:
+            self._failures.setdefault(path, deque()).extend([kind] * count)
+
+    def require_token(self, token: str | None) -> None:
+        """Answer 401 to requests without "Authorization: Bearer <token>" (None: no check)."""
+        with self._lock:
+            self._token = token
+
+    def release(self) -> None:
+        """Let the requests hanging now go on, to be answered normally."""
+        with self._lock:
+            self._signals.release_generation += 1
+            self._lock.notify_all()
+
+    def pull_plan(
+        self,
+        model: str,
+        layers: Sequence[int | bytes] = (1_000_000,),
+        delay: float = 0.0,
+        *,
+        capabilities: Sequence[str] = ("completion",),
+        context_length: int = 4096,
+        embedding_length: int | None = None,
+    ) -> None:
+        """Say what `/api/pull` streams for `model`; once a pull completes, it is installed.
+
+        Args:
+            model: The name to pull.
+            layers: Each layer's size in bytes (or the layer's bytes).
+            delay: Seconds between streamed progress lines.
+            capabilities: What the model can do once installed.
+            context_length: Its context window once installed.
+            embedding_length: Its vector size, for embedding models.
+        """
+        sizes = tuple(len(x) if isinstance(x, bytes) else int(x) for x in layers)
+        plan = PullPlan(sizes, delay, tuple(capabilities), context_length, embedding_length)
+        with self._lock:
+            self._pull_plans[canonical(model)] = plan
+
+    # -- observing -------------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A copy of every request received so far, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def hanging(self) -> int:
+        """How many requests are being held back now."""
+        with self._lock:
+            return self._signals.hanging
+
+    @property
+    def disconnects(self) -> int:
+        """How many times a client hung up before its reply was complete."""
+        with self._lock:
+            return self._signals.disconnects
+
+    def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+        """Block until `predicate()` holds, checked on every change: a sleep-free wait.
+
+        Returns:
+            Whether it held within `timeout` seconds.
+        """
+        with self._lock:
+            return self._lock.wait_for(predicate, timeout)
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+            self._lock.notify_all()
+
+    # -- answering ---------------------------------------------------------------------------
+
+    def _answer(self, request: RecordedRequest) -> Response:
+        body = request.body or {}
+        with self._lock:
+            token = self._token
+            queue = self._failures.get(request.path)
+            kind = queue.popleft() if queue else None
+        if token is not None and request.headers.get("authorization") != f"Bearer {token}":
+            return error(401, "unauthorized")
+        if kind in _ANSWERED_AT_ONCE:
+            return self._failure(kind, body)
+        response = self._route(request.method, request.path, body)
+        response.hang = response.hang or kind == "hang"
+        response.drop = response.drop or kind == "drop"
+        return response
+
+    def _route(self, method: str, path: str, body: dict[str, Any]) -> Response:
+        routes: dict[tuple[str, str], Route] = {
+            ("GET", "/"): lambda _: Response(text="Ollama is running"),
+            ("HEAD", "/"): lambda _: Response(text=""),
+            ("GET", "/api/version"): lambda _: Response(body={"version": self.version}),
+            ("GET", "/api/tags"): self._tags,
+            ("POST", "/api/show"): self._show,
+            ("POST", "/api/pull"): self._pull,
+            ("POST", "/api/chat"): self._chat,
+            ("POST", "/api/embed"): self._embed,
+        }
+        route = routes.get((method, path))
+        # Ollama's Go router answers unknown paths in plain text, not JSON.
+        return route(body) if route else Response(status=404, text="404 page not found")
+
+    @staticmethod
+    def _failure(kind: str, body: Mapping[str, Any]) -> Response:
+        if kind == "500":
+            return error(500, "an internal error occurred (scripted by FakeOllama)")
+        if kind == "unauthorized":
+            return error(401, "unauthorized")
+        return error(404, f"model '{body.get('model', '')}' not found")
+
+    def _tags(self, _: dict[str, Any]) -> Response:
+        with self._lock:
+            models = list(self._models.values())
+        return Response(body={"models": [tags_entry(m) for m in models]})
+
+    def _show(self, body: dict[str, Any]) -> Response:
+        model = self._find(body.get("model"))
+        if model is None:
+            return error(404, f"model '{body.get('model', '')}' not found")
+        return Response(body=show_body(model))
+
+    def _pull(self, body: dict[str, Any]) -> Response:
+        name = body.get("model")
+        if not isinstance(name, str) or not name.strip():
+            return error(400, "model is required")
+        name = canonical(name)
+        plan = self._pull_plan_for(name)
+        missing = "pull model manifest: file does not exist"
+        if not body.get("stream", True):
+            if plan is None:
+                return error(500, missing)
+            self._install_pulled(name, plan)
+            return Response(body={"status": "success"})
+        if plan is None:
+            # The stream has begun (HTTP 200) before Ollama learns the name is unknown.
+            return Response(lines=[{"status": "pulling manifest"}, {"error": missing}])
+        return Response(
+            lines=pull_lines(name, plan),
+            delay=plan.delay,
+            on_complete=lambda: self._install_pulled(name, plan),
+        )
+
+    def _pull_plan_for(self, name: str) -> PullPlan | None:
+        with self._lock:
+            plan = self._pull_plans.get(name)
+            installed = self._models.get(name)
+        if plan is not None or installed is None:
+            return plan
+        # Pulling an installed model re-checks it: one layer, already complete.
+        return PullPlan(
+            (installed.size,),
+            0.0,
+            installed.capabilities,
+            installed.context_length,
+            installed.embedding_length,
+        )
+
+    def _install_pulled(self, name: str, plan: PullPlan) -> None:
+        self.add_model(
+            name,
+            capabilities=plan.capabilities,
+            size=sum(plan.layers),
+            context_length=plan.context_length,
+            embedding_length=plan.embedding_length,
+            family="bert" if "embedding" in plan.capabilities else "qwen3",
+        )
+
+    def _chat(self, body: dict[str, Any]) -> Response:
+        name = body.get("model", "")
+        model = self._find(name)
+        if model is None:
+            return error(404, f"model '{name}' not found")
+        refused = self._refusal(name, model, body)
+        if refused is not None:
+            return refused
+        reply = self._next_reply(body)
+        if reply.fail in _ANSWERED_AT_ONCE:
+            return self._failure(reply.fail, body)
+        turn = ChatTurn(name, body, reply, thinks=body.get("think") not in (None, False))
+        hang, drop = reply.fail == "hang", reply.fail == "drop"
+        if not body.get("stream", True):
+            return Response(body=turn.whole(), hang=hang, drop=drop)
+        delay = reply.delay or self.reply_delay
+        return Response(lines=turn.stream(), delay=delay, hang=hang, drop=drop)
+
+    @staticmethod
+    def _refusal(name: str, model: ModelSpec, body: dict[str, Any]) -> Response | None:
+        """Ollama's 400s for asking a model what it cannot do."""
+        if "completion" not in model.capabilities:
+            return error(400, f'"{name}" does not support chat')
+        # The client always sends "tools": [], so only a non-empty list counts.
+        if body.get("tools") and "tools" not in model.capabilities:
+            return error(400, f"registry.ollama.ai/library/{name} does not support tools")
+        if body.get("think") not in (None, False) and "thinking" not in model.capabilities:
+            return error(400, f'"{name}" does not support thinking')
+        return None
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            if self._replies:
+                return self._replies.popleft()
+        if body.get("format"):
+            return Reply()  # a minimal instance of the schema, not an echo
+        messages = body.get("messages") or []
+        users = [m.get("content", "") for m in messages if m.get("role") == "user"]
+        return Reply(content=f"You said: {users[-1] if users else ''}")
+
+    def _embed(self, body: dict[str, Any]) -> Response:
+        name = body.get("model", "")
+        model = self._find(name)
+        if model is None:
+            return error(404, f"model '{name}' not found")
+        if "embedding" not in model.capabilities or not model.embedding_length:
+            return error(400, f'"{name}" does not support embeddings')
+        raw = body.get("input", [])
+        # As Ollama does: a lone empty string is no input at all; inside a list it is embedded.
+        texts = ([raw] if raw else []) if isinstance(raw, str) else raw
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            return error(400, "invalid input type")
+        full = model.embedding_length
+        dim = int(body.get("dimensions") or full)
+        if not 0 < dim <= full:
+            return error(400, f"dimensions must be between 1 and {full}")
+        vectors = [normalised(embedding(t, full)[:dim]) for t in texts]
+        return Response(
+            body={
+                "model": name,
+                "embeddings": vectors,
+                "total_duration": 14_000_000,
+                "load_duration": 1_000_000,
+                "prompt_eval_count": sum(len(tokens(t)) for t in texts),
+            }
+        )

@@ -1,0 +1,46 @@
+"""Deterministic stand-in embeddings: texts that share words get closer vectors."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+
+__all__ = ["embedding", "normalised", "tokens"]
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_RUN = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
+_CJK_START = re.compile(rf"[{_CJK}]")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case words; CJK runs become character bigrams, since they have no spaces."""
+    found: list[str] = []
+    for run in _RUN.findall(text.lower()):
+        if _CJK_START.match(run) and len(run) > 1:
+            found.extend(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            found.append(run)
+    return found
+
+
+def normalised(vector: list[float]) -> list[float]:
+    """`vector` scaled to length 1 (a zero vector becomes the first unit vector)."""
+    norm = math.sqrt(sum(v * v for v in vector))
+    if norm == 0.0:
+        return [1.0] + [0.0] * (len(vector) - 1)
+    return [v / norm for v in vector]
+
+
+def embedding(text: str, dim: int) -> list[float]:
+    """A hashed bag of `tokens(text)` in `dim` dimensions, L2-normalised.
+
+    An empty text still gets a valid unit vector, as a real model gives some vector.
+    """
+    vector = [0.0] * dim
+    for token in tokens(text):
+        digest = hashlib.blake2b(token.encode(), digest_size=8).digest()
+        index = int.from_bytes(digest[:4], "little") % dim
+        # A signed hash keeps collisions of unrelated words from adding up to similarity.
+        vector[index] += 1.0 if digest[4] & 1 else -1.0
+    return normalised(vector)
