@@ -7,36 +7,34 @@ one SQLite connection per thread, so any thread may call it.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assistant.chat import ChatTurn, memory_uses
 from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
-from assistant.llm.events import Done, ModelInfo, PullProgress, TextDelta, ThinkingDelta
-from assistant.llm.prompts import system_prompt
+from assistant.llm.events import ModelInfo, PullProgress
 from assistant.memory.archival import ArchiveStore, IngestReport
+from assistant.memory.context import ContextBudget, Stores, TurnContext, build_context
+from assistant.memory.core import CoreMemory
+from assistant.memory.entities import EntityStore
 from assistant.memory.episodes import EpisodeStore
 from assistant.memory.events import Event, EventStore, LogResult
-from assistant.memory.importance import rate_importance
+from assistant.memory.facts import FactStore
 from assistant.memory.models import Message, MessageHit, Profile, Session
 from assistant.memory.retrieval import Memory, Query, Retriever
+from assistant.memory.scoring import RetrievalWeights
 from assistant.memory.search import fuse_hits
 from assistant.memory.store import MessageStore
-from assistant.memory.tier_adapters import ChunkTier, EpisodeTier, EventTier
+from assistant.memory.summary import fold_into_summary
+from assistant.memory.tier_adapters import ChunkTier, EpisodeTier, EventTier, FactTier
 from assistant.memory.tiers import MessageTier
+from assistant.memory.usage import MemoryUse, UsageStore
 from assistant.memory.vectors import VectorStore
-from assistant.tokens import estimate_tokens
-from assistant.turns import (
-    ReplyCancelled,
-    ReplyDone,
-    ReplyFailed,
-    ReplyStarted,
-    TurnEvent,
-    UserSaved,
-)
+from assistant.memory.working import Strategy, select_turns
+from assistant.turns import TurnEvent
 from data_schema.connect import Database
 
 if TYPE_CHECKING:
@@ -45,8 +43,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Hippo"]
 
-# How often a streaming reply's partial text is saved, so a killed process keeps it.
-_SAVE_EVERY_S = 1.0
 _SEARCH_CANDIDATES = 50
 
 
@@ -59,8 +55,11 @@ class Hippo:
         chat_model: the model that answers.
         embedding_model: the model that embeds messages and queries.
         profile: the profile to work in; nothing crosses profiles.
-        context_tokens: the chat model's context window, which bounds working memory.
+        context_tokens: the context window Hippo fills (working memory gets half).
         clock: the time source.
+        working_strategy: buffer, window, summary or summary_buffer.
+        context_budget: token budgets of the memory sections.
+        weights: retrieval weights and thresholds.
     """
 
     def __init__(
@@ -73,6 +72,9 @@ class Hippo:
         profile: str = "default",
         context_tokens: int = 8192,
         clock: Clock | None = None,
+        working_strategy: Strategy = "summary_buffer",
+        context_budget: ContextBudget | None = None,
+        weights: RetrievalWeights | None = None,
     ) -> None:
         self.db = db if isinstance(db, Database) else Database(db)
         self.llm = llm
@@ -85,15 +87,24 @@ class Hippo:
         self.episodes = EpisodeStore(lambda: self.db.conn, self.clock)
         self.archive = ArchiveStore(lambda: self.db.conn, self.clock)
         self.events = EventStore(lambda: self.db.conn, self.clock)
+        self.facts = FactStore(lambda: self.db.conn, self.clock)
+        self.core = CoreMemory(lambda: self.db.conn, self.clock)
+        self.entities = EntityStore(lambda: self.db.conn, self.clock)
+        self.usage = UsageStore(lambda: self.db.conn)
+        self._stores = Stores(self.core, self.facts, self.episodes, self.events, self.entities)
+        self.working_strategy: Strategy = working_strategy
+        self.context_budget = context_budget or ContextBudget()
         self.retriever = Retriever(
             [
                 MessageTier(self.messages),
+                FactTier(self.facts),
                 EpisodeTier(self.episodes),
                 ChunkTier(self.archive),
                 EventTier(self.events),
             ],
             self.vectors,
             lambda: self.vectors.model(self.embedding_model),
+            weights,
         )
         self.profile: Profile = self.messages.profile(profile)
         self.messages.mark_interrupted()
@@ -101,6 +112,7 @@ class Hippo:
         self.embedded = threading.Event()  # set after each stored batch, for waiters
         self._new_text = threading.Event()
         self._worker: EmbeddingWorker | None = None
+        self._summaries_due: set[int] = set()
 
     # -- sessions ---------------------------------------------------------------
 
@@ -141,75 +153,86 @@ class Hippo:
         if not text.strip():
             raise HippoError("The message is empty: type something to send.")
         session = self.session(session_id)
-        user = self.messages.add_message(
-            session.id, "user", text, importance=rate_importance(text, "user")
+        return ChatTurn(self, session, text, cancel or threading.Event()).run()
+
+    def context_for(self, session: Session, user: Message) -> TurnContext:
+        """The prompt for answering ``user``: memory sections and working memory."""
+        summary, upto = self.messages.summary(session.id)
+        working = select_turns(
+            self.messages.recent_messages(session.id, 400),
+            strategy=self.working_strategy,
+            budget=self.context_tokens // 2,
+            summary=summary,
+            summary_upto=upto,
         )
+        scopes = (session.scope,) if session.scope else None
+        return build_context(
+            stores=self._stores,
+            profile_id=self.profile.id,
+            now=self.clock.now(),
+            working=working,
+            recall=lambda exclude: self.recall(
+                user.content, limit=12, scopes=scopes, exclude=exclude
+            ),
+            query=user.content,
+            scopes=scopes,
+            budget=self.context_budget,
+        )
+
+    def record_use(self, reply_id: int, used: Sequence[tuple[str, Memory]]) -> None:
+        """Remember which memories went into a reply, and count the use of each fact."""
+        self.usage.record(memory_uses(reply_id, list(used)))
+        self.facts.touch([m.item_id for _, m in used if m.kind == "fact"], self.clock.now())
+
+    def memories_used(self, reply_id: int) -> list[MemoryUse]:
+        """What memory went into a reply, with the scores it had then."""
+        return self.usage.for_reply(reply_id)
+
+    def after_reply(self, session_id: int) -> None:
+        """Queue the session's summary update for the background worker."""
+        if self.working_strategy in ("summary", "summary_buffer"):
+            self._summaries_due.add(session_id)
         self.wake()
-        yield UserSaved(user)
-        prompt = self._prompt(session.id)
-        reply = self.messages.add_message(
-            session.id, "assistant", "", status="streaming", model=self.chat_model
-        )
-        yield ReplyStarted(reply)
-        yield from self._stream_reply(reply, prompt, cancel or threading.Event())
 
-    def _stream_reply(
-        self, reply: Message, prompt: list[dict[str, str]], cancel: threading.Event
-    ) -> Iterator[TurnEvent]:
-        content: list[str] = []
-        thinking: list[str] = []
-        saved_at = time.monotonic()
-        outcome: TurnEvent | None = None
+    def update_summaries(self) -> int:
+        """Fold turns that left the prompt into their sessions' summaries; return how many.
 
-        def save(status: str, error: str = "") -> Message:
-            return self.messages.update_message(
-                reply.id,
-                content="".join(content),
-                thinking="".join(thinking),
-                status=status,
-                error=error,  # type: ignore[arg-type]
+        Runs after replies, in the background; a failure keeps the old summary.
+        """
+        done = 0
+        for session_id in list(self._summaries_due):
+            self._summaries_due.discard(session_id)
+            summary, upto = self.messages.summary(session_id)
+            working = select_turns(
+                self.messages.recent_messages(session_id, 400),
+                strategy=self.working_strategy,
+                budget=self.context_tokens // 2,
+                summary=summary,
+                summary_upto=upto,
             )
-
-        try:
-            think = True if "thinking" in self._model_capabilities(self.chat_model) else None
-            for event in self.llm.chat(self.chat_model, prompt, think=think, cancel=cancel):
-                if isinstance(event, TextDelta):
-                    content.append(event.text)
-                elif isinstance(event, ThinkingDelta):
-                    thinking.append(event.text)
-                elif isinstance(event, Done):
-                    break
-                yield event
-                if time.monotonic() - saved_at > _SAVE_EVERY_S:
-                    save("streaming")
-                    saved_at = time.monotonic()
-            if cancel.is_set():
-                outcome = ReplyCancelled(save("cancelled"))
-            else:
-                outcome = ReplyDone(save("complete"))
-                self.wake()
-        except HippoError as exc:
-            outcome = ReplyFailed(save("failed", str(exc)), exc)
-        finally:
-            if outcome is None:  # the caller stopped iterating: a cancel by another name
-                save("cancelled")
-        yield outcome
-
-    def _prompt(self, session_id: int) -> list[dict[str, str]]:
-        """System prompt plus as much recent conversation as half the context allows."""
-        system = system_prompt(self.clock.now())
-        budget = self.context_tokens // 2 - estimate_tokens(system)
-        turns: list[dict[str, str]] = []
-        for message in reversed(self.messages.recent_messages(session_id, 400)):
-            if message.status == "failed" or not message.content.strip():
+            if not working.to_summarise:
                 continue
-            budget -= message.tokens
-            if budget < 0 and turns:
+            try:
+                text = fold_into_summary(
+                    self.llm,
+                    self.chat_model,
+                    summary,
+                    working.to_summarise,
+                    can_think="thinking" in self.model_capabilities(self.chat_model),
+                )
+            except OllamaError:
+                self._summaries_due.add(session_id)
                 break
-            turns.append({"role": message.role, "content": message.content})
-        return [{"role": "system", "content": system}, *reversed(turns)]
+            self.messages.set_summary(session_id, text, working.to_summarise[-1].id)
+            done += 1
+        return done
 
-    def _model_capabilities(self, model: str) -> frozenset[str]:
+    def chat_options(self) -> dict[str, int]:
+        """Ollama options for chat calls: a context window that fits what Hippo sends."""
+        return {"num_ctx": self.context_tokens}
+
+    def model_capabilities(self, model: str) -> frozenset[str]:
+        """What ``model`` can do (tools, thinking...), asked once; empty if unknown."""
         if model not in self._capabilities:
             try:
                 self._capabilities[model] = self.llm.show(model).capabilities
@@ -317,6 +340,11 @@ class Hippo:
         from assistant.memory.embedding import embed_queued
 
         return embed_queued(self, batch_size, max_batches)
+
+    def maintain(self) -> None:
+        """Background memory work: embed what is queued, fold old turns into summaries."""
+        self.embed_pending()
+        self.update_summaries()
 
     def wait_for_text(self, timeout: float) -> bool:
         """Block until a new message is stored (or ``timeout``); for the embedding worker."""

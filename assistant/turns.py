@@ -7,8 +7,11 @@ from dataclasses import dataclass
 from assistant.errors import HippoError
 from assistant.llm.events import TextDelta, ThinkingDelta
 from assistant.memory.models import Message
+from assistant.memory.retrieval import Memory
 
 __all__ = [
+    "MemoryUsed",
+    "MemoryWritten",
     "ReplyCancelled",
     "ReplyDone",
     "ReplyFailed",
@@ -56,6 +59,30 @@ class ReplyFailed:
     error: HippoError
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryUsed:
+    """The memories put into the prompt for this reply, by section, with their scores."""
+
+    reply_id: int
+    memories: tuple[tuple[str, Memory], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryWritten:
+    """The model changed memory through a tool ("Memory updated: ...")."""
+
+    notice: str
+    tool: str
+
+
 TurnEvent = (
-    UserSaved | ReplyStarted | TextDelta | ThinkingDelta | ReplyDone | ReplyCancelled | ReplyFailed
+    UserSaved
+    | ReplyStarted
+    | MemoryUsed
+    | TextDelta
+    | ThinkingDelta
+    | MemoryWritten
+    | ReplyDone
+    | ReplyCancelled
+    | ReplyFailed
 )

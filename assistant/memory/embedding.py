@@ -47,7 +47,7 @@ def embed_queued(engine: Hippo, batch_size: int = 32, max_batches: int | None = 
 
 
 class EmbeddingWorker:
-    """A daemon thread that embeds new messages as they are stored.
+    """A daemon thread that embeds new memories and updates summaries as they come.
 
     Args:
         engine: the engine whose queue to drain.
@@ -78,7 +78,7 @@ class EmbeddingWorker:
             vectors.requeue_missing(self._engine.embedding_model)
         while not self._stop.is_set():
             try:
-                embed_queued(self._engine)
+                self._engine.maintain()
             except HippoError as exc:
-                log.warning("embedding failed: %s", exc)
+                log.warning("background memory work failed: %s", exc)
             self._engine.wait_for_text(self._idle_s)

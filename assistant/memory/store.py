@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 import apsw
@@ -141,6 +141,17 @@ class MessageStore:
         )
         return [_session(row) for row in rows]
 
+    def session_scopes(self, session_ids: Iterable[int]) -> dict[int, str]:
+        """The scope of each of these sessions ('' for none)."""
+        ids = list(session_ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._conn().execute(
+            f"SELECT id, scope FROM sessions WHERE id IN ({marks})", ids
+        )
+        return dict(rows)
+
     def last_session(self, profile_id: int) -> Session | None:
         """The profile's most recently active session that has messages, if any."""
         row = (
@@ -215,14 +226,16 @@ class MessageStore:
         thinking: str = "",
         status: MessageStatus = "complete",
         error: str = "",
+        importance: float | None = None,
     ) -> Message:
         """Rewrite a (streaming) message; index it once it is no longer streaming."""
         conn = self._conn()
         with conn:
             conn.execute(
-                "UPDATE messages SET content = ?, thinking = ?, status = ?, error = ?, tokens = ?"
-                " WHERE id = ?",
-                (content, thinking, status, error, estimate_tokens(content), message_id),
+                "UPDATE messages SET content = ?, thinking = ?, status = ?, error = ?, tokens = ?,"
+                " importance = coalesce(?, importance) WHERE id = ?",
+                (content, thinking, status, error, estimate_tokens(content), importance,
+                 message_id),
             )
             if status != "streaming":
                 self._index(conn, message_id)
@@ -302,6 +315,20 @@ class MessageStore:
             .fetchall()
         )
         return [_message(row) for row in reversed(rows)]
+
+    def set_summary(self, session_id: int, summary: str, upto: int) -> None:
+        """Store a session's running summary and the last message id folded into it."""
+        self._conn().execute(
+            "UPDATE sessions SET summary = ?, summary_upto = ? WHERE id = ?",
+            (summary, upto, session_id),
+        )
+
+    def summary(self, session_id: int) -> tuple[str, int]:
+        """A session's running summary and the last message id folded into it."""
+        row = self._conn().execute(
+            "SELECT summary, summary_upto FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        return (row[0], row[1]) if row else ("", 0)
 
     def mark_interrupted(self) -> int:
         """Close replies left streaming by a process that died; return how many."""

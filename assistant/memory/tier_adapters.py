@@ -1,15 +1,17 @@
-"""Retrieval adapters for the episode, document and event tiers (messages: tiers.py)."""
+"""Retrieval adapters for the fact, episode, document and event tiers (messages: tiers.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from assistant.errors import HippoError
 from assistant.memory.archival import ArchiveStore
 from assistant.memory.episodes import EpisodeStore
 from assistant.memory.events import EventStore
+from assistant.memory.facts import Fact, FactStore
 from assistant.memory.retrieval import Memory, Query
 
-__all__ = ["ChunkTier", "EpisodeTier", "EventTier"]
+__all__ = ["ChunkTier", "EpisodeTier", "EventTier", "FactTier", "fact_memory"]
 
 
 class EpisodeTier:
@@ -105,3 +107,64 @@ class EventTier:
                 importance=event.importance,
             )
         return out
+
+
+_FACT_SOURCES = {
+    "user_stated": "fact you stated",
+    "assistant_inferred": "fact Hippo inferred",
+    "document": "fact from a document",
+    "event": "fact from an event",
+    "reflection": "Hippo's reflection",
+}
+
+
+def fact_memory(fact: Fact) -> Memory:
+    """A fact as retrieval and the context see it."""
+    return Memory(
+        kind="fact",
+        item_id=fact.id,
+        text=fact.statement,
+        at=fact.learned_at,
+        source=_FACT_SOURCES.get(fact.source_kind, fact.source_kind),
+        importance=fact.importance,
+        last_used=fact.last_accessed_at,
+    )
+
+
+class FactTier:
+    """The long-term profile: active facts (or, as of a past date, the facts valid then)."""
+
+    kind = "fact"
+
+    def __init__(self, store: FactStore) -> None:
+        self._store = store
+
+    def keyword(self, query: Query, limit: int) -> list[tuple[int, float]]:
+        statuses = ("active",) if query.as_of is None else ("active", "superseded", "expired")
+        return self._store.keyword_search(query.profile_id, query.text, limit, statuses=statuses)
+
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+        out = {}
+        for fact_id in ids:
+            try:
+                fact = self._store.get(fact_id, profile_id=query.profile_id)
+            except HippoError:
+                continue
+            if _fact_applies(fact, query):
+                out[fact_id] = fact_memory(fact)
+        return out
+
+
+def _fact_applies(fact: Fact, query: Query) -> bool:
+    if query.scopes is not None and fact.scope and fact.scope not in query.scopes:
+        return False
+    if query.as_of is None:
+        current = fact.valid_to is None or fact.valid_to > query.now
+        return fact.status == "active" and current
+    moment = query.as_of
+    return (
+        fact.status in ("active", "superseded", "expired")
+        and fact.learned_at <= moment
+        and (fact.valid_from is None or fact.valid_from <= moment)
+        and (fact.valid_to is None or fact.valid_to > moment)
+    )

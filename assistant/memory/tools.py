@@ -1,0 +1,263 @@
+"""Memory tools the model may call (MemGPT's functions), validated before they run.
+
+A malformed call gets an error result the model can read and correct; a write by the
+model never becomes a user-stated or active fact (it lands pending, for review).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, time
+from typing import TYPE_CHECKING, Any
+
+from assistant.errors import HippoError
+from assistant.llm.events import ToolCall
+from assistant.memory.entities import extract_entities
+from assistant.memory.facts import Evidence
+from assistant.memory.models import Message, Session
+from assistant.memory.retrieval import Memory
+
+if TYPE_CHECKING:
+    from assistant.engine import Hippo
+
+__all__ = ["TOOL_SPECS", "MemoryTools", "ToolResult"]
+
+
+def _spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+_LABEL = {
+    "type": "string",
+    "enum": ["human", "persona"],
+    "description": "'human': lasting facts about the user; 'persona': how you behave",
+}
+_TEXT = {"type": "string"}
+_DATE = {"type": "string", "description": "YYYY-MM-DD"}
+TOOL_SPECS: list[dict[str, Any]] = [
+    _spec(
+        "core_memory_append",
+        "Add a line to a core memory block (always in your prompt).",
+        {"label": _LABEL, "content": _TEXT},
+        ["label", "content"],
+    ),
+    _spec(
+        "core_memory_replace",
+        "Replace text in a core memory block (exact old text).",
+        {"label": _LABEL, "old_content": _TEXT, "new_content": _TEXT},
+        ["label", "old_content", "new_content"],
+    ),
+    _spec(
+        "recall_search",
+        "Search every past message by keywords and meaning, optionally within a date range.",
+        {"query": _TEXT, "start_date": _DATE, "end_date": _DATE},
+        ["query"],
+    ),
+    _spec(
+        "archival_insert",
+        "Save a note to long-term archival memory.",
+        {"content": _TEXT},
+        ["content"],
+    ),
+    _spec(
+        "archival_search",
+        "Search documents and notes in archival memory.",
+        {"query": _TEXT},
+        ["query"],
+    ),
+    _spec(
+        "remember_fact",
+        "Propose a fact about the user for their profile (the user "
+        "reviews it before it is trusted).",
+        {
+            "statement": _TEXT,
+            "scope": {"type": "string", "description": "e.g. work, health"},
+            "importance": {"type": "integer", "minimum": 1, "maximum": 10},
+        },
+        ["statement"],
+    ),
+    _spec(
+        "forget_fact",
+        "Mark a stored fact as wrong so it is no longer used (kept in history; the user can undo).",
+        {"fact_id": {"type": "integer"}, "reason": _TEXT},
+        ["fact_id"],
+    ),
+]
+_SPECS = {spec["function"]["name"]: spec["function"]["parameters"] for spec in TOOL_SPECS}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool call returned to the model, and a notice for the user if memory changed."""
+
+    name: str
+    content: str
+    ok: bool = True
+    notice: str = ""
+
+
+class ToolError(HippoError):
+    """A tool call the model must correct."""
+
+
+def _validate(name: str, arguments: Any) -> dict[str, Any]:
+    if name not in _SPECS:
+        raise ToolError(f"There is no tool '{name}'. Available: {', '.join(_SPECS)}.")
+    if not isinstance(arguments, dict):
+        raise ToolError(f"{name} takes a JSON object of arguments.")
+    spec = _SPECS[name]
+    for key in spec["required"]:
+        if arguments.get(key) in (None, ""):
+            raise ToolError(f"{name} needs '{key}'.")
+    checked: dict[str, Any] = {}
+    for key, value in arguments.items():
+        prop = spec["properties"].get(key)
+        if prop is None:
+            continue  # models add stray keys; ignoring them is kinder than failing
+        if prop["type"] == "integer":
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise ToolError(f"{name}: '{key}' must be a whole number.") from None
+        elif not isinstance(value, str):
+            value = str(value)
+        if "enum" in prop and value not in prop["enum"]:
+            raise ToolError(f"{name}: '{key}' must be one of {prop['enum']}.")
+        checked[key] = value
+    return checked
+
+
+def _day(text: str | None, end: bool) -> datetime | None:
+    if not text:
+        return None
+    try:
+        day = datetime.strptime(text, "%Y-%m-%d").date()
+    except ValueError:
+        raise ToolError(f"Dates are written YYYY-MM-DD (got {text!r}).") from None
+    return datetime.combine(day, time.max if end else time.min).astimezone()
+
+
+def _listing(memories: list[Memory]) -> str:
+    if not memories:
+        return "No matching memories."
+    return "\n".join(
+        json.dumps(
+            {"date": f"{m.at.astimezone():%Y-%m-%d %H:%M}", "source": m.source, "text": m.text},
+            ensure_ascii=False,
+        )
+        for m in memories
+    )
+
+
+class MemoryTools:
+    """Runs the model's memory tool calls for one turn.
+
+    Args:
+        engine: the engine.
+        session: the session of the turn.
+        user_message: the message being answered: the evidence for a remembered fact.
+    """
+
+    def __init__(self, engine: Hippo, session: Session, user_message: Message) -> None:
+        self._engine = engine
+        self._session = session
+        self._user = user_message
+        self._handlers: dict[str, Callable[[dict[str, Any]], ToolResult]] = {
+            "core_memory_append": self._core_append,
+            "core_memory_replace": self._core_replace,
+            "recall_search": self._recall,
+            "archival_insert": self._archival_insert,
+            "archival_search": self._archival_search,
+            "remember_fact": self._remember,
+            "forget_fact": self._forget,
+        }
+
+    def run(self, call: ToolCall) -> ToolResult:
+        """Validate and run one call; failures come back as readable error results."""
+        try:
+            return self._handlers[call.name](_validate(call.name, call.arguments))
+        except ToolError as exc:
+            return ToolResult(call.name, f"Error: {exc}", ok=False)
+        except HippoError as exc:
+            return ToolResult(call.name, f"Error: {exc}", ok=False)
+        except KeyError:
+            return ToolResult(call.name, f"Error: there is no tool '{call.name}'.", ok=False)
+
+    @property
+    def _pid(self) -> int:
+        return self._engine.profile.id
+
+    def _core_append(self, args: dict[str, Any]) -> ToolResult:
+        block = self._engine.core.append(self._pid, args["label"], args["content"], actor="agent")
+        return ToolResult(
+            "core_memory_append",
+            f"Done. {block.remaining} characters left.",
+            notice=f"Memory updated: {args['label']} block: {args['content']}",
+        )
+
+    def _core_replace(self, args: dict[str, Any]) -> ToolResult:
+        self._engine.core.replace(
+            self._pid, args["label"], args["old_content"], args["new_content"], actor="agent"
+        )
+        return ToolResult(
+            "core_memory_replace",
+            "Done.",
+            notice=f"Memory updated: {args['label']} block now says {args['new_content']!r}",
+        )
+
+    def _recall(self, args: dict[str, Any]) -> ToolResult:
+        start, end = _day(args.get("start_date"), False), _day(args.get("end_date"), True)
+        found = self._engine.recall(args["query"], kinds=("message",), limit=50)
+        found = [
+            m for m in found if (start is None or m.at >= start) and (end is None or m.at <= end)
+        ][:8]
+        return ToolResult("recall_search", _listing(found))
+
+    def _archival_insert(self, args: dict[str, Any]) -> ToolResult:
+        ids = self._engine.archive.insert_note(self._pid, args["content"], title="note")
+        self._engine.wake()
+        return ToolResult(
+            "archival_insert",
+            f"Saved as note chunk(s) {ids}.",
+            notice=f"Memory updated: note saved: {args['content'][:80]}",
+        )
+
+    def _archival_search(self, args: dict[str, Any]) -> ToolResult:
+        return ToolResult(
+            "archival_search",
+            _listing(self._engine.recall(args["query"], kinds=("chunk",), limit=5)),
+        )
+
+    def _remember(self, args: dict[str, Any]) -> ToolResult:
+        fact = self._engine.facts.add(
+            self._pid,
+            args["statement"],
+            evidence=[Evidence("message", self._user.id)],
+            source_kind="assistant_inferred",
+            actor="agent",
+            scope=self._session.scope,
+            importance=min(max(args.get("importance", 5), 1), 10),
+        )
+        self._engine.entities.link(self._pid, "fact", fact.id, extract_entities(fact.statement))
+        return ToolResult(
+            "remember_fact",
+            f"Proposed as fact {fact.id} ({fact.status}); the user will review it.",
+            notice=f"Memory updated: proposed for review: {fact.statement}",
+        )
+
+    def _forget(self, args: dict[str, Any]) -> ToolResult:
+        fact = self._engine.facts.forget(args["fact_id"], actor="agent", profile_id=self._pid)
+        return ToolResult(
+            "forget_fact",
+            f"Fact {fact.id} is no longer used (undoable).",
+            notice=f"Memory updated: stopped using: {fact.statement}",
+        )
