@@ -34,6 +34,20 @@ DEFAULT_EMBEDDING_MODEL = "embeddinggemma"
 SUGGESTED_EMBEDDING_MODELS = ("embeddinggemma", "bge-m3", "all-minilm")
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DB_FILENAME = "hippo.db"
+_STRATEGIES = ("buffer", "window", "summary", "summary_buffer")
+_WEIGHTS = (
+    "relevance",
+    "recency",
+    "importance",
+    "keyword",
+    "vector",
+    "decay_per_hour",
+    "min_relevance",
+    "vector_floor",
+    "duplicate_overlap",
+)
+_SECTIONS = ("facts", "episodes", "upcoming", "events", "recalled")
+_OWN_TABLES = {"models", "ollama", "profile", "memory", "retrieval"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,9 @@ class Config:
     ollama_host: str | None = None
     profile: str = "default"
     context_tokens: int = 8192
+    working_strategy: str = "summary_buffer"
+    retrieval: dict[str, float] = field(default_factory=dict)
+    memory_budget: dict[str, int] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     @property
@@ -120,6 +137,10 @@ def load_config(
     context = models.get("context_tokens", 8192)
     if not isinstance(context, int) or context < 512:
         raise ConfigError(f"In {path}, models.context_tokens must be a whole number >= 512.")
+    memory = _table(raw, "memory", path)
+    strategy = _text(memory, "strategy", path) or "summary_buffer"
+    if strategy not in _STRATEGIES:
+        raise ConfigError(f"In {path}, memory.strategy must be one of {', '.join(_STRATEGIES)}.")
     return Config(
         data_dir=Path(chosen_data).expanduser(),
         config_dir=config_dir,
@@ -128,8 +149,38 @@ def load_config(
         ollama_host=env.get("OLLAMA_HOST") or _text(ollama, "host", path),
         profile=_text(raw.get("profile", {}) or {}, "name", path) or "default",
         context_tokens=context,
-        extra={k: v for k, v in raw.items() if k not in {"models", "ollama", "profile"}},
+        working_strategy=strategy,
+        retrieval=_numbers(_table(raw, "retrieval", path), _WEIGHTS, path, "retrieval"),
+        memory_budget={
+            k: int(v)
+            for k, v in _numbers(
+                _table(memory, "budget", path), _SECTIONS, path, "memory.budget"
+            ).items()
+        },
+        extra={k: v for k, v in raw.items() if k not in _OWN_TABLES},
     )
+
+
+def _table(raw: Mapping[str, object], key: str, path: Path) -> dict[str, object]:
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"In {path}, [{key}] must be a table.")
+    return value
+
+
+def _numbers(
+    table: Mapping[str, object], allowed: tuple[str, ...], path: Path, where: str
+) -> dict[str, float]:
+    out = {}
+    for key, value in table.items():
+        if key not in allowed:
+            raise ConfigError(
+                f"In {path}, [{where}] has no setting '{key}'; known: {', '.join(allowed)}."
+            )
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ConfigError(f"In {path}, {where}.{key} must be a number >= 0.")
+        out[key] = float(value)
+    return out
 
 
 def save_config(config: Config) -> Path:
@@ -145,6 +196,11 @@ def save_config(config: Config) -> Path:
     if config.ollama_host and config.ollama_host != os.environ.get("OLLAMA_HOST"):
         raw["ollama"] = {"host": config.ollama_host}
     raw["profile"] = {"name": config.profile}
+    raw["memory"] = {"strategy": config.working_strategy}
+    if config.memory_budget:
+        raw["memory"]["budget"] = dict(config.memory_budget)
+    if config.retrieval:
+        raw["retrieval"] = dict(config.retrieval)
     config.config_dir.mkdir(parents=True, exist_ok=True)
     tmp = config.config_path.with_suffix(".toml.tmp")
     tmp.write_text(tomli_w.dumps(raw), encoding="utf-8")

@@ -8,6 +8,8 @@ from urllib.parse import urlparse
 from assistant.clock import Clock
 from assistant.config import Config
 from assistant.engine import Hippo
+from assistant.memory.context import ContextBudget
+from assistant.memory.scoring import RetrievalWeights
 from assistant.secrets import load_token
 
 if TYPE_CHECKING:
@@ -42,4 +44,7 @@ def open_engine(config: Config, *, clock: Clock | None = None) -> Hippo:
         profile=config.profile,
         context_tokens=config.context_tokens,
         clock=clock,
+        working_strategy=config.working_strategy,  # type: ignore[arg-type]
+        context_budget=ContextBudget(**config.memory_budget),
+        weights=RetrievalWeights(**config.retrieval),  # type: ignore[arg-type]
     )

@@ -56,3 +56,38 @@ def test_a_bad_value_is_reported_with_its_key(tmp_path):
     (tmp_path / "config.toml").write_text("[models]\nchat = 3\n")
     with pytest.raises(ConfigError, match="'chat'"):
         load_config(environ={"HIPPO_CONFIG_DIR": str(tmp_path)})
+
+
+def test_memory_strategy_budgets_and_retrieval_weights_are_read_and_checked(tmp_path):
+    (tmp_path / "config.toml").write_text(
+        '[memory]\nstrategy = "window"\n[memory.budget]\nrecalled = 400\n'
+        "[retrieval]\nrecency = 0.1\nmin_relevance = 0.4\n"
+    )
+    config = load_config(environ={"HIPPO_CONFIG_DIR": str(tmp_path)})
+    assert config.working_strategy == "window"
+    assert config.memory_budget == {"recalled": 400}
+    assert config.retrieval == {"recency": 0.1, "min_relevance": 0.4}
+    save_config(config)
+    assert load_config(environ={"HIPPO_CONFIG_DIR": str(tmp_path)}) == config
+
+
+def test_an_unknown_retrieval_setting_is_named(tmp_path):
+    (tmp_path / "config.toml").write_text("[retrieval]\nrecncy = 0.1\n")
+    with pytest.raises(ConfigError, match="'recncy'"):
+        load_config(environ={"HIPPO_CONFIG_DIR": str(tmp_path)})
+
+
+def test_the_engine_is_built_with_the_configured_memory_settings(tmp_path):
+    from assistant.factory import open_engine
+
+    (tmp_path / "config.toml").write_text(
+        '[memory]\nstrategy = "buffer"\n[memory.budget]\nfacts = 100\n[retrieval]\nrecency = 0\n'
+    )
+    config = load_config(data_dir=tmp_path / "d", environ={"HIPPO_CONFIG_DIR": str(tmp_path)})
+    engine = open_engine(config)
+    try:
+        assert engine.working_strategy == "buffer"
+        assert engine.context_budget.facts == 100
+        assert engine.retriever.weights.recency == 0
+    finally:
+        engine.close()
