@@ -55,12 +55,42 @@ def _check_file(config: Config, report: Report) -> None:
         ).fetchone()
         report.facts.append(("sessions", str(counts[0])))
         report.facts.append(("messages", f"{counts[1]} ({counts[2]} items waiting for vectors)"))
+        _check_consistency(conn, report)
         if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
             report.problems.append(
                 f"The data file {path} failed SQLite's integrity check: restore a backup."
             )
     finally:
         conn.close()
+
+
+# Cross-tier consistency: each query counts rows that break a rule the tiers promise.
+_CONSISTENCY = (
+    ("facts without evidence",
+     "SELECT count(*) FROM facts f WHERE NOT EXISTS"
+     " (SELECT 1 FROM fact_evidence e WHERE e.fact_id = f.id)"),
+    ("evidence citing another profile's or a missing message",
+     "SELECT count(*) FROM fact_evidence e JOIN facts f ON f.id = e.fact_id"
+     " WHERE e.kind = 'message' AND NOT EXISTS (SELECT 1 FROM messages m"
+     "  WHERE m.id = e.ref_id AND m.profile_id = f.profile_id)"),
+    ("messages in a session of another profile",
+     "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
+     " WHERE s.profile_id != m.profile_id"),
+)
+
+
+def _check_consistency(conn, report: Report) -> None:  # type: ignore[no-untyped-def]
+    broken = []
+    for label, sql in _CONSISTENCY:
+        count = conn.execute(sql).fetchone()[0]
+        if count:
+            broken.append(f"{count} {label}")
+    report.facts.append(("consistency", "ok" if not broken else "; ".join(broken)))
+    if broken:
+        report.problems.append(
+            "The memory tiers disagree (" + "; ".join(broken) + "). Nothing was changed; "
+            "back up the file (`hippo path` shows it) and report this with this output."
+        )
 
 
 def _check_ollama(config: Config, report: Report) -> None:

@@ -122,3 +122,20 @@ def test_token_status_says_where_the_token_comes_from(monkeypatch, capsys):
     monkeypatch.setenv("HIPPO_OLLAMA_TOKEN", "abc")
     assert main(["token", "status"]) == 0
     assert "token: environment" in capsys.readouterr().out
+
+
+def test_doctor_reports_tiers_that_disagree(ollama_up, capsys):
+    from assistant.config import load_config
+    from data_schema.connect import connect
+
+    assert main(["doctor"]) == 0
+    assert "consistency" in capsys.readouterr().out
+    conn = connect(load_config().db_path)
+    conn.execute("INSERT INTO profiles(name, created_at) VALUES ('p', 'x')")
+    conn.execute(
+        "INSERT INTO facts(profile_id, statement, source_kind, learned_at)"
+        " VALUES (1, 'orphan', 'user_stated', 'x')"
+    )
+    conn.close()
+    assert main(["doctor"]) == 1
+    assert "1 facts without evidence" in capsys.readouterr().out
