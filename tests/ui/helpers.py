@@ -1,0 +1,100 @@
+"""Helpers for Pilot tests: wait on a condition (never a fixed sleep), read the screen."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+
+from rich.console import Console
+from textual import events
+from textual.app import App
+from textual.css.query import NoMatches
+from textual.pilot import Pilot
+
+from ui import HippoApp
+from ui.screens import ChatScreen
+from ui.widgets import Conversation, MessageView, PromptInput
+
+__all__ = ["chat_ready", "messages_shown", "screen_text", "sees", "send", "type_text", "wait_until"]
+
+
+async def wait_until(
+    pilot: Pilot, predicate: Callable[[], object], timeout: float = 5.0, what: str = ""
+) -> None:
+    """Let the app run until ``predicate()`` is true.
+
+    Raises:
+        AssertionError: it stayed false for ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if predicate():
+                return
+        except NoMatches:  # the screen it looks at isn't up yet
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what or predicate}")
+        await pilot.pause(0.02)
+
+
+def screen_text(app: App) -> str:
+    """What the terminal shows now, as plain text."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), force_terminal=True,
+        color_system="truecolor", record=True, legacy_windows=False,
+    )  # fmt: skip
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text()
+
+
+async def chat_ready(pilot: Pilot[None]) -> None:
+    """Wait until the startup check found Ollama and the chat is on top."""
+    app = pilot.app
+    assert isinstance(app, HippoApp)
+    await wait_until(
+        pilot,
+        lambda: app.chat.status.reachable and isinstance(app.screen, ChatScreen),
+        what="Ollama to answer and the chat to be on top",
+    )
+
+
+def messages_shown(app: HippoApp) -> list[MessageView]:
+    """The message views in the conversation, oldest first."""
+    return list(app.chat.query_one(Conversation).query(MessageView))
+
+
+async def type_text(pilot: Pilot[None], text: str) -> None:
+    """Put text in the message box as a paste does (Pilot spends ~60 ms on each key)."""
+    prompt = pilot.app.chat.query_one(PromptInput)
+    prompt.focus()
+    pilot.app.post_message(events.Paste(text))  # as the terminal driver sends it
+    await wait_until(pilot, lambda: prompt.text.endswith(text), what=f"{text!r} in the box")
+
+
+async def sees(pilot: Pilot[None], *texts: str, timeout: float = 5.0) -> str:
+    """Wait until the terminal shows every one of ``texts``; return the screen's text."""
+    await wait_until(
+        pilot,
+        lambda: all(text in screen_text(pilot.app) for text in texts),
+        timeout,
+        what=f"the screen to show {texts}",
+    )
+    return screen_text(pilot.app)
+
+
+async def send(pilot: Pilot[None], text: str) -> None:
+    """Type a message, press Enter, and wait until its reply has ended (however it ended)."""
+    app = pilot.app
+    before = len(messages_shown(app))
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await wait_until(
+        pilot,
+        lambda: len(messages_shown(app)) >= before + 2 and not app.chat.streaming,
+        what="the reply to end",
+    )

@@ -1,0 +1,87 @@
+"""Sessions: resume the last one, open another from the list, start a new one."""
+
+from __future__ import annotations
+
+from tests.ui.conftest import make_engine
+from tests.ui.helpers import chat_ready, messages_shown, send, wait_until
+from ui import HippoApp
+from ui.screens import ChatScreen, SessionListScreen
+from ui.widgets import Conversation
+
+SIZE = (100, 30)
+
+
+def _seed(engine, title_words: str, count: int) -> int:
+    """A session holding ``count`` alternating messages; returns its id."""
+    session = engine.new_session()
+    for index in range(count):
+        role = "user" if index % 2 == 0 else "assistant"
+        engine.messages.add_message(session.id, role, f"{title_words} {index}")
+    return session.id
+
+
+async def test_restarting_with_resume_shows_the_previous_conversation(config, clock, fake_ollama):
+    first = make_engine(config, clock)
+    app = HippoApp(first, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "remember the blue door")
+        session_id = app.chat.session_id
+    first.close()
+
+    second = make_engine(config, clock)
+    app = HippoApp(second, config, resume=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(messages_shown(app)) == 2)
+        assert app.chat.session_id == session_id
+        user, reply = messages_shown(app)
+        assert user.content == "remember the blue door"
+        assert reply.content == "You said: remember the blue door"
+    second.close()
+
+
+async def test_without_resume_the_chat_starts_empty_and_creates_a_session_on_send(
+    engine, config, fake_ollama
+):
+    _seed(engine, "old talk", 4)
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        assert messages_shown(app) == [] and app.chat.session_id is None
+        await send(pilot, "hello")
+    assert len(engine.sessions()) == 2
+
+
+async def test_resume_shows_only_the_last_hundred_messages(engine, config, fake_ollama):
+    session_id = _seed(engine, "note", 150)
+    app = HippoApp(engine, config, resume=True)
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.chat.query_one(Conversation)
+        await wait_until(pilot, lambda: messages_shown(app) and not conversation.filling)
+        shown = messages_shown(app)
+        assert len(shown) == 100
+        assert shown[0].content == "note 50" and shown[-1].content == "note 149"
+        assert app.chat.session_id == session_id
+
+
+async def test_the_session_list_opens_a_session_or_starts_a_new_one(engine, config, fake_ollama):
+    older = _seed(engine, "about gardening", 2)
+    clock_later = engine.clock.advance(hours=1)  # noqa: F841  (the next session is newer)
+    _seed(engine, "about cooking", 4)
+    app = HippoApp(engine, config, resume=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(messages_shown(app)) == 4)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
+        await pilot.press("down", "enter")  # the older session, second in the list
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await wait_until(pilot, lambda: len(messages_shown(app)) == 2)
+        assert app.chat.session_id == older
+        assert messages_shown(app)[0].content == "about gardening 0"
+
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await wait_until(pilot, lambda: not messages_shown(app))
+        assert app.chat.session_id is None

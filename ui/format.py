@@ -1,0 +1,61 @@
+"""Small text helpers the screens share: sizes, speeds, dates, capabilities."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+__all__ = ["capability_text", "human_size", "human_speed", "short_date"]
+
+_UNITS = ("B", "KB", "MB", "GB", "TB")
+# The order capabilities are listed in, most useful to a chat user first.
+_CAPABILITY_ORDER = ("completion", "tools", "thinking", "vision", "embedding", "insert")
+
+
+def human_size(size: float) -> str:
+    """A byte count as people read it (decimal units, like Ollama's own listing).
+
+    Args:
+        size: a number of bytes.
+
+    Returns:
+        e.g. ``"1.4 GB"`` or ``"512 B"``.
+    """
+    value = float(size)
+    for unit in _UNITS:
+        if abs(value) < 1000 or unit == _UNITS[-1]:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def human_speed(bytes_per_s: float) -> str:
+    """A transfer speed, e.g. ``"12.3 MB/s"``; empty while unknown."""
+    return f"{human_size(bytes_per_s)}/s" if bytes_per_s > 0 else ""
+
+
+def short_date(moment: datetime, now: datetime | None = None) -> str:
+    """A local date and time, with the year only when it isn't the current one.
+
+    Args:
+        moment: an aware datetime.
+        now: the current time, to decide whether to show the year.
+
+    Returns:
+        e.g. ``"Jan 05 14:30"`` or ``"2024-03-01 09:00"``.
+    """
+    local = moment.astimezone()
+    if now is not None and now.astimezone().year != local.year:
+        return local.strftime("%Y-%m-%d %H:%M")
+    return local.strftime("%b %d %H:%M")
+
+
+def capability_text(capabilities: Iterable[str]) -> str:
+    """Capabilities in a stable, readable order, e.g. ``"tools, thinking"``.
+
+    ``completion`` is left out: every chat model has it.
+    """
+    present = set(capabilities)
+    ordered = [name for name in _CAPABILITY_ORDER if name in present]
+    ordered += sorted(present.difference(_CAPABILITY_ORDER))
+    return ", ".join(name for name in ordered if name != "completion")

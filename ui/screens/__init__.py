@@ -1,0 +1,17 @@
+"""Hippo's screens."""
+
+from ui.screens.chat import ChatScreen
+from ui.screens.models import ModelChoice, ModelPickerScreen
+from ui.screens.onboarding import OnboardingScreen
+from ui.screens.pull import PullScreen
+from ui.screens.sessions import SessionChoice, SessionListScreen
+
+__all__ = [
+    "ChatScreen",
+    "ModelChoice",
+    "ModelPickerScreen",
+    "OnboardingScreen",
+    "PullScreen",
+    "SessionChoice",
+    "SessionListScreen",
+]

@@ -1,0 +1,177 @@
+"""The chat screen: the conversation, the message box and the status line."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+
+from assistant.errors import OllamaUnreachable
+from assistant.turns import ReplyCancelled, ReplyDone, ReplyFailed
+from ui.widgets import Conversation, PromptInput, StatusLine
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from assistant.engine import Hippo
+    from assistant.turns import TurnEvent
+
+__all__ = ["HISTORY_LIMIT", "ChatScreen"]
+
+HISTORY_LIMIT = 100
+"""How many messages of a session are shown: never all, a file may hold 100k."""
+
+_TURN_ENDS = (ReplyDone, ReplyCancelled, ReplyFailed)
+_STOP_WAIT_S = 3.0
+_PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line"
+
+
+class ChatScreen(Screen[None]):
+    """Talk to Hippo in one session; the reply streams while the input stays usable.
+
+    Args:
+        engine: the engine to talk to.
+        resume: open the most recent session instead of starting a fresh one.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel_reply", "Stop reply"),
+        Binding("ctrl+y", "copy_last_reply", "Copy reply", priority=True),
+        Binding("ctrl+n", "new_session", "New session"),
+    ]
+
+    class Turn(Message):
+        """An event of the streaming turn, posted from the worker thread."""
+
+        def __init__(self, event: TurnEvent) -> None:
+            super().__init__()
+            self.event = event
+
+    class TurnCrashed(Message):
+        """The turn broke off with an exception instead of a final event."""
+
+        def __init__(self, text: str, error: Exception) -> None:
+            super().__init__()
+            self.text, self.error = text, error
+
+    def __init__(self, engine: Hippo, *, resume: bool = False) -> None:
+        super().__init__()
+        self.engine = engine
+        self.session_id: int | None = None
+        self._resume = resume
+        self._cancel: threading.Event | None = None
+        self._idle = threading.Event()  # clear while a turn's thread runs
+        self._idle.set()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Conversation(id="conversation")
+        yield PromptInput(id="prompt", placeholder=_PLACEHOLDER)
+        yield StatusLine(count_pending=self.engine.vectors.queued)
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        status = self.status
+        status.chat_model = self.engine.chat_model
+        status.embedding_model = self.engine.embedding_model
+        status.host = self.engine.llm.host
+        status.profile = self.engine.profile.name
+        self.query_one(PromptInput).focus()
+        if self._resume and (last := self.engine.last_session()) is not None:
+            await self.open_session(last.id)
+
+    async def on_unmount(self) -> None:
+        # Stop a streaming reply and let its thread finish, so whoever ran the app
+        # can close the engine as soon as it returns.
+        self.action_cancel_reply()
+        await asyncio.to_thread(self._idle.wait, _STOP_WAIT_S)
+
+    @property
+    def status(self) -> StatusLine:
+        """The status line, for the app to report on Ollama and models."""
+        return self.query_one(StatusLine)
+
+    @property
+    def streaming(self) -> bool:
+        """Whether a reply is streaming now."""
+        return self._cancel is not None
+
+    async def open_session(self, session_id: int | None) -> None:
+        """Show a session's last messages, or an empty chat for ``None`` (created on send)."""
+        self.action_cancel_reply()
+        self.session_id = session_id
+        session = self.engine.session(session_id) if session_id is not None else None
+        self.sub_title = session.title if session else "New session"
+        messages = self.engine.history(session_id, limit=HISTORY_LIMIT) if session_id else []
+        await self.query_one(Conversation).show(messages)
+
+    @on(PromptInput.Submitted)
+    def send(self, submitted: PromptInput.Submitted) -> None:
+        """Send the typed message, unless a reply is still streaming."""
+        if self.streaming:
+            self.notify("A reply is still streaming: press Esc to stop it first.")
+            return
+        if self.session_id is None:
+            session = self.engine.new_session()
+            self.session_id, self.sub_title = session.id, "New session"
+        submitted.prompt.clear()
+        self._cancel = threading.Event()
+        self._idle.clear()
+        self._stream_turn(self.session_id, submitted.text, self._cancel)
+
+    @work(thread=True, group="reply")
+    def _stream_turn(self, session_id: int, text: str, cancel: threading.Event) -> None:
+        try:
+            for event in self.engine.send(session_id, text, cancel=cancel):
+                self.post_message(self.Turn(event))
+        except Exception as exc:  # whatever broke, the chat must stay usable
+            self.post_message(self.TurnCrashed(text, exc))
+        finally:
+            self._idle.set()
+
+    async def on_chat_screen_turn(self, message: Turn) -> None:
+        event = message.event
+        await self.query_one(Conversation).apply(event)
+        if isinstance(event, ReplyDone):
+            self.status.reachable = True
+        elif isinstance(event, ReplyFailed) and isinstance(event.error, OllamaUnreachable):
+            self.status.reachable = False
+        if isinstance(event, _TURN_ENDS):
+            self._cancel = None
+            if self.sub_title == "New session" and self.session_id is not None:
+                self.sub_title = self.engine.session(self.session_id).title
+            self.status.refresh_pending()
+
+    async def on_chat_screen_turn_crashed(self, message: TurnCrashed) -> None:
+        self._cancel = None
+        await self.query_one(Conversation).abandon_reply(str(message.error))
+        prompt = self.query_one(PromptInput)
+        if not prompt.text:  # give the words back, so nothing typed is lost
+            prompt.text = message.text
+        self.notify(
+            str(message.error), title="Not sent", severity="error", timeout=10, markup=False
+        )
+
+    def action_cancel_reply(self) -> None:
+        """Stop the streaming reply; what arrived is kept, marked cancelled."""
+        if self._cancel is not None:
+            self._cancel.set()
+
+    def action_copy_last_reply(self) -> None:
+        """Copy the newest reply to the clipboard."""
+        reply = self.query_one(Conversation).last_reply()
+        if reply is None:
+            self.notify("There is no reply to copy yet.")
+        else:
+            reply.action_copy()
+
+    async def action_new_session(self) -> None:
+        """Start an empty chat; the session is created when the first message is sent."""
+        await self.open_session(None)
+        self.query_one(PromptInput).focus()

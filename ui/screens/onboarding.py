@@ -1,0 +1,116 @@
+"""Shown while Ollama can't be used: where Hippo looked, how to fix it, and Retry."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Static
+
+from assistant.errors import OllamaError, OllamaUnreachable
+from ui.checks import OllamaCheck, check_ollama
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from assistant.engine import Hippo
+
+__all__ = ["OnboardingScreen"]
+
+INSTALL_URL = "https://ollama.com/download"
+
+
+def _steps() -> Content:
+    return Content(
+        f"1. Install Ollama from {INSTALL_URL}\n"
+        "2. Start it in another terminal:  ollama serve\n"
+        "3. Press Retry (r).\n\n"
+        "Ollama on another machine? Set OLLAMA_HOST (e.g. http://192.168.1.20:11434) "
+        "and restart Hippo."
+    )
+
+
+class OnboardingScreen(Screen[OllamaCheck]):
+    """Explains how to get Ollama running; dismissed with the check once it answers.
+
+    Args:
+        engine: the engine whose Ollama host to check.
+        error: why the last check failed.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("r", "retry", "Retry")]
+
+    class Checked(Message):
+        """A retry found Ollama."""
+
+        def __init__(self, check: OllamaCheck) -> None:
+            super().__init__()
+            self.check = check
+
+    class Failed(Message):
+        """A retry failed again."""
+
+        def __init__(self, error: OllamaError) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(self, engine: Hippo, error: OllamaError) -> None:
+        super().__init__()
+        self.engine = engine
+        self.error = error
+
+    def compose(self) -> ComposeResult:
+        host = self.engine.llm.host
+        yield Header()
+        with VerticalScroll(id="onboarding"):
+            yield Static(self._title(), id="onboarding-title")
+            yield Static(Content.assemble(("Host tried: ", "bold"), host), id="host")
+            yield Static(Content(str(self.error)), id="problem")
+            yield Static(_steps(), id="steps")
+            with Horizontal(classes="buttons"):
+                yield Button("Retry", id="retry", variant="primary")
+            yield Static(Content(""), id="checking")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Setting up Ollama"
+        self.query_one("#retry", Button).focus()
+
+    def _title(self) -> Content:
+        if isinstance(self.error, OllamaUnreachable):
+            return Content("Hippo can't reach Ollama, the program that runs the models.")
+        return Content("Ollama answered, but Hippo can't use it yet.")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "retry":
+            self.action_retry()
+
+    def action_retry(self) -> None:
+        """Check the host again (in a thread; the screen stays responsive)."""
+        self.query_one("#retry", Button).disabled = True
+        self.query_one("#checking", Static).update(Content("Checking…"))
+        self._check()
+
+    @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
+    def _check(self) -> None:
+        try:
+            self.post_message(self.Checked(check_ollama(self.engine)))
+        except OllamaError as exc:
+            self.post_message(self.Failed(exc))
+
+    def on_onboarding_screen_checked(self, message: Checked) -> None:
+        self.dismiss(message.check)
+
+    def on_onboarding_screen_failed(self, message: Failed) -> None:
+        self.error = message.error
+        self.query_one("#onboarding-title", Static).update(self._title())
+        self.query_one("#problem", Static).update(Content(str(message.error)))
+        self.query_one("#checking", Static).update(Content("Still no answer. Try again."))
+        retry = self.query_one("#retry", Button)
+        retry.disabled = False
+        retry.focus()

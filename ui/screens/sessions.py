@@ -1,0 +1,99 @@
+"""Pick a past conversation to continue, or start a new one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ui.format import short_date
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from textual.app import ComposeResult
+
+    from assistant.engine import Hippo
+    from assistant.memory.models import Session
+
+__all__ = ["SessionChoice", "SessionListScreen"]
+
+_TITLE_WIDTH = 48
+
+
+@dataclass(frozen=True, slots=True)
+class SessionChoice:
+    """Which session to show: an existing one, or ``None`` for a new one."""
+
+    session_id: int | None
+
+
+def _prompt(session: Session, now: datetime) -> Content:
+    title = session.title or "(untitled)"
+    if len(title) > _TITLE_WIDTH:
+        title = title[: _TITLE_WIDTH - 1] + "…"
+    count = f"{session.message_count} message" + ("" if session.message_count == 1 else "s")
+    when = short_date(session.last_active_at, now)
+    return Content(f"{title:<{_TITLE_WIDTH}} {when:<16} {count:>13}")
+
+
+class SessionListScreen(Screen[SessionChoice | None]):
+    """Recent sessions, newest first; dismissed with the choice, or None (Esc).
+
+    Args:
+        engine: the engine whose sessions to list.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_session", "New session"),
+        Binding("escape", "close", "Back"),
+    ]
+
+    def __init__(self, engine: Hippo) -> None:
+        super().__init__()
+        self.engine = engine
+
+    def compose(self) -> ComposeResult:
+        sessions = self.engine.sessions()
+        now = self.engine.clock.now()
+        yield Header()
+        with Vertical(id="sessions"):
+            yield Static(Content("Recent sessions (Enter opens one)"), classes="section")
+            yield OptionList(
+                *(Option(_prompt(session, now), id=str(session.id)) for session in sessions),
+                id="session-list",
+            )
+            if not sessions:
+                yield Static(Content("No sessions yet: start one and say hello."))
+            with Horizontal(classes="buttons"):
+                yield Button("New session", id="sessions-new", variant="primary")
+                yield Button("Back", id="sessions-back")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Sessions"
+        self.query_one("#session-list", OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self.dismiss(SessionChoice(int(event.option.id)))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "sessions-new":
+            self.action_new_session()
+        else:
+            self.action_close()
+
+    def action_new_session(self) -> None:
+        """Start a new, empty session."""
+        self.dismiss(SessionChoice(None))
+
+    def action_close(self) -> None:
+        """Go back to the chat unchanged."""
+        self.dismiss(None)

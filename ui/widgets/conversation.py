@@ -1,0 +1,107 @@
+"""The scrolling list of messages, which applies a turn's events as they arrive."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.containers import VerticalScroll
+
+from assistant.turns import (
+    ReplyCancelled,
+    ReplyDone,
+    ReplyFailed,
+    ReplyStarted,
+    TextDelta,
+    ThinkingDelta,
+    UserSaved,
+)
+from ui.widgets.message import MessageView
+
+if TYPE_CHECKING:
+    from assistant.memory.models import Message
+    from assistant.turns import TurnEvent
+
+__all__ = ["Conversation"]
+
+_FIRST_SHOWN = 12  # fills a tall terminal; older messages mount after the first frame
+_BATCH = 12
+
+
+class Conversation(VerticalScroll):
+    """Messages, oldest at the top; follows the newest while it is in view."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._reply: MessageView | None = None
+        self._pending_older = 0
+        self._shown = 0  # counts calls to show()
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    async def show(self, messages: Iterable[Message]) -> None:
+        """Replace what is shown with these stored messages.
+
+        The newest few are mounted at once; older ones follow after the next frame,
+        in batches, so a long history never delays the first usable frame.
+        """
+        self._reply = None
+        self._pending_older = 0
+        self._shown += 1  # older messages of what was shown before must not follow
+        self.workers.cancel_group(self, "history")
+        await self.remove_children()
+        views = [MessageView.from_message(message) for message in messages]
+        await self.mount_all(views[-_FIRST_SHOWN:])
+        self.scroll_end(animate=False, immediate=True)
+        if older := views[:-_FIRST_SHOWN]:
+            self._pending_older = len(older)
+            self.call_after_refresh(self._mount_older, older, self._shown)
+
+    @work(exclusive=True, group="history")
+    async def _mount_older(self, views: list[MessageView], shown: int) -> None:
+        for end in range(len(views), 0, -_BATCH):
+            if shown != self._shown:
+                return
+            await self.mount_all(views[max(0, end - _BATCH) : end], before=0)
+            self._pending_older = max(0, end - _BATCH)
+            await asyncio.sleep(0)  # let keys and the stream in between batches
+
+    @property
+    def filling(self) -> bool:
+        """Whether older messages are still being added at the top."""
+        return self._pending_older > 0
+
+    async def apply(self, event: TurnEvent) -> None:
+        """Show one event of a turn: a saved message, a piece of reply, its end."""
+        match event:
+            case UserSaved(message=message):
+                await self.mount(MessageView.from_message(message))
+                self.anchor()  # the user just spoke: follow the reply again
+            case ReplyStarted(message=message):
+                self._reply = MessageView.from_message(message)
+                await self.mount(self._reply)
+            case TextDelta(text=text) if self._reply is not None:
+                await self._reply.append_text(text)
+            case ThinkingDelta(text=text) if self._reply is not None:
+                await self._reply.append_thinking(text)
+            case (
+                ReplyDone(message=message)
+                | ReplyCancelled(message=message)
+                | ReplyFailed(message=message)
+            ) if self._reply is not None:
+                await self._reply.finish(message)
+                self._reply = None
+
+    async def abandon_reply(self, error: str) -> None:
+        """End a reply whose turn broke off without a final event, showing ``error``."""
+        if self._reply is not None:
+            await self._reply.fail(error)
+            self._reply = None
+
+    def last_reply(self) -> MessageView | None:
+        """The newest assistant message shown, if any."""
+        replies = self.query(MessageView).filter(".-assistant")
+        return replies.last() if replies else None

@@ -1,0 +1,158 @@
+"""One message of the conversation, able to stream a reply into itself."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.markdown import Markdown as RichMarkdown
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Collapsible, Markdown, Static
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+    from textual.widgets.markdown import MarkdownStream
+
+    from assistant.memory.models import Message
+
+__all__ = ["MessageView"]
+
+_WHO = {"user": "You", "assistant": "Hippo", "system": "System", "tool": "Tool"}
+_STATUS_NOTE = {"streaming": "…", "cancelled": "cancelled", "failed": "failed"}
+
+
+def _settled_body(role: str, content: str) -> Static:
+    """A finished message's text as one cheap widget (history may show 100 of them).
+
+    Replies are Markdown rendered by Rich in a single Static, about ten times cheaper
+    to mount than Textual's block-per-widget Markdown; the user's words are shown as
+    typed. Neither is ever parsed as markup.
+    """
+    if role == "assistant":
+        return Static(RichMarkdown(content, code_theme="ansi_dark"), classes="body")
+    return Static(Content(content), classes="body")
+
+
+class MessageView(Vertical, can_focus=True):
+    """A message: who wrote it, its text, the model's thinking, and how it ended.
+
+    A reply streams into Textual's Markdown widget; when it ends it is rendered once,
+    whole, like every stored message.
+
+    Args:
+        role: ``user``, ``assistant``, ``system`` or ``tool``.
+        content: the text so far.
+        thinking: the model's thinking so far.
+        status: ``complete``, ``streaming``, ``cancelled`` or ``failed``.
+        error: why the reply failed.
+        model: the model that wrote it.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "copy", "Copy message")]
+
+    def __init__(
+        self,
+        role: str,
+        content: str = "",
+        *,
+        thinking: str = "",
+        status: str = "complete",
+        error: str = "",
+        model: str = "",
+    ) -> None:
+        super().__init__(classes=f"message -{role}")
+        self.role = role
+        self.content = content
+        self.thinking = thinking
+        self.status = status
+        self.error = error
+        self.model = model
+        self._stream: MarkdownStream | None = None
+        self.set_class(status != "complete", f"-{status}")
+
+    @classmethod
+    def from_message(cls, message: Message) -> MessageView:
+        """A view of a stored message."""
+        return cls(
+            message.role,
+            message.content,
+            thinking=message.thinking,
+            status=message.status,
+            error=message.error,
+            model=message.model,
+        )
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._header(), classes="header")
+        if self.thinking:
+            yield self._thinking_box()
+        if self.status == "streaming":
+            yield Markdown(self.content, open_links=False, classes="body")
+        else:
+            yield _settled_body(self.role, self.content)
+        error = Static(Content(self.error), classes="error")
+        error.display = bool(self.error)
+        yield error
+
+    def _header(self) -> Content:
+        who = _WHO.get(self.role, self.role)
+        if self.role == "assistant" and self.model:
+            who = f"{who} · {self.model}"
+        note = _STATUS_NOTE.get(self.status)
+        return Content(f"{who} · {note}" if note else who)
+
+    def _thinking_box(self) -> Collapsible:
+        text = Static(Content(self.thinking), classes="thinking-text")
+        return Collapsible(text, title="Thinking", collapsed=True)
+
+    async def append_text(self, text: str) -> None:
+        """Add a piece of the reply to the streaming Markdown body."""
+        self.content += text
+        if self._stream is None:
+            # Started on the first text, not before: stopping a stream whose task never
+            # ran raises CancelledError into the caller (a reply that fails at once).
+            self._stream = Markdown.get_stream(self.query_one(Markdown))
+        await self._stream.write(text)  # yields, so the stream's task is running
+
+    async def append_thinking(self, text: str) -> None:
+        """Add a piece of the model's thinking, opening the (collapsed) box if needed."""
+        self.thinking += text
+        boxes = self.query(Collapsible)
+        if not boxes:
+            await self.mount(self._thinking_box(), after=self.query_one(".header"))
+        else:
+            self.query_one(".thinking-text", Static).update(Content(self.thinking))
+
+    async def finish(self, message: Message) -> None:
+        """End the stream and render the stored reply once, whole.
+
+        Args:
+            message: the reply as stored (complete, cancelled or failed).
+        """
+        await self._settle(message.content, message.status, message.error)
+
+    async def fail(self, error: str) -> None:
+        """End the stream as failed when no stored reply came back (the turn broke off)."""
+        await self._settle(self.content, "failed", error)
+
+    async def _settle(self, content: str, status: str, error: str) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        self.remove_class("-streaming")
+        self.content, self.status, self.error = content, status, error
+        self.set_class(self.status != "complete", f"-{self.status}")
+        self.query_one(".header", Static).update(self._header())
+        error = self.query_one(".error", Static)
+        error.update(Content(self.error))
+        error.display = bool(self.error)
+        # Streaming appends can split Markdown structures; one full render fixes them.
+        body = self.query_one(".body")
+        await self.mount(_settled_body(self.role, self.content), after=body)
+        await body.remove()
+
+    def action_copy(self) -> None:
+        """Copy this message's text to the clipboard."""
+        self.app.copy_to_clipboard(self.content)
+        self.notify("Message copied.", timeout=2)

@@ -1,0 +1,73 @@
+"""The status line under the chat: Ollama host, models, profile, embedding queue."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import work
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+__all__ = ["StatusLine"]
+
+_PENDING_EVERY_S = 3.0
+_REACHABILITY = {None: ("…", "checking"), True: ("●", "up"), False: ("○", "down")}
+
+
+class StatusLine(Widget):
+    """One line of facts about the running assistant; every field is a reactive.
+
+    Args:
+        count_pending: how many messages wait for embeddings (a quick query, which
+            is run in a thread every few seconds and after each reply).
+    """
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; padding: 0 1; }
+    """
+
+    chat_model: reactive[str] = reactive("")
+    embedding_model: reactive[str] = reactive("")
+    host: reactive[str] = reactive("")
+    reachable: reactive[bool | None] = reactive(None)
+    profile: reactive[str] = reactive("")
+    pending: reactive[int] = reactive(0)
+
+    class Counted(Message):
+        """The embedding queue was counted (posted from a worker thread)."""
+
+        def __init__(self, pending: int) -> None:
+            super().__init__()
+            self.pending = pending
+
+    def __init__(self, count_pending: Callable[[], int] | None = None) -> None:
+        super().__init__()
+        self._count_pending = count_pending
+
+    def on_mount(self) -> None:
+        if self._count_pending is not None:
+            self.set_interval(_PENDING_EVERY_S, self.refresh_pending)
+
+    @work(thread=True, exclusive=True, group="pending", exit_on_error=False)
+    def refresh_pending(self) -> None:
+        """Count the messages that wait for embeddings, off the UI thread."""
+        if self._count_pending is not None:
+            self.post_message(self.Counted(self._count_pending()))  # thread-safe, no wait
+
+    def on_status_line_counted(self, message: Counted) -> None:
+        self.pending = message.pending
+
+    def render(self) -> Content:
+        """The line, built from plain text (names are never markup)."""
+        mark, word = _REACHABILITY[self.reachable]
+        host = self.host.removeprefix("http://")  # the usual scheme says nothing
+        parts = [
+            Content.assemble(f"{mark} ", ("Ollama ", "dim"), host, f" {word}"),
+            Content.assemble(self.chat_model, (" + ", "dim"), self.embedding_model),
+            Content.assemble(("profile ", "dim"), self.profile),
+        ]
+        if self.pending:
+            parts.append(Content(f"{self.pending} to embed"))
+        return Content(" │ ").join(parts)
