@@ -103,7 +103,7 @@ class Hippo:
                 EventTier(self.events),
             ],
             self.vectors,
-            lambda: self.vectors.model(self.embedding_model),
+            lambda: self.vectors.model(self.vector_key),
             weights,
         )
         self.profile: Profile = self.messages.profile(profile)
@@ -250,7 +250,7 @@ class Hippo:
         """
         keyword = self.messages.keyword_search(self.profile.id, query, _SEARCH_CANDIDATES)
         vector: list[tuple[int, float]] = []
-        model = self.vectors.model(self.embedding_model)
+        model = self.vectors.model(self.vector_key)
         if model is not None and query.strip():
             try:
                 (query_vector,) = self.llm.embed(self.embedding_model, [query])
@@ -341,10 +341,25 @@ class Hippo:
 
         return embed_queued(self, batch_size, max_batches)
 
-    def maintain(self) -> None:
-        """Background memory work: embed what is queued, fold old turns into summaries."""
-        self.embed_pending()
-        self.update_summaries()
+    @property
+    def vector_key(self) -> str:
+        """The embedding model's full name, which keys its vectors (``name:latest``...)."""
+        return _full_name(self.embedding_model)
+
+    def pending_embeddings(self) -> int:
+        """How many memories wait for a vector."""
+        return self.vectors.queued()
+
+    def maintain(self, stop: threading.Event | None = None) -> None:
+        """Background memory work: embed what is queued, fold old turns into summaries.
+
+        ``stop`` is checked between batches, so a closing app is not held up.
+        """
+        from assistant.memory.embedding import embed_queued
+
+        embed_queued(self, stop=stop)
+        if stop is None or not stop.is_set():
+            self.update_summaries()
 
     def wait_for_text(self, timeout: float) -> bool:
         """Block until a new message is stored (or ``timeout``); for the embedding worker."""
@@ -393,9 +408,9 @@ class Hippo:
         """
         if chat:
             self.chat_model = chat
-        if embedding and embedding != self.embedding_model:
+        if embedding and _full_name(embedding) != self.vector_key:
             self.embedding_model = embedding
-            self.vectors.requeue_missing(embedding)
+            self.vectors.requeue_missing(self.vector_key)
             self.wake()
 
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:

@@ -7,6 +7,9 @@ extensions from wheels on Linux, macOS and Windows.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib.util
 import os
 import threading
 from pathlib import Path
@@ -29,23 +32,33 @@ def _create_private(path: Path) -> None:
         os.close(fd)
 
 
-def _load_sqlite_vec(conn: apsw.Connection) -> None:
-    try:
-        import sqlite_vec
-    except ImportError as exc:
+@functools.cache
+def _sqlite_vec_path() -> str:
+    """Where the sqlite-vec extension lies, found without importing its package.
+
+    Importing ``sqlite_vec`` also imports the stdlib sqlite3 and numpy (~0.1 s at start-up);
+    the package is only a folder holding the compiled ``vec0`` library.
+    """
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
         raise ExtensionLoadError(
             "The sqlite-vec package is not installed, so Hippo can't search by meaning. "
             "Reinstall Hippo (`pip install --force-reinstall hippo-memory`) or run "
             "`pip install sqlite-vec`."
-        ) from exc
+        )
+    return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
+
+
+def _load_sqlite_vec(conn: apsw.Connection) -> None:
+    path = _sqlite_vec_path()
     try:
         conn.enable_load_extension(True)
-        conn.load_extension(sqlite_vec.loadable_path())
+        conn.load_extension(path)
     except apsw.Error as exc:
         raise ExtensionLoadError(
-            f"SQLite could not load the sqlite-vec extension from {sqlite_vec.loadable_path()}: "
-            f"{exc}. Reinstall sqlite-vec for this platform (`pip install --force-reinstall "
-            "sqlite-vec`); Hippo needs it for its memory index."
+            f"SQLite could not load the sqlite-vec extension from {path}: {exc}. Reinstall "
+            "sqlite-vec for this platform (`pip install --force-reinstall sqlite-vec`); Hippo "
+            "needs it for its memory index."
         ) from exc
     finally:
         conn.enable_load_extension(False)
@@ -135,6 +148,9 @@ class Database:
         """Close every connection this object opened."""
         with self._lock:
             for conn in self._all:
-                conn.close()
+                # One busy in a background thread that did not stop in time is left to
+                # that daemon thread (it ends with the process); the journal keeps the file safe.
+                with contextlib.suppress(apsw.ThreadingViolationError):
+                    conn.close()
             self._all.clear()
         self._local = threading.local()

@@ -366,3 +366,117 @@ def m002_memory_tiers(conn: apsw.Connection) -> None:
             )
         )
     )
+
+
+@migration
+def m003_sleep(conn: apsw.Connection) -> None:
+    """The nightly consolidation ("sleep"): runs, a cross-process lock, progress marks.
+
+    * ``sleep_runs``: each consolidation with its counts, model use, errors and proposals.
+    * ``sleep_lock``: one row while a consolidation runs; a heartbeat and the owner's pid
+      let the next process take over a lock whose owner died.
+    * ``sleep_marks``: which session each step has done, up to which message (resumability).
+    * ``sleep_state``: small per-profile bookmarks (last reflection, last usage counted...).
+    * ``sleep_candidates``: facts extracted and waiting for the update phase, then decided.
+    * ``sleep_rejections``: candidates that failed a defence, so a rerun never re-proposes them.
+    * ``dated_items``: plans and deadlines from episodes, with their absolute date.
+    """
+    conn.execute(
+        """
+        CREATE TABLE sleep_runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            status TEXT NOT NULL DEFAULT 'running' CHECK (status IN
+                ('running', 'done', 'capped', 'failed', 'interrupted')),
+            trigger TEXT NOT NULL DEFAULT 'manual',
+            dry_run INTEGER NOT NULL DEFAULT 0,
+            owner TEXT NOT NULL DEFAULT '',
+            backup_path TEXT NOT NULL DEFAULT '',
+            llm_calls INTEGER NOT NULL DEFAULT 0,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            llm_seconds REAL NOT NULL DEFAULT 0,
+            seconds REAL NOT NULL DEFAULT 0,
+            counts TEXT NOT NULL DEFAULT '{}',
+            errors TEXT NOT NULL DEFAULT '[]',
+            proposals TEXT NOT NULL DEFAULT '[]',
+            seen_at TEXT
+        );
+
+        CREATE TABLE sleep_lock (
+            name TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            acquired_at TEXT NOT NULL,
+            heartbeat_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        CREATE TABLE sleep_marks (
+            step TEXT NOT NULL,
+            item_id INTEGER NOT NULL,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            upto INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            state TEXT NOT NULL CHECK (state IN ('done', 'failed', 'given_up')),
+            run_id INTEGER,
+            at TEXT NOT NULL,
+            PRIMARY KEY (step, item_id)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE sleep_state (
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (profile_id, key)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE sleep_candidates (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            session_id INTEGER,
+            run_id INTEGER,
+            statement TEXT NOT NULL,
+            subject TEXT NOT NULL DEFAULT '',
+            predicate TEXT NOT NULL DEFAULT '',
+            scope TEXT NOT NULL DEFAULT '',
+            source_kind TEXT NOT NULL,
+            confidence REAL NOT NULL DEFAULT 0.5,
+            importance REAL NOT NULL DEFAULT 5,
+            said_at TEXT NOT NULL,
+            valid_to TEXT,
+            evidence TEXT NOT NULL DEFAULT '[]',
+            strong INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL DEFAULT 'new' CHECK (status IN
+                ('new', 'added', 'reinforced', 'superseded', 'ignored', 'blocked')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            fact_id INTEGER REFERENCES facts(id) ON DELETE SET NULL,
+            note TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX sleep_candidates_new ON sleep_candidates(profile_id, status, id);
+
+        CREATE TABLE sleep_rejections (
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            fingerprint TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '',
+            run_id INTEGER,
+            at TEXT NOT NULL,
+            PRIMARY KEY (profile_id, fingerprint)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE dated_items (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            episode_id INTEGER REFERENCES episodes(id) ON DELETE CASCADE,
+            message_id INTEGER,
+            text TEXT NOT NULL CHECK (text != ''),
+            phrase TEXT NOT NULL DEFAULT '',
+            due_on TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'upcoming' CHECK (status IN ('upcoming', 'expired')),
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX dated_items_by_due ON dated_items(profile_id, status, due_on);
+        """
+    )

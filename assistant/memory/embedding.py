@@ -23,11 +23,19 @@ def retry_delay(attempts: int) -> timedelta:
     return min(timedelta(seconds=5 * 2 ** min(attempts, 12)), _MAX_DELAY)
 
 
-def embed_queued(engine: Hippo, batch_size: int = 32, max_batches: int | None = None) -> int:
-    """Embed queued messages with the engine's embedding model; return how many were stored."""
+def embed_queued(
+    engine: Hippo,
+    batch_size: int = 32,
+    max_batches: int | None = None,
+    stop: threading.Event | None = None,
+) -> int:
+    """Embed queued items with the engine's embedding model; return how many were stored.
+
+    ``stop`` is checked between batches.
+    """
     stored = 0
     batches = 0
-    while max_batches is None or batches < max_batches:
+    while (max_batches is None or batches < max_batches) and not (stop and stop.is_set()):
         batch = engine.vectors.pending(batch_size, engine.clock.now())
         if not batch:
             break
@@ -39,7 +47,7 @@ def embed_queued(engine: Hippo, batch_size: int = 32, max_batches: int | None = 
             engine.vectors.postpone(batch, str(exc), engine.clock.now() + retry_delay(attempts))
             log.info("embedding postponed for %d messages: %s", len(batch), exc)
             break
-        model = engine.vectors.ensure_model(engine.embedding_model, len(vectors[0]))
+        model = engine.vectors.ensure_model(engine.vector_key, len(vectors[0]))
         engine.vectors.store(model, batch, vectors)
         stored += len(batch)
         engine.embedded.set()
@@ -73,12 +81,12 @@ class EmbeddingWorker:
 
     def _run(self) -> None:
         vectors = self._engine.vectors
-        if vectors.model(self._engine.embedding_model) is None:
+        if vectors.model(self._engine.vector_key) is None:
             # A model never used before (a fresh file, or changed in config.toml).
-            vectors.requeue_missing(self._engine.embedding_model)
+            vectors.requeue_missing(self._engine.vector_key)
         while not self._stop.is_set():
             try:
-                self._engine.maintain()
+                self._engine.maintain(self._stop)
             except HippoError as exc:
                 log.warning("background memory work failed: %s", exc)
             self._engine.wait_for_text(self._idle_s)

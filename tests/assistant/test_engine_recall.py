@@ -26,10 +26,10 @@ def test_vector_tables_follow_the_models_dimension(engine, fake_ollama):
     session = engine.new_session()
     _say(engine, session, "hello there")
     engine.embed_pending()
-    assert engine.vectors.model("embeddinggemma").dim == fake_ollama.embed_dim("embeddinggemma")
+    assert engine.vectors.model(engine.vector_key).dim == fake_ollama.embed_dim("embeddinggemma")
     engine.use_models(embedding="all-minilm")
     engine.embed_pending()
-    model = engine.vectors.model("all-minilm")
+    model = engine.vectors.model("all-minilm:latest")
     assert model.dim == fake_ollama.embed_dim("all-minilm")
     assert engine.vectors.queued() == 0
 
@@ -125,3 +125,22 @@ def test_the_background_worker_embeds_new_messages(engine, fake_ollama):
     assert engine.embedded.wait(5)
     engine.stop_background()
     assert engine.vectors.queued() == 0
+
+
+def test_a_models_short_and_full_names_share_its_vectors(engine, fake_ollama):
+    session = engine.new_session()
+    _say(engine, session, "hello there")
+    engine.embed_pending()
+    engine.use_models(embedding="embeddinggemma:latest")
+    assert engine.pending_embeddings() == 0
+
+
+def test_the_background_worker_stops_between_batches(engine, fake_ollama):
+    import threading
+
+    session = engine.new_session()
+    _say(engine, session, *[f"note {i}" for i in range(100)])
+    stop = threading.Event()
+    stop.set()
+    engine.maintain(stop)
+    assert engine.pending_embeddings() == 100

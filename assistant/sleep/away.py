@@ -1,0 +1,104 @@
+"""After the night: whether a run is due (catch-up on launch) and what the user missed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING
+
+from assistant.clock import to_iso
+from assistant.errors import StorageError
+from assistant.sleep.lock import SleepLock
+from assistant.sleep.report import AwayNotice, Progress, SleepReport
+from assistant.sleep.runs import RunStore
+from assistant.sleep.settings import SleepSettings
+from assistant.sleep.store import SleepStore
+
+if TYPE_CHECKING:
+    from assistant.engine import Hippo
+
+__all__ = ["catch_up", "last_report", "last_slot", "pending_catch_up", "unseen_report"]
+
+_RETRY = ("interrupted", "failed")
+
+
+def last_slot(now: datetime, settings: SleepSettings, tz: tzinfo | None = None) -> datetime:
+    """The latest scheduled nightly time at or before ``now`` (in the user's time zone)."""
+    local = now.astimezone(tz)
+    slot = local.replace(
+        hour=settings.at_time.hour, minute=settings.at_time.minute, second=0, microsecond=0
+    )
+    return slot if slot <= local else slot - timedelta(days=1)
+
+
+def pending_catch_up(
+    engine: Hippo,
+    *,
+    settings: SleepSettings | None = None,
+    now: datetime | None = None,
+    tz: tzinfo | None = None,
+) -> bool:
+    """Whether the last nightly run was missed (or died) and a catch-up run is due now.
+
+    False while another process consolidates; with no run ever, True only when some
+    idle conversation waits to be consolidated.
+    """
+    settings = settings or SleepSettings()
+    now = now or engine.clock.now()
+    conn = lambda: engine.db.conn  # noqa: E731
+    holder = SleepLock(conn, engine.clock, settings.lock_ttl_s).holder()
+    if holder is not None and now - holder.heartbeat_at < timedelta(seconds=settings.lock_ttl_s):
+        return False
+    latest = RunStore(conn).latest()
+    if latest is None:
+        idle = now - timedelta(minutes=settings.idle_minutes)
+        return SleepStore(conn, engine.clock).has_unconsolidated(idle)
+    return latest.status in _RETRY or latest.started_at < last_slot(now, settings, tz)
+
+
+def catch_up(
+    engine: Hippo,
+    *,
+    settings: SleepSettings | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    tz: tzinfo | None = None,
+) -> SleepReport | None:
+    """Run the consolidation if a night was missed; None when nothing was due."""
+    from assistant.sleep.pipeline import run_sleep
+
+    if not pending_catch_up(engine, settings=settings, tz=tz):
+        return None
+    return run_sleep(engine, trigger="catch_up", settings=settings, progress=progress, tz=tz)
+
+
+def last_report(engine: Hippo) -> SleepReport | None:
+    """The newest real run's report, if any."""
+    return RunStore(lambda: engine.db.conn).latest()
+
+
+def unseen_report(engine: Hippo, *, mark_seen: bool = True) -> AwayNotice | None:
+    """What the runs since the user last looked changed in the current profile.
+
+    ``to_review`` counts the facts those runs proposed that are still pending now;
+    ``superseded`` the facts they replaced. None when no run is unseen.
+
+    Args:
+        engine: the engine.
+        mark_seen: record that the user has now been told (shown once).
+    """
+    runs = RunStore(lambda: engine.db.conn)
+    unseen = runs.unseen()
+    if not unseen:
+        return None
+    mine = [p for r in unseen for p in r.proposals if p.profile_id == engine.profile.id]
+    pending = {}
+    for p in mine:
+        try:
+            if engine.facts.get(p.fact_id).status == "pending":
+                pending[p.fact_id] = p
+        except StorageError:
+            continue
+    superseded = {p.old_fact_id for p in mine if p.kind == "superseded"}
+    if mark_seen:
+        runs.mark_seen([r.run_id for r in unseen if r.run_id], to_iso(engine.clock.now()))
+    return AwayNotice(len(unseen), len(pending), len(superseded), tuple(mine))

@@ -1,0 +1,84 @@
+"""What every step of a run shares: the engine, settings, stores, model budget and report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta, tzinfo
+from typing import TYPE_CHECKING
+
+from assistant.sleep.candidates import CandidateStore
+from assistant.sleep.model import Asker
+from assistant.sleep.report import Progress, Proposal, SleepReport
+from assistant.sleep.settings import SleepSettings
+from assistant.sleep.store import SleepStore
+
+if TYPE_CHECKING:
+    from assistant.engine import Hippo
+    from assistant.sleep.lock import SleepLock
+
+__all__ = ["SleepContext"]
+
+
+@dataclass
+class SleepContext:
+    """One run's shared state; steps read and count through it.
+
+    Attributes:
+        engine: the engine (its stores and gateway).
+        settings: the run's settings.
+        store: sleep's marks and bookmarks.
+        candidates: candidates, rejections and dated items.
+        asker: the model, within the run's budget.
+        report: the run's report, filled as it goes.
+        now: the run's time (every step uses the same "now").
+        tz: the user's time zone for dates (None: this machine's).
+        lock: the consolidation lock, whose heartbeat each unit refreshes.
+        progress: called as units finish (for progress bars).
+    """
+
+    engine: Hippo
+    settings: SleepSettings
+    store: SleepStore
+    candidates: CandidateStore
+    asker: Asker
+    report: SleepReport
+    now: datetime
+    tz: tzinfo | None = None
+    lock: SleepLock | None = None
+    progress: Callable[[Progress], None] | None = None
+    steps_done: list[str] = field(default_factory=list)
+
+    @property
+    def run_id(self) -> int | None:
+        """The run record's id."""
+        return self.report.run_id
+
+    def tick(self, step: str, done: int, total: int, note: str = "") -> None:
+        """A unit finished: refresh the lock's heartbeat and report progress."""
+        if self.lock is not None:
+            self.lock.beat()
+        if self.progress is not None:
+            self.progress(Progress(step, done, total, note))
+
+    def count(self, key: str, n: int = 1) -> None:
+        """Add to one of the run's counters."""
+        if n:
+            self.report.counts[key] += n
+
+    def error(self, step: str, text: str) -> None:
+        """Record a problem of a step (the run goes on)."""
+        self.report.errors.append(f"{step}: {text}"[:600])
+
+    def propose(self, proposal: Proposal) -> None:
+        """Record a change for the review queue and the morning notice."""
+        self.report.proposals.append(proposal)
+
+    def local_date(self, moment: datetime) -> date:
+        """The user's calendar date at ``moment``."""
+        return moment.astimezone(self.tz).date()
+
+    def end_of_day(self, day: date) -> datetime:
+        """The first moment after ``day`` in the user's time zone (a dated item's end)."""
+        start = datetime.combine(day + timedelta(days=1), time(0, 0))
+        return start.replace(tzinfo=self.tz) if self.tz else start.astimezone()

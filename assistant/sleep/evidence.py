@@ -1,0 +1,102 @@
+"""The defences a candidate fact passes before it may be proposed.
+
+* hallucination: a candidate's cited messages must exist in the conversation and contain
+  its key terms (the words of the statement that carry its meaning);
+* feedback loop: an assistant reply that only repeats memory recalled into its prompt is
+  not evidence; a candidate with no other evidence is an echo and is dropped;
+* attribution: "the user said it" needs a user message that says it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+
+from assistant.memory.facts import Evidence
+from assistant.memory.scoring import terms
+
+__all__ = [
+    "coverage",
+    "fingerprint",
+    "key_terms",
+    "normal_statement",
+    "similar_statements",
+    "supports",
+]
+
+# Words every statement about the user has; they say nothing about what it claims.
+_GENERIC = frozenset(
+    """user users s person people someone they them like likes liked prefer prefers preferred
+    want wants wanted has have had is are was were be been being does do did also currently
+    now usually often really very thing things""".split()
+)
+# Dates are resolved by Hippo, so they need not appear in the words that were said.
+_DATES = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:january|february"
+    r"|march|april|may|june|july|august|september|october|november|december)\b|\b(?:19|20)\d\d\b",
+    re.IGNORECASE,
+)
+SUPPORT = 0.5  # share of a statement's key terms its evidence must contain
+
+
+def key_terms(statement: str) -> frozenset[str]:
+    """The words that carry a statement's claim (no generic words, no resolved dates)."""
+    return frozenset(t for t in terms(_DATES.sub(" ", statement)) if t not in _GENERIC)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _matches(term: str, found: frozenset[str]) -> bool:
+    if term in found:
+        return True
+    stem = _stem(term)
+    if len(stem) < 3:
+        return False
+    # Inflections the crude stemmer misses ("uses"/"use", "allergy"/"allergic").
+    return any(
+        _stem(t) == stem or (len(t) >= 5 and len(stem) >= 5 and t[:5] == stem[:5]) for t in found
+    )
+
+
+def coverage(statement: str, texts: Iterable[str]) -> float:
+    """Share of the statement's key terms found in ``texts`` (0 when it has none)."""
+    wanted = key_terms(statement)
+    if not wanted:
+        return 0.0
+    found = frozenset().union(*(terms(text) for text in texts))
+    return sum(_matches(t, found) for t in wanted) / len(wanted)
+
+
+def supports(statement: str, texts: Sequence[str], share: float = SUPPORT) -> bool:
+    """Whether ``texts`` contain enough of the statement's key terms to back it."""
+    return bool(texts) and coverage(statement, texts) >= share
+
+
+def similar_statements(a: str, b: str, overlap: float = 0.6) -> bool:
+    """Whether two statements say nearly the same (Jaccard overlap of key terms)."""
+    ta, tb = key_terms(a), key_terms(b)
+    if not ta or not tb:
+        return _normal(a) == _normal(b)
+    return len(ta & tb) / len(ta | tb) >= overlap
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+def fingerprint(statement: str, evidence: Sequence[Evidence]) -> str:
+    """A stable id for "this claim from this evidence" (rejections are remembered by it)."""
+    refs = ",".join(sorted(f"{e.kind}:{e.ref_id}" for e in evidence))
+    body = f"{_normal(statement)}|{refs}".encode()
+    return hashlib.sha256(body).hexdigest()[:24]
+
+
+def normal_statement(text: str) -> str:
+    """A statement as duplicates are compared: case, spacing and punctuation aside."""
+    return _normal(text)

@@ -1,0 +1,158 @@
+"""Step 3: extract candidate facts from each summarised session (one model call each).
+
+Every candidate is vetted before it is kept: its cited messages must be in the
+conversation (not invented), say what it claims (hallucination), and not merely repeat
+memory recalled into the assistant's prompt (feedback loop); "the user said it" needs a
+user message. Rejections are recorded, so a rerun never proposes them again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from assistant.memory.facts import Evidence
+from assistant.memory.models import Message
+from assistant.sleep.candidates import Candidate
+from assistant.sleep.context import SleepContext
+from assistant.sleep.dates import resolve_phrase
+from assistant.sleep.evidence import fingerprint, similar_statements, supports
+from assistant.sleep.prompts import EXTRACT_PROMPT, transcript
+from assistant.sleep.schemas import CANDIDATES
+from assistant.sleep.store import DueSession
+from assistant.sleep.trust import is_strong
+
+__all__ = ["Vetted", "extract_sessions", "session_messages", "step_failed", "vet"]
+
+
+@dataclass(frozen=True, slots=True)
+class Vetted:
+    """A candidate's verdict: the evidence left after the defences, or why it was rejected."""
+
+    cited: tuple[Message, ...]
+    source_kind: str
+    reason: str = ""
+
+
+def session_messages(ctx: SleepContext, due: DueSession) -> list[Message]:
+    """The session's messages a step still has to read, oldest first."""
+    ids = ctx.store.message_ids(due.id, due.done_upto, due.last_id)
+    found = ctx.engine.messages.messages_by_id(ids, due.profile_id)
+    return [found[i] for i in ids if i in found]
+
+
+def vet(
+    statement: str,
+    message_ids: Sequence[int],
+    source: str,
+    messages: Mapping[int, Message],
+    recalled: Mapping[int, list[str]],
+) -> Vetted:
+    """Check a candidate against the defences (see the module docstring)."""
+    missing = [i for i in message_ids if i not in messages]
+    if missing or not message_ids:
+        return Vetted((), source, f"cites messages not in the conversation: {missing}")
+    cited = [messages[i] for i in dict.fromkeys(message_ids)]
+    # An assistant reply that repeats memory from its prompt is an echo, not evidence.
+    kept = [
+        m for m in cited if m.role == "user" or not supports(statement, recalled.get(m.id, []), 0.5)
+    ]
+    if not kept:
+        return Vetted((), source, "repeats memory recalled into the assistant's prompt")
+    if not supports(statement, [m.content for m in kept]):
+        return Vetted((), source, "the cited messages do not say it")
+    said_by_user = supports(statement, [m.content for m in kept if m.role == "user"])
+    if source == "user_stated" and not said_by_user:
+        source = "assistant_inferred"  # attribution: the model's reading is not the user's word
+    return Vetted(tuple(kept), source)
+
+
+def step_failed(ctx: SleepContext, step: str, due: DueSession, errors: Sequence[str]) -> None:
+    """Record a session the model failed on; give it up after too many runs."""
+    give_up = due.attempts + 1 >= ctx.settings.max_attempts
+    with ctx.store.conn:
+        ctx.store.mark(step, due, state="given_up" if give_up else "failed", run_id=ctx.run_id)
+    ctx.count(f"{step}_failed")
+    what = "given up" if give_up else "will retry next run"
+    ctx.error(step, f"session {due.id}: invalid model output ({what}): {'; '.join(errors[:3])}")
+
+
+def extract_sessions(ctx: SleepContext, profile_id: int) -> None:
+    """Extract candidates from every summarised session not yet extracted."""
+    cutoff = ctx.now - timedelta(minutes=ctx.settings.idle_minutes)
+    due = ctx.store.due_sessions(profile_id, "extract", cutoff)
+    for done, session in enumerate(due, start=1):
+        _extract_one(ctx, session)
+        ctx.tick("extract", done, len(due))
+
+
+def _extract_one(ctx: SleepContext, due: DueSession) -> None:
+    messages = session_messages(ctx, due)
+    if not messages:
+        with ctx.store.conn:
+            ctx.store.mark("extract", due, state="done", run_id=ctx.run_id)
+        return
+    value, errors = ctx.asker.ask(EXTRACT_PROMPT, transcript(messages, ctx.tz), CANDIDATES)
+    if value is None:
+        step_failed(ctx, "extract", due, errors)
+        return
+    by_id = {m.id: m for m in messages}
+    recalled = ctx.store.recalled_texts([m.id for m in messages if m.role == "assistant"])
+    episodes = ctx.engine.episodes.for_session(due.id)
+    kept: list[Candidate] = []
+    rejected: list[tuple[str, str, str]] = []
+    for item in value["facts"]:
+        verdict = vet(item["statement"], item["message_ids"], item["source"], by_id, recalled)
+        if verdict.reason:
+            refs = [Evidence("message", i) for i in item["message_ids"]]
+            rejected.append(
+                (fingerprint(item["statement"], refs), verdict.reason, item["statement"])
+            )
+            continue
+        draft = _draft(ctx, due, item, verdict, episodes)
+        twin = next(
+            (c for c in kept if similar_statements(c.statement, draft.statement, 0.8)), None
+        )
+        if twin is None:
+            kept.append(draft)
+    with ctx.store.conn:
+        for print_, reason, statement in rejected:
+            ctx.candidates.reject(due.profile_id, print_, reason, statement, ctx.run_id)
+        for draft in kept:
+            ctx.candidates.add_candidate(draft, ctx.run_id)
+        ctx.store.mark("extract", due, state="done", run_id=ctx.run_id)
+    ctx.count("candidates", len(kept))
+    ctx.count("candidates_rejected", len(rejected))
+    ctx.count("sessions_extracted")
+
+
+def _draft(
+    ctx: SleepContext, due: DueSession, item: dict[str, Any], verdict: Vetted, episodes: list
+) -> Candidate:
+    cited_ids = {m.id for m in verdict.cited}
+    evidence = [Evidence("message", m.id) for m in verdict.cited]
+    evidence += [Evidence("episode", e.id) for e in episodes if cited_ids & set(e.message_ids)]
+    said_at = max(m.created_at for m in verdict.cited)
+    return Candidate(
+        id=0,
+        profile_id=due.profile_id,
+        session_id=due.id,
+        statement=" ".join(item["statement"].split()),
+        subject=item.get("subject", "").strip()[:60],
+        predicate=item.get("predicate", "").strip()[:60],
+        scope=item.get("scope", "").strip()[:30],
+        source_kind=verdict.source_kind,
+        confidence=float(item["confidence"]),
+        importance=float(item["importance"]),
+        said_at=said_at,
+        valid_to=_until(ctx, item.get("until", ""), said_at),
+        evidence=tuple(evidence),
+        strong=is_strong(item["statement"], verdict.source_kind, verdict.cited),
+    )
+
+
+def _until(ctx: SleepContext, phrase: str, said_at: datetime) -> datetime | None:
+    day = resolve_phrase(phrase, ctx.local_date(said_at)) if phrase.strip() else None
+    return ctx.end_of_day(day) if day else None

@@ -1,0 +1,208 @@
+"""The nightly consolidation: backup, episodes, extraction, update, reflection, hygiene.
+
+Each step works in units (a session, a candidate batch) whose writes and progress mark
+commit together in one short transaction, so the chat keeps writing meanwhile and a run
+stopped at any point (a crash, the call cap, Ollama gone) leaves only whole units done;
+the next run picks up the rest and ends where one clean run would have.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assistant.errors import OllamaError
+from assistant.sleep.backup import backup_database
+from assistant.sleep.candidates import CandidateStore
+from assistant.sleep.context import SleepContext
+from assistant.sleep.episodes import summarise_sessions
+from assistant.sleep.errors import BudgetExhausted, SleepError, SleepLocked
+from assistant.sleep.extract import extract_sessions
+from assistant.sleep.hygiene import hygiene
+from assistant.sleep.lock import SleepLock
+from assistant.sleep.model import Asker
+from assistant.sleep.reflect import reflect
+from assistant.sleep.report import Progress, SleepReport
+from assistant.sleep.runs import RunStore
+from assistant.sleep.settings import SleepSettings
+from assistant.sleep.store import SleepStore
+from assistant.sleep.update import update_facts
+
+if TYPE_CHECKING:
+    from assistant.engine import Hippo
+
+__all__ = ["STEPS", "run_sleep"]
+
+Step = Callable[[SleepContext, int], None]
+STEPS: tuple[tuple[str, Step], ...] = (
+    ("episodes", summarise_sessions),
+    ("extract", extract_sessions),
+    ("update", update_facts),
+    ("reflect", reflect),
+)
+_UNFINISHED = ("interrupted", "capped", "failed")
+
+
+def run_sleep(
+    engine: Hippo,
+    *,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    trigger: str = "manual",
+    progress: Callable[[Progress], None] | None = None,
+    max_llm_calls: int | None = None,
+    settings: SleepSettings | None = None,
+    tz: tzinfo | None = None,
+) -> SleepReport:
+    """Consolidate every profile of the engine's data file; return the run's report.
+
+    Args:
+        engine: the engine over the data file.
+        now: the run's time (default: the engine's clock).
+        dry_run: work on a throwaway copy of the file and report what would be proposed.
+        trigger: what started it (manual, scheduled, catch_up), for the record.
+        progress: called as units finish (a progress bar).
+        max_llm_calls: the cap on model calls for this run (default: the settings').
+        settings: sleep settings (default: ``SleepSettings()``).
+        tz: the user's time zone for dates (default: this machine's).
+
+    Returns:
+        The report; its status is ``locked`` (and nothing ran) when another process
+        consolidates this file right now.
+    """
+    settings = settings or SleepSettings()
+    if max_llm_calls is not None:
+        settings = settings.with_changes(max_llm_calls=max_llm_calls)
+    now = now or engine.clock.now()
+    if dry_run:
+        return _dry_run(engine, settings, now, trigger, progress, tz)
+    lock = SleepLock(lambda: engine.db.conn, engine.clock, settings.lock_ttl_s)
+    try:
+        lock.acquire()
+    except SleepLocked as exc:
+        return SleepReport(None, "locked", trigger, False, now, errors=[str(exc)])
+    try:
+        return _run(engine, settings, now, trigger, progress, tz, lock=lock, backup=True)
+    finally:
+        lock.release()
+
+
+def _dry_run(
+    engine: Hippo,
+    settings: SleepSettings,
+    now: datetime,
+    trigger: str,
+    progress: Callable[[Progress], None] | None,
+    tz: tzinfo | None,
+) -> SleepReport:
+    from assistant.engine import Hippo
+
+    with tempfile.TemporaryDirectory(prefix="hippo-dry-run-") as folder:
+        copy = Path(folder) / "hippo.db"
+        engine.db.conn.execute("VACUUM INTO ?", (str(copy),))
+        twin = Hippo(
+            copy,
+            engine.llm,
+            chat_model=engine.chat_model,
+            embedding_model=engine.embedding_model,
+            profile=engine.profile.name,
+            clock=engine.clock,
+        )
+        try:
+            report = _run(twin, settings, now, trigger, progress, tz, lock=None, backup=False)
+        finally:
+            twin.db.close()
+    report.dry_run, report.run_id = True, None
+    return report
+
+
+def _run(
+    engine: Hippo,
+    settings: SleepSettings,
+    now: datetime,
+    trigger: str,
+    progress: Callable[[Progress], None] | None,
+    tz: tzinfo | None,
+    *,
+    lock: SleepLock | None,
+    backup: bool,
+) -> SleepReport:
+    started = time.perf_counter()
+    conn = lambda: engine.db.conn  # noqa: E731
+    runs = RunStore(conn)
+    report = SleepReport(None, "running", trigger, not backup, now)
+    previous = runs.latest()
+    with engine.db.conn:
+        runs.interrupt_running()  # we hold the lock: any "running" run died
+        report.run_id = runs.start(report, lock.owner if lock else "dry-run")
+    asker = Asker(
+        engine.llm,
+        settings.model or engine.chat_model,
+        max_calls=settings.max_llm_calls,
+        think=False if "thinking" in engine.model_capabilities(engine.chat_model) else None,
+        on_call=lock.beat if lock else None,
+    )
+    ctx = SleepContext(
+        engine, settings, SleepStore(conn, engine.clock), CandidateStore(conn, engine.clock),
+        asker, report, now, tz, lock, progress,
+    )  # fmt: skip
+    try:
+        if backup:
+            _backup(ctx, previous)
+        report.status = _steps(ctx)
+    except (SleepError, OllamaError) as exc:
+        report.status = "failed"
+        ctx.error("run", str(exc))
+    except BaseException as exc:
+        report.status = "failed" if isinstance(exc, Exception) else "interrupted"
+        ctx.error("run", f"{type(exc).__name__}: {exc}")
+        raise
+    finally:
+        _finish(ctx, runs, started)
+    return report
+
+
+def _backup(ctx: SleepContext, previous: SleepReport | None) -> None:
+    resumed = previous is not None and previous.status in _UNFINISHED and previous.backup_path
+    if resumed and previous is not None and Path(previous.backup_path).exists():
+        ctx.report.backup_path = previous.backup_path  # the night it resumes is backed up
+        return
+    path = backup_database(
+        ctx.engine.db.conn, ctx.engine.db.path, ctx.now, ctx.settings.keep_backups
+    )
+    ctx.report.backup_path = str(path)
+
+
+def _steps(ctx: SleepContext) -> str:
+    profiles = [p.id for p in ctx.engine.messages.profiles()]
+    status = "done"
+    try:
+        for name, step in STEPS:
+            before = ctx.asker.use.calls
+            for profile_id in profiles:
+                step(ctx, profile_id)
+            ctx.count(f"llm_calls_{name}", ctx.asker.use.calls - before)
+            ctx.steps_done.append(name)
+    except BudgetExhausted as exc:
+        status = "capped"
+        ctx.error("budget", str(exc))
+    for profile_id in profiles:  # no model calls: runs even when the cap stopped the rest
+        hygiene(ctx, profile_id)
+    ctx.steps_done.append("hygiene")
+    return status
+
+
+def _finish(ctx: SleepContext, runs: RunStore, started: float) -> None:
+    report, use = ctx.report, ctx.asker.use
+    report.finished_at = ctx.engine.clock.now()
+    report.seconds = time.perf_counter() - started
+    report.llm_seconds = use.seconds
+    report.llm_calls = use.calls
+    report.prompt_tokens = use.prompt_tokens
+    report.completion_tokens = use.completion_tokens
+    report.counts["embed_calls"] = use.embed_calls
+    runs.save(report)

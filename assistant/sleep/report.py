@@ -1,0 +1,126 @@
+"""What a consolidation did: the run record the CLI prints and the UI shows on launch."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+__all__ = ["AwayNotice", "Progress", "Proposal", "RunStatus", "SleepReport"]
+
+RunStatus = Literal["running", "done", "capped", "failed", "interrupted", "locked", "skipped"]
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Where a run is: ``done`` of ``total`` units of ``step`` (for a progress bar)."""
+
+    step: str
+    done: int
+    total: int
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """One change a run made or proposes, for the review queue and the morning notice.
+
+    Attributes:
+        kind: ``fact`` (a new fact), ``reinforced``, ``superseded`` (an old fact closed by a
+            newer one), ``conflict`` (a newer fact awaiting review that would supersede an
+            old one), ``reflection``, ``merged`` (a duplicate folded into another fact),
+            ``event`` (an expired event kept as a fact) or ``expired``.
+        profile_id: whose memory.
+        fact_id: the fact concerned (the new one, for superseded and conflict).
+        status: the fact's status when the run wrote it.
+        statement: its statement.
+        old_fact_id: the fact replaced or contradicted, where there is one.
+    """
+
+    kind: str
+    profile_id: int
+    fact_id: int
+    status: str
+    statement: str
+    old_fact_id: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-able form."""
+        return {
+            "kind": self.kind,
+            "profile_id": self.profile_id,
+            "fact_id": self.fact_id,
+            "status": self.status,
+            "statement": self.statement,
+            "old_fact_id": self.old_fact_id,
+        }
+
+
+@dataclass
+class SleepReport:
+    """One consolidation run: counts per step, model use, time, errors and proposals."""
+
+    run_id: int | None
+    status: RunStatus
+    trigger: str
+    dry_run: bool
+    started_at: datetime
+    finished_at: datetime | None = None
+    seconds: float = 0.0
+    llm_seconds: float = 0.0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    counts: Counter[str] = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+    proposals: list[Proposal] = field(default_factory=list)
+    backup_path: str = ""
+
+    @property
+    def non_llm_seconds(self) -> float:
+        """Time spent outside model calls (the part Hippo itself costs)."""
+        return max(self.seconds - self.llm_seconds, 0.0)
+
+    @property
+    def to_review(self) -> list[Proposal]:
+        """Proposals that wait for the user's review (pending facts)."""
+        return [p for p in self.proposals if p.status == "pending"]
+
+    def count(self, kind: str) -> int:
+        """How many proposals of ``kind``."""
+        return sum(1 for p in self.proposals if p.kind == kind)
+
+    def summary(self) -> str:
+        """Two or three lines for a terminal."""
+        what = "Would propose" if self.dry_run else "Proposed"
+        lines = [
+            f"Sleep {self.status}: {self.counts.get('episodes', 0)} episodes from "
+            f"{self.counts.get('sessions_summarised', 0)} sessions, "
+            f"{self.counts.get('candidates', 0)} candidate facts, "
+            f"{self.llm_calls} model calls, {self.seconds:.1f} s.",
+            f"{what} {self.count('fact')} new facts ({len(self.to_review)} to review), "
+            f"{self.count('superseded')} superseded, {self.count('reflection')} reflections, "
+            f"{self.count('merged')} merged.",
+        ]
+        if self.errors:
+            lines.append(f"{len(self.errors)} problem(s): " + "; ".join(self.errors[:3]))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class AwayNotice:
+    """What the nightly runs since the user last looked changed, for the launch screen."""
+
+    runs: int
+    to_review: int
+    superseded: int
+    proposals: tuple[Proposal, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """ "While you were away: N new facts to review, M superseded"."""
+        return (
+            f"While you were away: {self.to_review} new fact{'s' * (self.to_review != 1)} "
+            f"to review, {self.superseded} superseded"
+        )

@@ -1,0 +1,133 @@
+"""The run records (``sleep_runs``): started, saved as they go, read back by the UI."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+
+import apsw
+
+from assistant.clock import from_iso, to_iso
+from assistant.sleep.report import Proposal, SleepReport
+
+__all__ = ["RunStore"]
+
+_COLUMNS = (
+    "id, status, trigger, dry_run, started_at, finished_at, seconds, llm_seconds, llm_calls,"
+    " prompt_tokens, completion_tokens, counts, errors, proposals, backup_path"
+)
+
+
+def _report(row: tuple) -> SleepReport:
+    return SleepReport(
+        run_id=row[0],
+        status=row[1],
+        trigger=row[2],
+        dry_run=bool(row[3]),
+        started_at=from_iso(row[4]),
+        finished_at=from_iso(row[5]) if row[5] else None,
+        seconds=row[6],
+        llm_seconds=row[7],
+        llm_calls=row[8],
+        prompt_tokens=row[9],
+        completion_tokens=row[10],
+        counts=Counter(json.loads(row[11])),
+        errors=list(json.loads(row[12])),
+        proposals=[Proposal(**p) for p in json.loads(row[13])],
+        backup_path=row[14],
+    )
+
+
+class RunStore:
+    """Reads and writes run records.
+
+    Args:
+        conn: returns the calling thread's connection.
+    """
+
+    def __init__(self, conn: Callable[[], apsw.Connection]) -> None:
+        self._conn = conn
+
+    def start(self, report: SleepReport, owner: str) -> int:
+        """Record a run as running; return its id."""
+        conn = self._conn()
+        conn.execute(
+            "INSERT INTO sleep_runs(started_at, status, trigger, dry_run, owner)"
+            " VALUES (?, 'running', ?, ?, ?)",
+            (to_iso(report.started_at), report.trigger, int(report.dry_run), owner),
+        )
+        return conn.last_insert_rowid()
+
+    def save(self, report: SleepReport) -> None:
+        """Write the report's current figures to its run record."""
+        self._conn().execute(
+            "UPDATE sleep_runs SET status = ?, finished_at = ?, seconds = ?, llm_seconds = ?,"
+            " llm_calls = ?, prompt_tokens = ?, completion_tokens = ?, counts = ?, errors = ?,"
+            " proposals = ?, backup_path = ? WHERE id = ?",
+            (
+                report.status,
+                to_iso(report.finished_at) if report.finished_at else None,
+                report.seconds,
+                report.llm_seconds,
+                report.llm_calls,
+                report.prompt_tokens,
+                report.completion_tokens,
+                json.dumps(dict(report.counts)),
+                json.dumps(report.errors, ensure_ascii=False),
+                json.dumps([p.as_dict() for p in report.proposals], ensure_ascii=False),
+                report.backup_path,
+                report.run_id,
+            ),
+        )
+
+    def interrupt_running(self) -> int:
+        """Mark runs left 'running' by a process that died as interrupted; say how many."""
+        conn = self._conn()
+        conn.execute("UPDATE sleep_runs SET status = 'interrupted' WHERE status = 'running'")
+        return conn.changes()
+
+    def get(self, run_id: int) -> SleepReport | None:
+        """One run record."""
+        row = (
+            self._conn()
+            .execute(f"SELECT {_COLUMNS} FROM sleep_runs WHERE id = ?", (run_id,))
+            .fetchone()
+        )
+        return _report(row) if row else None
+
+    def latest(self, *, real_only: bool = True) -> SleepReport | None:
+        """The newest run (not a dry run, unless ``real_only`` is False)."""
+        where = "WHERE dry_run = 0" if real_only else ""
+        row = (
+            self._conn()
+            .execute(f"SELECT {_COLUMNS} FROM sleep_runs {where} ORDER BY id DESC LIMIT 1")
+            .fetchone()
+        )
+        return _report(row) if row else None
+
+    def latest_backup(self) -> str:
+        """The backup of the newest run that has one ('' if none)."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT backup_path FROM sleep_runs WHERE backup_path != '' ORDER BY id DESC"
+                " LIMIT 1"
+            )
+            .fetchone()
+        )
+        return row[0] if row else ""
+
+    def unseen(self) -> list[SleepReport]:
+        """Finished real runs the user has not been told about, oldest first."""
+        rows = self._conn().execute(
+            f"SELECT {_COLUMNS} FROM sleep_runs WHERE dry_run = 0 AND seen_at IS NULL"
+            " AND status != 'running' ORDER BY id"
+        )
+        return [_report(row) for row in rows]
+
+    def mark_seen(self, run_ids: list[int], now_iso: str) -> None:
+        """Record that the user has been told about these runs."""
+        self._conn().executemany(
+            "UPDATE sleep_runs SET seen_at = ? WHERE id = ?", [(now_iso, i) for i in run_ids]
+        )

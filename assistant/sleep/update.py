@@ -1,0 +1,207 @@
+"""Step 4: compare candidates with similar facts and add, reinforce, supersede or ignore.
+
+One model call per batch (a session's candidates, at most ``update_batch``), and none for
+candidates with nothing similar or with an exact duplicate. Conflicts resolve by time: the
+newer statement wins; when it can't become active at once (it is inferred, or waits for
+review), the conflict is proposed for review instead. Nothing is deleted: a replaced fact
+is closed (valid_to, superseded_by) and kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import groupby
+from typing import Any
+
+from assistant.errors import MemoryWriteError
+from assistant.memory.facts import Fact
+from assistant.sleep.candidates import Candidate
+from assistant.sleep.context import SleepContext
+from assistant.sleep.evidence import normal_statement, similar_statements
+from assistant.sleep.prompts import UPDATE_PROMPT
+from assistant.sleep.report import Proposal
+from assistant.sleep.schemas import UPDATE
+from assistant.sleep.similar import similar_facts
+from assistant.sleep.trust import admitted_status
+
+__all__ = ["Decision", "update_facts"]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What to do with one candidate."""
+
+    action: str  # add, reinforce, supersede, ignore, blocked
+    fact_id: int | None = None
+    note: str = ""
+
+
+def update_facts(ctx: SleepContext, profile_id: int) -> None:
+    """Decide every new candidate of the profile, a session's batch at a time, in time order."""
+    batches = _batches(ctx.candidates.new_candidates(profile_id), ctx.settings.update_batch)
+    for done, batch in enumerate(batches, start=1):
+        _decide_batch(ctx, profile_id, batch)
+        ctx.tick("update", done, len(batches))
+
+
+def _batches(candidates: list[Candidate], size: int) -> list[list[Candidate]]:
+    out: list[list[Candidate]] = []
+    for _, group in groupby(candidates, key=lambda c: c.session_id):
+        items = list(group)
+        out += [items[i : i + max(size, 1)] for i in range(0, len(items), max(size, 1))]
+    return out
+
+
+def _decide_batch(ctx: SleepContext, profile_id: int, batch: list[Candidate]) -> None:
+    similar = similar_facts(ctx, profile_id, batch)
+    plans: dict[int, Decision] = {}
+    asks: list[tuple[Candidate, list[Fact]]] = []
+    for cand, facts in zip(batch, similar, strict=True):
+        same = next((f for f in facts if _same(f, cand)), None)
+        if _previously_rejected(ctx, profile_id, cand):
+            plans[cand.id] = Decision("blocked", note="rejected before, from the same evidence")
+        elif same is not None:
+            plans[cand.id] = Decision("reinforce", same.id, "same statement")
+        elif not facts or cand.attempts >= ctx.settings.max_attempts:
+            plans[cand.id] = Decision("add")
+        else:
+            asks.append((cand, facts))
+    if asks:
+        answer = _ask(ctx, asks)
+        if answer is None:
+            with ctx.store.conn:
+                ctx.candidates.retry_later(c.id for c, _ in asks)
+        else:
+            plans.update(answer)
+    with ctx.store.conn:
+        added: list[tuple[str, int]] = []
+        for cand in batch:
+            if cand.id in plans:
+                _apply(ctx, cand, _dedupe(plans[cand.id], cand, added), added)
+
+
+def _same(fact: Fact, cand: Candidate) -> bool:
+    return normal_statement(fact.statement) == normal_statement(cand.statement)
+
+
+def _dedupe(plan: Decision, cand: Candidate, added: list[tuple[str, int]]) -> Decision:
+    """A candidate like one just added in this batch reinforces that fact instead."""
+    if plan.action in ("add", "supersede"):
+        for statement, fact_id in added:
+            if similar_statements(statement, cand.statement, 0.8):
+                return Decision("reinforce", fact_id, "same as a fact added in this batch")
+    return plan
+
+
+def _previously_rejected(ctx: SleepContext, profile_id: int, cand: Candidate) -> bool:
+    """Whether the user rejected a fact like this one, citing the same evidence."""
+    for fact_id in ctx.store.rejected_facts_citing(profile_id, cand.evidence):
+        if similar_statements(ctx.engine.facts.get(fact_id).statement, cand.statement, 0.5):
+            return True
+    return False
+
+
+def _ask(
+    ctx: SleepContext, asks: Sequence[tuple[Candidate, list[Fact]]]
+) -> dict[int, Decision] | None:
+    lines = []
+    for n, (cand, facts) in enumerate(asks):
+        said = "the user said" if cand.source_kind == "user_stated" else "inferred"
+        lines.append(f"Candidate {n}: {cand.statement!r} ({said}, {cand.said_at:%Y-%m-%d})")
+        lines += [
+            f"  fact {f.id}: {f.statement!r} ({f.source_kind}, {f.status}, since "
+            f"{(f.valid_from or f.learned_at):%Y-%m-%d})"
+            for f in facts
+        ]
+    value, errors = ctx.asker.ask(
+        UPDATE_PROMPT, "\n".join(lines), UPDATE, check=lambda v: _check(v, asks)
+    )
+    if value is None:
+        ctx.error("update", f"invalid model output (will retry next run): {'; '.join(errors[:3])}")
+        ctx.count("update_failed")
+        return None
+    return {
+        asks[d["candidate"]][0].id: Decision(
+            d["action"], int(d["fact_id"]) or None, d.get("reason", "")
+        )
+        for d in value["decisions"]
+    }
+
+
+def _check(value: dict[str, Any], asks: Sequence[tuple[Candidate, list[Fact]]]) -> list[str]:
+    errors, seen = [], set()
+    for d in value["decisions"]:
+        n = d["candidate"]
+        if n >= len(asks):
+            errors.append(f"there is no candidate {n}")
+            continue
+        seen.add(n)
+        offered = {f.id for f in asks[n][1]}
+        if d["action"] in ("reinforce", "supersede") and d["fact_id"] not in offered:
+            errors.append(f"candidate {n}: fact {d['fact_id']} is not one of {sorted(offered)}")
+    missing = sorted(set(range(len(asks))) - seen)
+    return errors + ([f"no decision for candidates {missing}"] if missing else [])
+
+
+def _apply(
+    ctx: SleepContext, cand: Candidate, plan: Decision, added: list[tuple[str, int]]
+) -> None:
+    facts = ctx.engine.facts
+    try:
+        if plan.action == "reinforce" and plan.fact_id is not None:
+            facts.reinforce(plan.fact_id, cand.evidence, actor="sleep")
+            _done(ctx, cand, "reinforced", plan.fact_id, plan.note)
+        elif plan.action == "supersede" and plan.fact_id is not None:
+            _supersede(ctx, cand, facts.get(plan.fact_id), added)
+        elif plan.action in ("ignore", "blocked"):
+            _done(ctx, cand, "ignored" if plan.action == "ignore" else "blocked", None, plan.note)
+        else:
+            fact = _add(ctx, cand, added)
+            _done(ctx, cand, "added", fact.id, plan.note)
+    except MemoryWriteError as exc:  # e.g. its evidence was deleted since extraction
+        _done(ctx, cand, "blocked", None, str(exc))
+        ctx.error("update", f"candidate {cand.statement!r} not stored: {exc}")
+
+
+def _add(ctx: SleepContext, cand: Candidate, added: list[tuple[str, int]]) -> Fact:
+    fact = ctx.engine.facts.add(
+        cand.profile_id,
+        cand.statement,
+        evidence=cand.evidence,
+        source_kind=cand.source_kind,  # type: ignore[arg-type]
+        actor="sleep",
+        scope=cand.scope,
+        confidence=cand.confidence,
+        importance=min(max(cand.importance, 1.0), 10.0),
+        status=admitted_status(cand, ctx.settings),  # type: ignore[arg-type]
+        valid_from=cand.said_at,
+        valid_to=cand.valid_to,
+        subject=cand.subject,
+        predicate=cand.predicate,
+    )
+    added.append((fact.statement, fact.id))
+    ctx.propose(Proposal("fact", fact.profile_id, fact.id, fact.status, fact.statement))
+    return fact
+
+
+def _supersede(ctx: SleepContext, cand: Candidate, old: Fact, added: list[tuple[str, int]]) -> None:
+    if old.status != "active":  # only an active fact can be replaced; propose the new one
+        fact = _add(ctx, cand, added)
+        _done(ctx, cand, "added", fact.id, f"fact {old.id} is {old.status}")
+        return
+    new = _add(ctx, cand, added)
+    newer = cand.said_at >= (old.valid_from or old.learned_at)
+    if new.status != "active":
+        ctx.propose(Proposal("conflict", new.profile_id, new.id, new.status, new.statement, old.id))
+    elif newer:
+        ctx.engine.facts.supersede(old.id, new.id, actor="sleep")
+        ctx.propose(Proposal("superseded", new.profile_id, new.id, "active", new.statement, old.id))
+    else:  # said before the fact it contradicts: history, closed where the newer one begins
+        ctx.engine.facts.supersede(new.id, old.id, actor="sleep")
+    _done(ctx, cand, "superseded", new.id, f"{'replaces' if newer else 'older than'} {old.id}")
+
+
+def _done(ctx: SleepContext, cand: Candidate, status: str, fact_id: int | None, note: str) -> None:
+    ctx.candidates.decide(cand.id, status, fact_id, note)
+    ctx.count(f"candidates_{status}")
