@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from assistant.errors import OllamaUnreachable
-from assistant.turns import ReplyCancelled, ReplyDone, ReplyFailed
+from assistant.turns import MemoryWritten, ReplyCancelled, ReplyDone, ReplyFailed
 from ui.widgets import Conversation, PromptInput, StatusLine
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class ChatScreen(Screen[None]):
         yield Header()
         yield Conversation(id="conversation")
         yield PromptInput(id="prompt", placeholder=_PLACEHOLDER)
-        yield StatusLine(count_pending=self.engine.vectors.queued)
+        yield StatusLine(count_pending=self.engine.pending_embeddings)
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -137,6 +137,8 @@ class ChatScreen(Screen[None]):
 
     async def on_chat_screen_turn(self, message: Turn) -> None:
         event = message.event
+        if isinstance(event, MemoryWritten):
+            self.notify(event.notice, title="Memory updated", timeout=6, markup=False)
         await self.query_one(Conversation).apply(event)
         if isinstance(event, ReplyDone):
             self.status.reachable = True

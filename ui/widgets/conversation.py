@@ -10,6 +10,7 @@ from textual import work
 from textual.containers import VerticalScroll
 
 from assistant.turns import (
+    MemoryUsed,
     ReplyCancelled,
     ReplyDone,
     ReplyFailed,
@@ -83,6 +84,8 @@ class Conversation(VerticalScroll):
             case ReplyStarted(message=message):
                 self._reply = MessageView.from_message(message)
                 await self.mount(self._reply)
+            case MemoryUsed(memories=memories) if self._reply is not None:
+                await self._reply.show_memories(memories)
             case TextDelta(text=text) if self._reply is not None:
                 await self._reply.append_text(text)
             case ThinkingDelta(text=text) if self._reply is not None:

@@ -11,10 +11,13 @@ from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from textual.app import ComposeResult
     from textual.widgets.markdown import MarkdownStream
 
     from assistant.memory.models import Message
+    from assistant.memory.retrieval import Memory
 
 __all__ = ["MessageView"]
 
@@ -104,7 +107,7 @@ class MessageView(Vertical, can_focus=True):
 
     def _thinking_box(self) -> Collapsible:
         text = Static(Content(self.thinking), classes="thinking-text")
-        return Collapsible(text, title="Thinking", collapsed=True)
+        return Collapsible(text, title="Thinking", collapsed=True, classes="thinking")
 
     async def append_text(self, text: str) -> None:
         """Add a piece of the reply to the streaming Markdown body."""
@@ -118,7 +121,7 @@ class MessageView(Vertical, can_focus=True):
     async def append_thinking(self, text: str) -> None:
         """Add a piece of the model's thinking, opening the (collapsed) box if needed."""
         self.thinking += text
-        boxes = self.query(Collapsible)
+        boxes = self.query(".thinking")
         if not boxes:
             await self.mount(self._thinking_box(), after=self.query_one(".header"))
         else:
@@ -151,6 +154,28 @@ class MessageView(Vertical, can_focus=True):
         body = self.query_one(".body")
         await self.mount(_settled_body(self.role, self.content), after=body)
         await body.remove()
+
+    async def show_memories(self, memories: Sequence[tuple[str, Memory]]) -> None:
+        """List the memories that went into this reply, collapsed, with their scores."""
+        if not memories:
+            return
+        lines = []
+        for section, m in memories:
+            when = m.at.astimezone().strftime("%Y-%m-%d")
+            vector = f"{m.vector:.2f}" if m.vector is not None else "-"
+            text = " ".join(m.text.split())
+            lines.append(
+                f"{section} · {m.kind} {m.item_id} · {m.source}, {when} · relevance "
+                f"{m.relevance:.2f} (keyword {m.keyword:.2f}, vector {vector}), recency "
+                f"{m.recency:.2f}, importance {m.importance:.0f}\n    {text[:160]}"
+            )
+        box = Collapsible(
+            Static(Content("\n".join(lines)), classes="memories-text"),
+            title=f"Memories used ({len(memories)})",
+            collapsed=True,
+            classes="memories",
+        )
+        await self.mount(box)
 
     def action_copy(self) -> None:
         """Copy this message's text to the clipboard."""
