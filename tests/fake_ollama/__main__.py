@@ -24,8 +24,9 @@ def _parser() -> argparse.ArgumentParser:
         "--models",
         nargs="*",
         metavar="NAME",
-        help="install only these models (default: qwen3:1.7b, embeddinggemma, all-minilm); "
-        "names of known embedders embed, the rest chat with tools and thinking",
+        help="install only these models (default: qwen3:1.7b, embeddinggemma, all-minilm; "
+        "the defaults left out can then be pulled); names of known embedders embed, the rest "
+        "chat with tools and thinking",
     )
     parser.add_argument(
         "--reply-delay", type=float, default=0.0, metavar="SECONDS",
@@ -44,6 +45,20 @@ def _install(server: FakeOllama, names: list[str]) -> None:
             server.add_model(name, capabilities=("completion", "tools", "thinking"))
 
 
+def _offer_pulls(server: FakeOllama, installed: list[str]) -> None:
+    """Let the default models that are not installed be pulled, with visible progress."""
+    have = {name.split(":", 1)[0] for name in installed}
+    for name in ("qwen3:1.7b", "embeddinggemma", "all-minilm"):
+        if name.split(":", 1)[0] in have:
+            continue
+        dim = _KNOWN_EMBEDDERS.get(name.split(":", 1)[0])
+        server.pull_plan(
+            name, layers=(600_000_000, 40_000_000, 12_000), delay=0.05,
+            capabilities=("embedding",) if dim else ("completion", "tools", "thinking"),
+            embedding_length=dim,
+        )  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> None:
     """Serve until Ctrl-C."""
     args = _parser().parse_args(argv)
@@ -54,6 +69,8 @@ def main(argv: list[str] | None = None) -> None:
         verbose=args.verbose,
     )
     _install(server, args.models or [])
+    if args.models is not None:
+        _offer_pulls(server, args.models)
     print(f"Fake Ollama listening on {server.start()} (Ctrl-C to stop)", flush=True)
     try:
         threading.Event().wait()
