@@ -60,3 +60,20 @@ async def test_a_host_that_wants_a_token_is_explained_on_the_onboarding_screen(
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, OnboardingScreen))
         await sees(pilot, "Ollama answered, but Hippo can't use it yet.", "hippo token set")
+
+
+async def test_a_token_typed_on_the_onboarding_screen_is_used_and_the_chat_opens(
+    engine, config, fake_ollama
+):
+    from ui.screens import ChatScreen
+
+    fake_ollama.require_token("secret")
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, OnboardingScreen))
+        await wait_until(pilot, lambda: app.focused is app.screen.query_one("#token"))
+        for key in "secret":
+            await pilot.press(key)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat")
+    assert engine.llm.probe()  # the engine now talks with the token

@@ -10,9 +10,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Footer, Header, Input, Static
 
-from assistant.errors import OllamaError, OllamaUnreachable
+from assistant.errors import OllamaAuthError, OllamaError, OllamaUnreachable, SecretStoreError
 from ui.checks import OllamaCheck, check_ollama
 
 if TYPE_CHECKING:
@@ -72,6 +72,9 @@ class OnboardingScreen(Screen[OllamaCheck]):
             yield Static(Content.assemble(("Host tried: ", "bold"), host), id="host")
             yield Static(Content(str(self.error)), id="problem")
             yield Static(_steps(), id="steps")
+            token = Input(placeholder=f"Bearer token for {host}", password=True, id="token")
+            token.display = isinstance(self.error, OllamaAuthError)
+            yield token
             with Horizontal(classes="buttons"):
                 yield Button("Retry", id="retry", variant="primary")
             yield Static(Content(""), id="checking")
@@ -79,7 +82,8 @@ class OnboardingScreen(Screen[OllamaCheck]):
 
     def on_mount(self) -> None:
         self.sub_title = "Setting up Ollama"
-        self.query_one("#retry", Button).focus()
+        token = self.query_one("#token", Input)
+        (token if token.display else self.query_one("#retry", Button)).focus()
 
     def _title(self) -> Content:
         if isinstance(self.error, OllamaUnreachable):
@@ -89,6 +93,33 @@ class OnboardingScreen(Screen[OllamaCheck]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "retry":
             self.action_retry()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """A token was typed: keep it in the keyring, use it, and check again."""
+        token = event.value.strip()
+        if not token:
+            return
+        event.input.clear()
+        self.query_one("#checking", Static).update(Content("Checking with the token…"))
+        self._use_token(token)
+
+    @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
+    def _use_token(self, token: str) -> None:
+        from assistant.llm.gateway import OllamaGateway
+        from assistant.secrets import save_token
+
+        host = self.engine.llm.host
+        note = "Token saved in the system keyring."
+        try:
+            save_token(host, token)
+        except SecretStoreError as exc:
+            note = f"Using the token for this run only. {exc}"
+        self.engine.llm = OllamaGateway(host, token=token)
+        self.app.call_from_thread(self.notify, note, markup=False, timeout=8)
+        try:
+            self.post_message(self.Checked(check_ollama(self.engine)))
+        except OllamaError as exc:
+            self.post_message(self.Failed(exc))
 
     def action_retry(self) -> None:
         """Check the host again (in a thread; the screen stays responsive)."""
@@ -111,6 +142,7 @@ class OnboardingScreen(Screen[OllamaCheck]):
         self.query_one("#onboarding-title", Static).update(self._title())
         self.query_one("#problem", Static).update(Content(str(message.error)))
         self.query_one("#checking", Static).update(Content("Still no answer. Try again."))
+        self.query_one("#token", Input).display = isinstance(message.error, OllamaAuthError)
         retry = self.query_one("#retry", Button)
         retry.disabled = False
         retry.focus()
