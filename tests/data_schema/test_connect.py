@@ -84,3 +84,28 @@ def test_each_thread_gets_its_own_connection(tmp_path):
     thread.join()
     assert seen[0] is not db.conn
     db.close()
+
+
+def test_a_file_at_every_older_schema_upgrades_and_keeps_its_data(tmp_path):
+    for stop in range(1, len(MIGRATIONS)):
+        path = tmp_path / f"v{stop}.db"
+        conn = connect(path, migrate=False)
+        for fn in MIGRATIONS[:stop]:
+            with conn:
+                fn(conn)
+                conn.execute("INSERT INTO _migrations VALUES (?, 'then')", (fn.__name__,))
+        conn.execute("INSERT INTO profiles(name, created_at) VALUES ('old', 'then')")
+        conn.execute(
+            "INSERT INTO sessions(profile_id, started_at, last_active_at) VALUES (1, 'a', 'a')"
+        )
+        conn.execute(
+            "INSERT INTO messages(profile_id, session_id, role, content, created_at)"
+            " VALUES (1, 1, 'user', 'kept across upgrades', 'a')"
+        )
+        conn.close()
+        upgraded = connect(path)
+        assert schema_version(upgraded) == MIGRATIONS[-1].__name__
+        assert upgraded.execute("SELECT content FROM messages").fetchall() == [
+            ("kept across upgrades",)
+        ]
+        upgraded.close()
