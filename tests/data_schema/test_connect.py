@@ -90,6 +90,7 @@ def test_a_file_at_every_older_schema_upgrades_and_keeps_its_data(tmp_path):
     for stop in range(1, len(MIGRATIONS)):
         path = tmp_path / f"v{stop}.db"
         conn = connect(path, migrate=False)
+        applied_migrations(conn)  # creates the record table
         for fn in MIGRATIONS[:stop]:
             with conn:
                 fn(conn)
