@@ -1,0 +1,192 @@
+"""Failures of the `ollama` client or the network, turned into `assistant.errors` errors.
+
+No `httpx` or `ollama` exception leaves the gateway; each becomes one `OllamaError`::
+
+    ollama.ResponseError (error status)      -> OllamaAuthError (401, 403), ModelNotFound,
+                                                or OllamaResponseError with advice
+    httpx.ConnectError/ConnectTimeout,
+    ConnectionError                          -> OllamaUnreachable (refused, no such host, ...)
+    other httpx.TimeoutException             -> OllamaResponseError: no answer in time
+    httpx.ReadError/WriteError/
+    RemoteProtocolError                      -> OllamaResponseError: stopped mid-way
+    other httpx.HTTPError                    -> OllamaResponseError
+    bad JSON, a response that fails to parse -> OllamaResponseError: unreadable reply
+
+Anything else (a bug, not a failure of Ollama) propagates unchanged.
+
+Like the gateway, this module imports `httpx` (and `pydantic`) only once a failure happens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import sys
+from collections.abc import Iterator
+
+from assistant.errors import (
+    ModelNotFound,
+    OllamaAuthError,
+    OllamaError,
+    OllamaResponseError,
+    OllamaUnreachable,
+)
+
+__all__ = ["FailureTranslation", "error_text"]
+
+
+class FailureTranslation:
+    """Mixin for the gateway: its failures as domain errors that name its host.
+
+    Reads the gateway's `host`, `timeout` and `connect_timeout` each time, so the messages
+    follow any later change of them.
+    """
+
+    host: str
+    timeout: float
+    connect_timeout: float
+
+    @contextlib.contextmanager
+    def _translated(self, model: str = "", *, pulling: bool = False) -> Iterator[None]:
+        """Turn any failure of the client or the network into one `OllamaError`."""
+        try:
+            yield
+        except OllamaError:
+            raise
+        except Exception as exc:
+            error = self._domain_error(exc, model, pulling)
+            if error is None:
+                raise
+            raise error from exc
+
+    def _domain_error(self, exc: Exception, model: str, pulling: bool) -> OllamaError | None:
+        import httpx
+        import pydantic
+
+        ollama = sys.modules.get("ollama")  # raised its errors only if already imported
+        if ollama is not None and isinstance(exc, ollama.ResponseError):
+            return self._status_error(exc.status_code, exc.error, model, pulling=pulling)
+        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectionError):
+            return OllamaUnreachable(self.host, self._connect_detail(exc))
+        if isinstance(exc, httpx.TimeoutException):
+            return OllamaResponseError(
+                f"Ollama at {self.host} did not answer within {self.timeout:g} s. A large model "
+                "may still be loading: try again, or raise the timeout.",
+                host=self.host,
+            )
+        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+            return self._mid_way(_first_line(exc), pulling=pulling)
+        if isinstance(exc, httpx.HTTPError):
+            return OllamaResponseError(
+                f"Talking to Ollama at {self.host} failed: {_first_line(exc)}.", host=self.host
+            )
+        if isinstance(exc, json.JSONDecodeError) or (
+            isinstance(exc, pydantic.ValidationError) and exc.title.endswith("Response")
+        ):
+            return self._unreadable(_first_line(exc))
+        return None
+
+    def _status_error(
+        self, status: int, text: str, model: str = "", *, pulling: bool = False
+    ) -> OllamaError:
+        """The error for an answer with an error status (-1: an error line in a stream)."""
+        text = (text or "").strip() or "no details"
+        lowered = text.lower()
+        if status in (401, 403):
+            return OllamaAuthError(self.host, status)
+        code = status if status > 0 else None
+        if pulling and ("does not exist" in lowered or "not found" in lowered):
+            return OllamaResponseError(
+                f"Ollama at {self.host} could not pull '{model}': {text}. Check the name at "
+                "https://ollama.com/search.",
+                host=self.host,
+                status=code,
+            )
+        if model and "model" in lowered and "not found" in lowered:
+            return ModelNotFound(model, self.host)
+        if status == 404:
+            return OllamaResponseError(
+                f"Ollama at {self.host} does not offer this request (HTTP 404: {text}). Update "
+                "Ollama from https://ollama.com/download, or check that OLLAMA_HOST points at it.",
+                host=self.host,
+                status=404,
+            )
+        where = f"HTTP {status}" if code else "in the stream"
+        return OllamaResponseError(
+            f"Ollama at {self.host} answered with an error ({where}): {text}. "
+            + _advice(lowered, status),
+            host=self.host,
+            status=code,
+        )
+
+    def _mid_way(self, detail: str, *, pulling: bool = False) -> OllamaResponseError:
+        what, then = (
+            ("the download", "Pull again to resume it.")
+            if pulling
+            else ("the reply", "Check its log (the `ollama serve` output) and try again.")
+        )
+        return OllamaResponseError(
+            f"Ollama at {self.host}: {what} stopped mid-way ({detail}). Ollama may have "
+            f"crashed or run out of memory. {then}",
+            host=self.host,
+        )
+
+    def _unreadable(self, detail: str) -> OllamaResponseError:
+        return OllamaResponseError(
+            f"Ollama at {self.host} sent a reply Hippo cannot read ({detail}). Check that "
+            "OLLAMA_HOST points at an Ollama server, and update Ollama if it is old.",
+            host=self.host,
+        )
+
+    def _connect_detail(self, exc: BaseException) -> str:
+        import httpx
+
+        for link in _causes(exc):
+            if isinstance(link, ConnectionRefusedError):
+                return "connection refused"
+            if isinstance(link, socket.gaierror):
+                return "host name not found"
+            if isinstance(link, TimeoutError | httpx.ConnectTimeout):
+                return f"no answer within {self.connect_timeout:g} s"
+        return _first_line(exc)
+
+
+def _advice(lowered: str, status: int) -> str:
+    if "does not support tools" in lowered:
+        return "Choose a model that can use tools (such as qwen3), or turn tools off."
+    if "does not support thinking" in lowered:
+        return "Turn thinking off for this model."
+    if "does not support" in lowered:
+        return (
+            "Choose a model of the right kind: an embedding model (such as embeddinggemma) "
+            "for memory search, a chat model for replies."
+        )
+    if status >= 500 or status < 0:
+        return "Check Ollama's log (the `ollama serve` output) and try again."
+    return "Check the model and its settings, or update Ollama."
+
+
+def error_text(body: str) -> str:
+    """The "error" of an Ollama error body, or the body itself."""
+    with contextlib.suppress(ValueError, AttributeError):
+        return str(json.loads(body).get("error", body))
+    return body
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and everything it was raised from or during."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [exc]
+    while pending:
+        link = pending.pop()
+        if link is None or id(link) in seen:
+            continue
+        seen.add(id(link))
+        yield link
+        pending += [link.__cause__, link.__context__]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

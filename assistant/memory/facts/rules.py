@@ -1,0 +1,110 @@
+"""The defences at the door of the facts table: who may write what, and with what trust.
+
+A new fact's status and confidence follow from its source (`admission`); the model (actor
+``agent``) can never create, approve or relabel a fact as active or user-stated (`guard`);
+instruction-like text is held as pending (`looks_like_instruction`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from assistant.errors import MemoryWriteError
+from assistant.memory.facts.models import SOURCE_KINDS, STATUSES
+
+__all__ = ["admission", "check_values", "choice", "guard", "looks_like_instruction"]
+
+# (status, confidence) a new fact gets from its source when the caller gives none.
+_DEFAULTS: dict[str, tuple[str, float]] = {
+    "user_stated": ("active", 0.9),
+    "assistant_inferred": ("pending", 0.5),
+    "document": ("pending", 0.6),
+    "event": ("pending", 0.6),
+    "reflection": ("pending", 0.5),
+}
+_UNTRUSTED_SOURCES = frozenset({"document", "event", "reflection"})
+_INSTRUCTION = re.compile(
+    "|".join(
+        (
+            r"\b(ignore|disregard|forget|override)\b.{0,30}\b(instructions?|prompts?|rules"
+            r"|guidelines|directions)\b",
+            r"\bsystem\s+prompt\b|\bnew\s+instructions?\b|\bfrom\s+now\s+on\b",
+            r"\b(always|never)\s+(tell|inform|answer|reply\s+to|respond\s+to)\s+(the\s+)?user\b",
+            r"\b(always|never)\s+(recommend|reveal)\b|\bdo\s+not\s+(tell|inform)\s+the\s+user\b",
+            r"\byou\s+(must|shall|have\s+to|are\s+required\s+to|are\s+now|will\s+now)\b",
+            r"\bpretend\s+(to\s+be|you\s+are)\b",
+            r"<\|?(im_start|im_end|system)\|?>|\[/?INST\]|^\s*(system|assistant)\s*:",
+            r"(忽略|无视|忘记|忘掉|不要理会)[^。！？]{0,12}(指令|指示|提示|规则|设定)",
+            r"系统提示|从现在(开始|起)|假装你是",
+            r"你(必须|务必|一定要|只能)",
+            r"(总是|始终|永远|一律)[^。！？]{0,6}(告诉用户|回答用户|回复用户|推荐)",
+        )
+    ),
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def looks_like_instruction(text: str) -> bool:
+    """Whether ``text`` reads like an instruction to the assistant rather than a fact.
+
+    A cheap, deliberately broad detector (English and Chinese): a false alarm only
+    sends a fact to the review queue, a miss lets an injected rule into every prompt.
+    """
+    return _INSTRUCTION.search(text) is not None
+
+
+def choice(value: str, allowed: Sequence[str], what: str) -> str:
+    """`value`, if it is one of `allowed`; else a ValueError naming `what` and the options."""
+    if value not in allowed:
+        raise ValueError(f"Unknown {what} {value!r}; use one of: {', '.join(allowed)}.")
+    return value
+
+
+def admission(
+    actor: str, source_kind: str, status: str | None, confidence: float | None, statement: str
+) -> tuple[str, str, float]:
+    """The (source kind, status, confidence) a new fact may have, after the defences."""
+    if actor == "agent" and source_kind == "user_stated":
+        source_kind = "assistant_inferred"  # the model's word is never the user's word
+    default_status, default_confidence = _DEFAULTS[source_kind]
+    status = choice(status or default_status, STATUSES, "status")
+    untrusted = actor != "user" and source_kind in _UNTRUSTED_SOURCES
+    if status == "active" and (actor == "agent" or untrusted or looks_like_instruction(statement)):
+        status = "pending"
+    confidence = default_confidence if confidence is None else confidence
+    return source_kind, status, confidence
+
+
+def check_values(values: dict[str, Any]) -> None:
+    """Raise ValueError naming the field, before SQLite's CHECK would fail obscurely."""
+    choice(values["status"], STATUSES, "status")
+    choice(values["source_kind"], SOURCE_KINDS, "source kind")
+    if not 0 <= values["confidence"] <= 1:
+        raise ValueError(f"confidence must be between 0 and 1, not {values['confidence']}.")
+    if not 1 <= values["importance"] <= 10:
+        raise ValueError(f"importance must be between 1 and 10, not {values['importance']}.")
+
+
+def guard(actor: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+    """Refuse what the model may not do; hold the model's rewrites for review."""
+    if actor == "user":
+        return
+    if after["statement"] != before["statement"] and looks_like_instruction(after["statement"]):
+        after["status"] = "pending" if after["status"] == "active" else after["status"]
+    if actor != "agent":
+        return
+    if after["statement"] != before["statement"]:
+        after["source_kind"] = "assistant_inferred"
+        after["status"] = "pending" if after["status"] == "active" else after["status"]
+    if after["status"] == "active" and before["status"] != "active":
+        raise MemoryWriteError(
+            f"Fact {before['id']} can't be made active by the assistant: only the user approves "
+            "facts. Leave it pending; it is shown in the review queue."
+        )
+    if after["source_kind"] == "user_stated" and before["source_kind"] != "user_stated":
+        raise MemoryWriteError(
+            f"Fact {before['id']} can't be marked as stated by the user: the assistant can "
+            "only record what it inferred (source assistant_inferred)."
+        )

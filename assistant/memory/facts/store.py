@@ -1,0 +1,245 @@
+"""`FactStore`: the one place facts are written (added, changed, approved, superseded, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from assistant.clock import to_iso
+from assistant.errors import MemoryWriteError
+from assistant.memory.facts.evidence import check_evidence, insert_evidence
+from assistant.memory.facts.history import FactHistory
+from assistant.memory.facts.models import (
+    ACTORS,
+    SOURCE_KINDS,
+    STATUSES,
+    Actor,
+    Evidence,
+    Fact,
+    FactStatus,
+    SourceKind,
+)
+from assistant.memory.facts.rules import admission, check_values, choice
+from assistant.memory.facts.table import EDITABLE, index_statement, stored_value
+
+__all__ = ["FactStore"]
+
+
+class FactStore(FactHistory):
+    """Reads and writes facts, their evidence and their history.
+
+    The reads come from `FactReader`, the history and `undo` from `FactHistory`.
+
+    Args:
+        conn: returns the calling thread's connection.
+        clock: the time source for every timestamp written.
+    """
+
+    def add(
+        self,
+        profile_id: int,
+        statement: str,
+        *,
+        evidence: Sequence[Evidence],
+        source_kind: SourceKind,
+        actor: Actor,
+        scope: str = "",
+        confidence: float | None = None,
+        importance: float = 5,
+        status: FactStatus | None = None,
+        valid_from: datetime | None = None,
+        valid_to: datetime | None = None,
+        subject: str = "",
+        predicate: str = "",
+        depth: int = 0,
+        pinned: bool = False,
+    ) -> Fact:
+        """Store a fact with its evidence, index, embedding job and history, atomically.
+
+        Status and confidence default from ``source_kind`` (user_stated: active, 0.9;
+        assistant_inferred: pending, 0.5; document/event: pending, 0.6; reflection:
+        pending, 0.5). The assistant (actor ``agent``) only ever creates pending,
+        assistant_inferred facts; untrusted sources and instruction-like text stay pending.
+
+        Raises:
+            MemoryWriteError: no statement, no evidence, or evidence that does not exist in
+                this profile (or a quote that is not in the cited text).
+            ValueError: an unknown source kind, actor or status, or a value out of range.
+        """
+        choice(source_kind, SOURCE_KINDS, "source kind")
+        choice(actor, ACTORS, "actor")
+        statement = statement.strip()
+        if not statement:
+            raise MemoryWriteError("A fact needs a statement; nothing was stored.")
+        if not evidence:
+            raise MemoryWriteError(
+                f"Refusing to store the fact {statement!r} without evidence: cite the message, "
+                "episode, chunk, event or fact it comes from, e.g. Evidence('message', 42)."
+            )
+        source_kind, status, confidence = admission(
+            actor, source_kind, status, confidence, statement
+        )
+        values = {
+            "profile_id": profile_id,
+            "statement": statement,
+            "subject": subject,
+            "predicate": predicate,
+            "scope": scope,
+            "source_kind": source_kind,
+            "confidence": confidence,
+            "importance": importance,
+            "status": status,
+            "valid_from": valid_from,
+            "valid_to": valid_to,
+            "learned_at": self._clock.now(),
+            "depth": depth,
+            "pinned": pinned,
+        }
+        check_values(values)
+        conn = self._conn()
+        with conn:
+            check_evidence(conn, profile_id, evidence)
+            conn.execute(
+                f"INSERT INTO facts({', '.join(values)}) VALUES ({','.join('?' * len(values))})",
+                [stored_value(key, value) for key, value in values.items()],
+            )
+            fact_id = conn.last_insert_rowid()
+            insert_evidence(conn, fact_id, evidence)
+            index_statement(conn, fact_id, profile_id, statement)
+            self._record(conn, fact_id, actor, "create", None, self._row(conn, fact_id))
+        return self.get(fact_id)
+
+    def update(
+        self, fact_id: int, *, actor: Actor, profile_id: int | None = None, **changes: Any
+    ) -> Fact:
+        """Change some of a fact's fields (statement, scope, confidence, status, ...).
+
+        A user's edit of the statement makes the fact user_stated; the assistant's edit
+        makes it assistant_inferred and pending.
+
+        Raises:
+            ValueError: a field that can't be changed here, or an invalid value.
+            MemoryWriteError: the assistant tried to approve or relabel the fact.
+            StorageError: there is no such fact (in ``profile_id``, when given).
+        """
+        unknown = set(changes) - set(EDITABLE) | ({"superseded_by"} & set(changes))
+        if unknown:
+            raise ValueError(
+                f"Can't update {', '.join(sorted(unknown))} of a fact; editable fields: "
+                f"{', '.join(f for f in EDITABLE if f != 'superseded_by')} (use supersede)."
+            )
+        if "statement" in changes:
+            changes["statement"] = str(changes["statement"]).strip()
+            if not changes["statement"]:
+                raise MemoryWriteError("A fact's statement can't be empty; use forget instead.")
+            if actor == "user":
+                changes.setdefault("source_kind", "user_stated")
+        return self._change(fact_id, actor, "update", changes, profile_id)
+
+    def set_status(
+        self, fact_id: int, status: FactStatus, *, actor: Actor, profile_id: int | None = None
+    ) -> Fact:
+        """Move a fact to ``status`` (recorded, undoable)."""
+        choice(status, STATUSES, "status")
+        return self._change(fact_id, actor, "status", {"status": status}, profile_id)
+
+    def approve(
+        self, fact_id: int, *, actor: Actor = "user", profile_id: int | None = None
+    ) -> Fact:
+        """Make a pending fact active (the review step; the assistant can't do it).
+
+        Raises:
+            MemoryWriteError: the fact is not pending, or the actor is the assistant.
+        """
+        fact = self.get(fact_id, profile_id=profile_id)
+        if fact.status != "pending":
+            raise MemoryWriteError(
+                f"Fact {fact_id} is {fact.status}, not pending; nothing to approve."
+            )
+        return self._change(fact_id, actor, "approve", {"status": "active"}, profile_id)
+
+    def reject(self, fact_id: int, *, actor: Actor = "user", profile_id: int | None = None) -> Fact:
+        """Mark a fact as wrong (kept, with its history, so it can be undone)."""
+        return self._change(fact_id, actor, "reject", {"status": "rejected"}, profile_id)
+
+    def forget(self, fact_id: int, *, actor: Actor, profile_id: int | None = None) -> Fact:
+        """Stop using a fact: it becomes rejected, kept with its history for ``undo``."""
+        return self._change(fact_id, actor, "forget", {"status": "rejected"}, profile_id)
+
+    def supersede(
+        self, old_id: int, new_id: int, *, actor: Actor, profile_id: int | None = None
+    ) -> Fact:
+        """Replace ``old_id`` by the active fact ``new_id``; the old one is closed, not deleted.
+
+        Its validity ends where the new one's begins (or now), and both histories record it.
+
+        Raises:
+            MemoryWriteError: the facts are the same, in different profiles, or the new
+                one is not active yet (approve it first).
+        """
+        old, new = self.get(old_id, profile_id=profile_id), self.get(new_id, profile_id=profile_id)
+        if old.id == new.id or old.profile_id != new.profile_id or new.status != "active":
+            raise MemoryWriteError(
+                f"Fact {new_id} can't supersede fact {old_id}: the new fact must be a different, "
+                "active fact of the same profile (approve it first)."
+            )
+        end = new.valid_from or self._clock.now()
+        conn = self._conn()
+        with conn:
+            changes = {"status": "superseded", "valid_to": end, "superseded_by": new.id}
+            self._apply(conn, old.id, actor, "supersede", changes)
+            self._apply(conn, new.id, actor, "supersedes", {})
+        return self.get(old_id)
+
+    def reinforce(
+        self,
+        fact_id: int,
+        evidence: Sequence[Evidence],
+        *,
+        actor: Actor,
+        boost: float = 0.1,
+        profile_id: int | None = None,
+    ) -> Fact:
+        """Raise a fact's confidence by ``boost`` (at most 1.0) and add the new evidence."""
+        fact = self.get(fact_id, profile_id=profile_id)
+        conn = self._conn()
+        with conn:
+            check_evidence(conn, fact.profile_id, evidence)
+            added = insert_evidence(conn, fact_id, evidence)
+            changes = {"confidence": min(1.0, fact.confidence + boost)}
+            self._apply(conn, fact_id, actor, "reinforce", changes, added_evidence=added)
+        return self.get(fact_id)
+
+    def expire_due(self, profile_id: int, now: datetime, *, actor: Actor = "system") -> int:
+        """Expire the profile's active facts whose validity ended before ``now``; say how many."""
+        conn = self._conn()
+        with conn:
+            rows = conn.execute(
+                "SELECT id FROM facts WHERE profile_id = ? AND status = 'active'"
+                " AND valid_to IS NOT NULL AND valid_to < ?",
+                (profile_id, to_iso(now)),
+            ).fetchall()
+            for (fact_id,) in rows:
+                self._apply(conn, fact_id, actor, "expire", {"status": "expired"})
+        return len(rows)
+
+    def touch(self, fact_ids: Iterable[int], now: datetime) -> None:
+        """Record that these facts went into a prompt (last access time and count)."""
+        conn = self._conn()
+        with conn:
+            conn.executemany(
+                "UPDATE facts SET last_accessed_at = ?, access_count = access_count + 1"
+                " WHERE id = ?",
+                [(to_iso(now), fact_id) for fact_id in fact_ids],
+            )
+
+    def _change(
+        self, fact_id: int, actor: str, action: str, changes: dict, profile_id: int | None
+    ) -> Fact:
+        choice(actor, ACTORS, "actor")
+        self.get(fact_id, profile_id=profile_id)
+        conn = self._conn()
+        with conn:
+            self._apply(conn, fact_id, actor, action, changes)
+        return self.get(fact_id)
