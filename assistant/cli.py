@@ -71,6 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
     recall = sub.add_parser("recall", help="what Hippo would recall for a text, with scores")
     recall.add_argument("query")
     recall.add_argument("-n", "--limit", type=int, default=10, help="how many (10)")
+    sleep = sub.add_parser(
+        "sleep", help="consolidate memory (nightly): episodes, facts to review, reflections"
+    )
+    sleep.add_argument("--now", action="store_true", help="run now, even if nothing is due")
+    sleep.add_argument(
+        "--dry-run", action="store_true", help="show what it would propose; write nothing"
+    )
+    sleep.add_argument(
+        "--install-timer",
+        action="store_true",
+        help="install a nightly systemd/launchd/Windows timer",
+    )
+    sleep.add_argument("--max-llm-calls", type=int, help="cap on model calls for this run (200)")
     token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
     token.add_argument("action", choices=["set", "clear", "status"])
     return parser
@@ -346,6 +359,12 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     return 0
 
 
+def _sleep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.sleep.command import sleep_command
+
+    return sleep_command(args, config, out)
+
+
 _COMMANDS = {
     "chat": _chat,
     "doctor": _doctor,
@@ -360,6 +379,7 @@ _COMMANDS = {
     "log": _log,
     "ingest": _ingest,
     "recall": _recall,
+    "sleep": _sleep,
 }
 
 

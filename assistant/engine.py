@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assistant.chat import ChatTurn, memory_uses
 from assistant.clock import Clock, SystemClock
@@ -40,6 +40,7 @@ from data_schema.connect import Database
 if TYPE_CHECKING:
     from assistant.llm.gateway import OllamaGateway
     from assistant.memory.embedding import EmbeddingWorker
+    from assistant.sleep import AwayNotice, SleepReport
 
 __all__ = ["Hippo"]
 
@@ -418,10 +419,33 @@ class Hippo:
         yield from self.llm.pull(model, cancel=cancel)
         self._capabilities.pop(model, None)
 
+    # -- sleep (consolidation) -------------------------------------------------------
+
+    def consolidate(self, **options: Any) -> SleepReport:
+        """Run the nightly consolidation now (see ``assistant.sleep.run_sleep``)."""
+        from assistant.sleep import run_sleep
+
+        return run_sleep(self, **options)
+
+    def sleep_due(self) -> bool:
+        """Whether a night's consolidation was missed and should be caught up."""
+        from assistant.sleep import pending_catch_up
+
+        return pending_catch_up(self)
+
+    def away_notice(self) -> AwayNotice | None:
+        """"While you were away: ..." once after a consolidation, else None."""
+        from assistant.sleep import unseen_report
+
+        return unseen_report(self)
+
     def close(self) -> None:
-        """Stop background work and close the data file's connections."""
+        """Stop background work, close the data file's connections and the gateway."""
         self.stop_background()
         self.db.close()
+        close = getattr(self.llm, "close", None)
+        if close is not None:
+            close()
 
 
 def _full_name(model: str) -> str:

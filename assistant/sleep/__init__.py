@@ -7,8 +7,16 @@ were away: ...") once. ``scheduler/`` calls these; nothing here needs APSchedule
 
 from __future__ import annotations
 
-from assistant.sleep.away import catch_up, last_report, last_slot, pending_catch_up, unseen_report
+from assistant.sleep.away import (
+    catch_up,
+    dated_items,
+    last_report,
+    last_slot,
+    pending_catch_up,
+    unseen_report,
+)
 from assistant.sleep.backup import backup_database, backups
+from assistant.sleep.candidates import DatedItem
 from assistant.sleep.dates import resolve_date, resolve_phrase
 from assistant.sleep.errors import BudgetExhausted, SleepError, SleepLocked
 from assistant.sleep.lock import SleepLock
@@ -20,6 +28,7 @@ __all__ = [
     "STEPS",
     "AwayNotice",
     "BudgetExhausted",
+    "DatedItem",
     "Progress",
     "Proposal",
     "SleepError",
@@ -30,6 +39,7 @@ __all__ = [
     "backup_database",
     "backups",
     "catch_up",
+    "dated_items",
     "last_report",
     "last_slot",
     "pending_catch_up",

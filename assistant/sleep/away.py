@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from assistant.clock import to_iso
 from assistant.errors import StorageError
+from assistant.sleep.candidates import CandidateStore, DatedItem
 from assistant.sleep.lock import SleepLock
 from assistant.sleep.report import AwayNotice, Progress, SleepReport
 from assistant.sleep.runs import RunStore
@@ -17,7 +18,14 @@ from assistant.sleep.store import SleepStore
 if TYPE_CHECKING:
     from assistant.engine import Hippo
 
-__all__ = ["catch_up", "last_report", "last_slot", "pending_catch_up", "unseen_report"]
+__all__ = [
+    "catch_up",
+    "dated_items",
+    "last_report",
+    "last_slot",
+    "pending_catch_up",
+    "unseen_report",
+]
 
 _RETRY = ("interrupted", "failed")
 
@@ -69,6 +77,13 @@ def catch_up(
     if not pending_catch_up(engine, settings=settings, tz=tz):
         return None
     return run_sleep(engine, trigger="catch_up", settings=settings, progress=progress, tz=tz)
+
+
+def dated_items(engine: Hippo, status: str | None = None) -> list[DatedItem]:
+    """The current profile's dated items (``upcoming`` or ``expired``, or all), by date."""
+    return CandidateStore(lambda: engine.db.conn, engine.clock).dated_items(
+        engine.profile.id, status
+    )
 
 
 def last_report(engine: Hippo) -> SleepReport | None:

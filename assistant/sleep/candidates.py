@@ -96,11 +96,23 @@ class CandidateStore:
             "INSERT INTO sleep_candidates(profile_id, session_id, run_id, statement, subject,"
             " predicate, scope, source_kind, confidence, importance, said_at, valid_to, evidence,"
             " strong) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (draft.profile_id, draft.session_id, run_id, draft.statement, draft.subject,
-             draft.predicate, draft.scope, draft.source_kind, draft.confidence, draft.importance,
-             to_iso(draft.said_at), to_iso(draft.valid_to) if draft.valid_to else None,
-             json.dumps(evidence, ensure_ascii=False), int(draft.strong)),
-        )  # fmt: skip
+            (
+                draft.profile_id,
+                draft.session_id,
+                run_id,
+                draft.statement,
+                draft.subject,
+                draft.predicate,
+                draft.scope,
+                draft.source_kind,
+                draft.confidence,
+                draft.importance,
+                to_iso(draft.said_at),
+                to_iso(draft.valid_to) if draft.valid_to else None,
+                json.dumps(evidence, ensure_ascii=False),
+                int(draft.strong),
+            ),
+        )
         return conn.last_insert_rowid()
 
     def new_candidates(self, profile_id: int) -> list[Candidate]:
@@ -164,9 +176,16 @@ class CandidateStore:
         conn.execute(
             "INSERT INTO dated_items(profile_id, episode_id, message_id, text, phrase, due_on,"
             " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (profile_id, episode_id, message_id, text, phrase, due_on.isoformat(),
-             to_iso(self._clock.now())),
-        )  # fmt: skip
+            (
+                profile_id,
+                episode_id,
+                message_id,
+                text,
+                phrase,
+                due_on.isoformat(),
+                to_iso(self._clock.now()),
+            ),
+        )
         return conn.last_insert_rowid()
 
     def dated_items(self, profile_id: int, status: str | None = None) -> list[DatedItem]:

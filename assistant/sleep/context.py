@@ -54,6 +54,11 @@ class SleepContext:
         """The run record's id."""
         return self.report.run_id
 
+    @property
+    def transcript_budget(self) -> int:
+        """Tokens a conversation may fill in one prompt (the rest is instructions and reply)."""
+        return max(self.engine.context_tokens - 2048, 2048)
+
     def tick(self, step: str, done: int, total: int, note: str = "") -> None:
         """A unit finished: refresh the lock's heartbeat and report progress."""
         if self.lock is not None:

@@ -19,12 +19,35 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _MONTHS = (
     "january february march april may june july august september october november december"
 ).split()
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}  # fmt: skip
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "couple of": 2,
+    "few": 3,
+}
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}
-_DAY_WORDS = {"today": 0, "tonight": 0, "tomorrow": 1, "day after tomorrow": 2,
-              "the day after tomorrow": 2, "yesterday": -1, "今天": 0, "明天": 1,
-              "后天": 2, "昨天": -1}  # fmt: skip
+_DAY_WORDS = {
+    "today": 0,
+    "tonight": 0,
+    "tomorrow": 1,
+    "day after tomorrow": 2,
+    "the day after tomorrow": 2,
+    "yesterday": -1,
+    "今天": 0,
+    "明天": 1,
+    "后天": 2,
+    "昨天": -1,
+}
 _CN_WEEKDAY = "一二三四五六日天"
 _IN = re.compile(
     r"^in (\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)"
@@ -110,8 +133,9 @@ def _absolute(text: str, said_on: date) -> date | None:
         day = int(m.group(1))
         found = _month_day(said_on, said_on.month, day, said_on.year)
         if found is not None and found < said_on:
-            found = _month_day(said_on, _add_months(said_on, 1).month, day,
-                               _add_months(said_on, 1).year)  # fmt: skip
+            found = _month_day(
+                said_on, _add_months(said_on, 1).month, day, _add_months(said_on, 1).year
+            )
         return found
     if m := _CN_WEEK.match(text):
         target = min(_CN_WEEKDAY.index(m.group(2)), 6)

@@ -33,7 +33,7 @@ _TRIVIAL = 2.0  # a session whose user messages all rate this low is small talk
 def summarise_sessions(ctx: SleepContext, profile_id: int) -> None:
     """Close idle sessions, then summarise each one not yet summarised, oldest first."""
     cutoff = ctx.now - timedelta(minutes=ctx.settings.idle_minutes)
-    with ctx.store.conn:
+    with ctx.store.unit():
         ctx.count("sessions_closed", ctx.store.close_idle_sessions(profile_id, cutoff))
     due = ctx.store.due_sessions(profile_id, "summarise", cutoff)
     for done, session in enumerate(due, start=1):
@@ -42,9 +42,9 @@ def summarise_sessions(ctx: SleepContext, profile_id: int) -> None:
 
 
 def _summarise_one(ctx: SleepContext, due: DueSession) -> None:
-    messages = session_messages(ctx, due)
+    messages, due = session_messages(ctx, due)
     if not any(m.role == "user" and m.importance > _TRIVIAL for m in messages):
-        with ctx.store.conn:  # small talk: nothing to remember, no model call
+        with ctx.store.unit():  # small talk: nothing to remember, no model call
             ctx.store.mark("summarise", due, state="done", run_id=ctx.run_id)
             ctx.store.mark("extract", due, state="done", run_id=ctx.run_id)
         ctx.count("sessions_trivial")
@@ -57,7 +57,7 @@ def _summarise_one(ctx: SleepContext, due: DueSession) -> None:
         step_failed(ctx, "summarise", due, errors)
         return
     by_id = {m.id: m for m in messages}
-    with ctx.store.conn:
+    with ctx.store.unit():
         for part in value["episodes"]:
             episode = _write_episode(ctx, due, part, messages)
             for item in part["dated_items"]:
@@ -119,8 +119,9 @@ def _dated_item(
     verdict = vet(text, [message.id], source, by_id, recalled)
     if verdict.reason:
         refs = [Evidence("message", message.id)]
-        ctx.candidates.reject(episode.profile_id, fingerprint(text, refs), verdict.reason, text,
-                              ctx.run_id)  # fmt: skip
+        ctx.candidates.reject(
+            episode.profile_id, fingerprint(text, refs), verdict.reason, text, ctx.run_id
+        )
         ctx.count("candidates_rejected")
         return
     ctx.candidates.add_dated_item(

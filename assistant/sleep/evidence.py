@@ -58,10 +58,17 @@ def _matches(term: str, found: frozenset[str]) -> bool:
     stem = _stem(term)
     if len(stem) < 3:
         return False
-    # Inflections the crude stemmer misses ("uses"/"use", "allergy"/"allergic").
-    return any(
-        _stem(t) == stem or (len(t) >= 5 and len(stem) >= 5 and t[:5] == stem[:5]) for t in found
-    )
+    # Inflections the crude stemmer misses ("uses"/"use", "liv"/"live", "allergy"/"allergic").
+    return any(_same_word(stem, _stem(t)) for t in found)
+
+
+def _same_word(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    if len(short) < 3:
+        return False
+    if long.startswith(short) and len(long) - len(short) <= 3:
+        return True
+    return len(short) >= 5 and short[:5] == long[:5]
 
 
 def coverage(statement: str, texts: Iterable[str]) -> float:

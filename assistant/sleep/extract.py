@@ -9,7 +9,7 @@ user message. Rejections are recorded, so a rerun never proposes them again.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,10 +19,11 @@ from assistant.sleep.candidates import Candidate
 from assistant.sleep.context import SleepContext
 from assistant.sleep.dates import resolve_phrase
 from assistant.sleep.evidence import fingerprint, similar_statements, supports
-from assistant.sleep.prompts import EXTRACT_PROMPT, transcript
+from assistant.sleep.prompts import EXTRACT_PROMPT, MAX_CHARS, transcript
 from assistant.sleep.schemas import CANDIDATES
 from assistant.sleep.store import DueSession
 from assistant.sleep.trust import is_strong
+from assistant.tokens import estimate_tokens
 
 __all__ = ["Vetted", "extract_sessions", "session_messages", "step_failed", "vet"]
 
@@ -36,11 +37,21 @@ class Vetted:
     reason: str = ""
 
 
-def session_messages(ctx: SleepContext, due: DueSession) -> list[Message]:
-    """The session's messages a step still has to read, oldest first."""
+def session_messages(ctx: SleepContext, due: DueSession) -> tuple[list[Message], DueSession]:
+    """The session's messages a step still has to read, oldest first, as many as fit.
+
+    A session too long for one prompt is taken in parts: the returned ``DueSession`` ends
+    at the last message that fits, and the rest stays due for the next run.
+    """
     ids = ctx.store.message_ids(due.id, due.done_upto, due.last_id)
     found = ctx.engine.messages.messages_by_id(ids, due.profile_id)
-    return [found[i] for i in ids if i in found]
+    budget, kept = ctx.transcript_budget, []
+    for message in (found[i] for i in ids if i in found):
+        budget -= estimate_tokens(message.content[:MAX_CHARS]) + 12
+        if budget < 0 and kept:
+            return kept, replace(due, last_id=kept[-1].id)
+        kept.append(message)
+    return kept, due
 
 
 def vet(
@@ -72,7 +83,7 @@ def vet(
 def step_failed(ctx: SleepContext, step: str, due: DueSession, errors: Sequence[str]) -> None:
     """Record a session the model failed on; give it up after too many runs."""
     give_up = due.attempts + 1 >= ctx.settings.max_attempts
-    with ctx.store.conn:
+    with ctx.store.unit():
         ctx.store.mark(step, due, state="given_up" if give_up else "failed", run_id=ctx.run_id)
     ctx.count(f"{step}_failed")
     what = "given up" if give_up else "will retry next run"
@@ -89,9 +100,9 @@ def extract_sessions(ctx: SleepContext, profile_id: int) -> None:
 
 
 def _extract_one(ctx: SleepContext, due: DueSession) -> None:
-    messages = session_messages(ctx, due)
+    messages, due = session_messages(ctx, due)
     if not messages:
-        with ctx.store.conn:
+        with ctx.store.unit():
             ctx.store.mark("extract", due, state="done", run_id=ctx.run_id)
         return
     value, errors = ctx.asker.ask(EXTRACT_PROMPT, transcript(messages, ctx.tz), CANDIDATES)
@@ -101,6 +112,7 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
     by_id = {m.id: m for m in messages}
     recalled = ctx.store.recalled_texts([m.id for m in messages if m.role == "assistant"])
     episodes = ctx.engine.episodes.for_session(due.id)
+    scope = ctx.engine.messages.session(due.id).scope
     kept: list[Candidate] = []
     rejected: list[tuple[str, str, str]] = []
     for item in value["facts"]:
@@ -111,13 +123,13 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
                 (fingerprint(item["statement"], refs), verdict.reason, item["statement"])
             )
             continue
-        draft = _draft(ctx, due, item, verdict, episodes)
+        draft = _draft(ctx, due, {**item, "scope": item.get("scope") or scope}, verdict, episodes)
         twin = next(
             (c for c in kept if similar_statements(c.statement, draft.statement, 0.8)), None
         )
         if twin is None:
             kept.append(draft)
-    with ctx.store.conn:
+    with ctx.store.unit():
         for print_, reason, statement in rejected:
             ctx.candidates.reject(due.profile_id, print_, reason, statement, ctx.run_id)
         for draft in kept:
@@ -142,7 +154,7 @@ def _draft(
         statement=" ".join(item["statement"].split()),
         subject=item.get("subject", "").strip()[:60],
         predicate=item.get("predicate", "").strip()[:60],
-        scope=item.get("scope", "").strip()[:30],
+        scope=(item.get("scope") or "").strip()[:30],
         source_kind=verdict.source_kind,
         confidence=float(item["confidence"]),
         importance=float(item["importance"]),

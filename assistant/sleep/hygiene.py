@@ -27,8 +27,8 @@ _LINK_CHUNK = 200
 
 def hygiene(ctx: SleepContext, profile_id: int) -> None:
     """Run every hygiene part for one profile."""
-    ctx.count("facts_expired", ctx.engine.facts.expire_due(profile_id, ctx.now, actor="sleep"))
-    with ctx.store.conn:
+    with ctx.store.unit():
+        ctx.count("facts_expired", ctx.engine.facts.expire_due(profile_id, ctx.now, actor="sleep"))
         today = ctx.local_date(ctx.now)
         ctx.count("dated_items_expired", ctx.candidates.expire_dated_items(profile_id, today))
     _expired_events(ctx, profile_id)
@@ -42,7 +42,7 @@ def _expired_events(ctx: SleepContext, profile_id: int) -> None:
     for event in ctx.engine.events.expired(profile_id, ctx.now):
         if event.consolidated_at is not None:
             continue
-        with ctx.store.conn:
+        with ctx.store.unit():
             if event.importance >= ctx.settings.keep_event_importance:
                 _keep_event(ctx, profile_id, event.id, event.text)
                 ctx.engine.events.mark_consolidated([event.id], ctx.now)
@@ -72,14 +72,15 @@ def _merge_duplicates(ctx: SleepContext, profile_id: int) -> None:
             continue
         # Keep a pinned one, else the newest: the older copies close where it begins.
         keep = max(facts, key=lambda f: (f.pinned, f.valid_from or f.learned_at, f.id))
-        with ctx.store.conn:
+        with ctx.store.unit():
             for dup in facts:
                 if dup.id == keep.id:
                     continue
                 ctx.engine.facts.reinforce(keep.id, dup.evidence, actor="sleep", boost=0.0)
                 ctx.engine.facts.supersede(dup.id, keep.id, actor="sleep")
-                ctx.propose(Proposal("merged", profile_id, keep.id, "active", keep.statement,
-                                     dup.id))  # fmt: skip
+                ctx.propose(
+                    Proposal("merged", profile_id, keep.id, "active", keep.statement, dup.id)
+                )
                 ctx.count("facts_merged")
 
 
@@ -89,7 +90,7 @@ def _link_entities(ctx: SleepContext, profile_id: int) -> None:
         ids = ctx.store.ids_after(kind, profile_id, int(ctx.store.state(profile_id, key, "0")))
         for start in range(0, len(ids), _LINK_CHUNK):
             chunk = ids[start : start + _LINK_CHUNK]
-            with ctx.store.conn:
+            with ctx.store.unit():
                 for item_id in chunk:
                     names = extract_entities(_text(ctx, kind, item_id))
                     if names:
@@ -108,7 +109,7 @@ def _text(ctx: SleepContext, kind: str, item_id: int) -> str:
 def _refine_importance(ctx: SleepContext, profile_id: int) -> None:
     after = int(ctx.store.state(profile_id, "usage_upto", "0"))
     uses, last = ctx.store.uses_since(profile_id, after)
-    with ctx.store.conn:
+    with ctx.store.unit():
         for (kind, item_id), n in sorted(uses.items()):
             if n < ctx.settings.often_used:
                 continue

@@ -15,12 +15,12 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assistant.errors import OllamaError
+from assistant.errors import HippoError
 from assistant.sleep.backup import backup_database
 from assistant.sleep.candidates import CandidateStore
 from assistant.sleep.context import SleepContext
 from assistant.sleep.episodes import summarise_sessions
-from assistant.sleep.errors import BudgetExhausted, SleepError, SleepLocked
+from assistant.sleep.errors import BudgetExhausted, SleepLocked
 from assistant.sleep.extract import extract_sessions
 from assistant.sleep.hygiene import hygiene
 from assistant.sleep.lock import SleepLock
@@ -44,7 +44,7 @@ STEPS: tuple[tuple[str, Step], ...] = (
     ("update", update_facts),
     ("reflect", reflect),
 )
-_UNFINISHED = ("interrupted", "capped", "failed")
+_UNFINISHED = ("running", "interrupted", "capped", "failed")  # "running": its process died
 
 
 def run_sleep(
@@ -135,26 +135,37 @@ def _run(
     conn = lambda: engine.db.conn  # noqa: E731
     runs = RunStore(conn)
     report = SleepReport(None, "running", trigger, not backup, now)
+    store = SleepStore(conn, engine.clock)
     previous = runs.latest()
-    with engine.db.conn:
+    with store.unit():
         runs.interrupt_running()  # we hold the lock: any "running" run died
         report.run_id = runs.start(report, lock.owner if lock else "dry-run")
+    model = settings.model or engine.chat_model
     asker = Asker(
         engine.llm,
-        settings.model or engine.chat_model,
+        model,
         max_calls=settings.max_llm_calls,
-        think=False if "thinking" in engine.model_capabilities(engine.chat_model) else None,
+        think=False if "thinking" in engine.model_capabilities(model) else None,
+        options=engine.chat_options(),  # the chat's window: Ollama need not reload the model
         on_call=lock.beat if lock else None,
     )
     ctx = SleepContext(
-        engine, settings, SleepStore(conn, engine.clock), CandidateStore(conn, engine.clock),
-        asker, report, now, tz, lock, progress,
-    )  # fmt: skip
+        engine,
+        settings,
+        store,
+        CandidateStore(conn, engine.clock),
+        asker,
+        report,
+        now,
+        tz,
+        lock,
+        progress,
+    )
     try:
         if backup:
             _backup(ctx, previous)
         report.status = _steps(ctx)
-    except (SleepError, OllamaError) as exc:
+    except HippoError as exc:  # Ollama gone, the lock lost, the backup impossible...
         report.status = "failed"
         ctx.error("run", str(exc))
     except BaseException as exc:
@@ -183,9 +194,11 @@ def _steps(ctx: SleepContext) -> str:
     try:
         for name, step in STEPS:
             before = ctx.asker.use.calls
-            for profile_id in profiles:
-                step(ctx, profile_id)
-            ctx.count(f"llm_calls_{name}", ctx.asker.use.calls - before)
+            try:
+                for profile_id in profiles:
+                    step(ctx, profile_id)
+            finally:
+                ctx.count(f"llm_calls_{name}", ctx.asker.use.calls - before)
             ctx.steps_done.append(name)
     except BudgetExhausted as exc:
         status = "capped"

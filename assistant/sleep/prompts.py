@@ -11,13 +11,14 @@ __all__ = [
     "EPISODES_PROMPT",
     "EXTRACT_PROMPT",
     "INSIGHTS_PROMPT",
+    "MAX_CHARS",
     "QUESTIONS_PROMPT",
     "UPDATE_PROMPT",
     "retry_prompt",
     "transcript",
 ]
 
-_MAX_CHARS = 1200  # per message: a pasted document must not crowd out the conversation
+MAX_CHARS = 1200  # per message: a pasted document must not crowd out the conversation
 
 EPISODES_PROMPT = (
     "You turn a conversation between a user and their assistant into episodes for the "
@@ -67,8 +68,8 @@ def transcript(messages: Sequence[Message], tz: tzinfo | None = None) -> str:
     for m in messages:
         when = m.created_at.astimezone(tz).strftime("%Y-%m-%d %a %H:%M")
         text = " ".join(m.content.split())
-        if len(text) > _MAX_CHARS:
-            text = text[:_MAX_CHARS] + " [...]"
+        if len(text) > MAX_CHARS:
+            text = text[:MAX_CHARS] + " [...]"
         lines.append(f"[id {m.id}] {when} {m.role}: {text}")
     return "\n".join(lines)
 

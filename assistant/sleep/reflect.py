@@ -56,11 +56,12 @@ def reflect(ctx: SleepContext, profile_id: int) -> None:
     if value is None:
         ctx.error("reflect", f"invalid insights (will retry next run): {'; '.join(errors[:3])}")
         return
-    with ctx.store.conn:
+    with ctx.store.unit():
         for insight in value["insights"][: ctx.settings.max_insights]:
             _write(ctx, profile_id, insight, pool)
         ctx.store.set_state(profile_id, "reflected_at", to_iso(ctx.now))
     ctx.count("reflections_run")
+    ctx.tick("reflect", 1, 1)
 
 
 def _recent(ctx: SleepContext, profile_id: int) -> Pool:
@@ -103,8 +104,9 @@ def _write(ctx: SleepContext, profile_id: int, insight: dict[str, Any], pool: Po
     evidence = [_evidence(ref) for ref in refs]
     depth = 1 + max(pool[ref][1] for ref in refs)
     if depth > ctx.settings.max_depth:
-        ctx.candidates.reject(profile_id, fingerprint(statement, evidence), "depth cap",
-                              statement, ctx.run_id)  # fmt: skip
+        ctx.candidates.reject(
+            profile_id, fingerprint(statement, evidence), "depth cap", statement, ctx.run_id
+        )
         ctx.count("reflections_capped")
         return
     for fact_id in ctx.store.rejected_facts_citing(profile_id, evidence):

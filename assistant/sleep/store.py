@@ -5,7 +5,8 @@ Candidates, rejections and dated items live in ``candidates.py``; run records in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -45,10 +46,26 @@ class SleepStore:
         self._conn = conn
         self._clock = clock
 
-    @property
-    def conn(self) -> apsw.Connection:
-        """This thread's connection (``with store.conn:`` makes one unit atomic)."""
-        return self._conn()
+    @contextmanager
+    def unit(self) -> Iterator[apsw.Connection]:
+        """One unit of work, atomic: its writes and its progress mark commit together.
+
+        ``BEGIN IMMEDIATE`` takes the write lock up front (waiting out the busy timeout):
+        a deferred transaction that reads first could not upgrade to a write once the chat
+        has written meanwhile, and would fail at once with "database is locked".
+        """
+        conn = self._conn()
+        if conn.in_transaction:
+            with conn:
+                yield conn
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     # -- sessions and marks -------------------------------------------------------------
 
@@ -122,9 +139,17 @@ class SleepStore:
         self._conn().execute(
             "INSERT OR REPLACE INTO sleep_marks(step, item_id, profile_id, upto, attempts, state,"
             " run_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (step, session.id, session.profile_id, kept, attempts, state, run_id,
-             to_iso(self._clock.now())),
-        )  # fmt: skip
+            (
+                step,
+                session.id,
+                session.profile_id,
+                kept,
+                attempts,
+                state,
+                run_id,
+                to_iso(self._clock.now()),
+            ),
+        )
 
     # -- bookmarks ------------------------------------------------------------------------
 

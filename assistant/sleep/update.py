@@ -15,7 +15,7 @@ from itertools import groupby
 from typing import Any
 
 from assistant.errors import MemoryWriteError
-from assistant.memory.facts import Fact
+from assistant.memory.facts import Fact, looks_like_instruction
 from assistant.sleep.candidates import Candidate
 from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import normal_statement, similar_statements
@@ -25,7 +25,10 @@ from assistant.sleep.schemas import UPDATE
 from assistant.sleep.similar import similar_facts
 from assistant.sleep.trust import admitted_status
 
-__all__ = ["Decision", "update_facts"]
+__all__ = ["PROMOTABLE", "Decision", "update_facts"]
+
+# A pending fact of these sources that the user then states clearly becomes active.
+PROMOTABLE = ("user_stated", "assistant_inferred")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +73,11 @@ def _decide_batch(ctx: SleepContext, profile_id: int, batch: list[Candidate]) ->
     if asks:
         answer = _ask(ctx, asks)
         if answer is None:
-            with ctx.store.conn:
+            with ctx.store.unit():
                 ctx.candidates.retry_later(c.id for c, _ in asks)
         else:
             plans.update(answer)
-    with ctx.store.conn:
+    with ctx.store.unit():
         added: list[tuple[str, int]] = []
         for cand in batch:
             if cand.id in plans:
@@ -150,7 +153,7 @@ def _apply(
     facts = ctx.engine.facts
     try:
         if plan.action == "reinforce" and plan.fact_id is not None:
-            facts.reinforce(plan.fact_id, cand.evidence, actor="sleep")
+            _reinforce(ctx, cand, facts.get(plan.fact_id))
             _done(ctx, cand, "reinforced", plan.fact_id, plan.note)
         elif plan.action == "supersede" and plan.fact_id is not None:
             _supersede(ctx, cand, facts.get(plan.fact_id), added)
@@ -162,6 +165,16 @@ def _apply(
     except MemoryWriteError as exc:  # e.g. its evidence was deleted since extraction
         _done(ctx, cand, "blocked", None, str(exc))
         ctx.error("update", f"candidate {cand.statement!r} not stored: {exc}")
+
+
+def _reinforce(ctx: SleepContext, cand: Candidate, fact: Fact) -> None:
+    """Add the candidate's evidence to ``fact``; the user's own clear word activates a guess."""
+    ctx.engine.facts.reinforce(fact.id, cand.evidence, actor="sleep")
+    promotable = fact.status == "pending" and fact.source_kind in PROMOTABLE
+    clear = admitted_status(cand, ctx.settings) == "active"
+    if promotable and clear and not looks_like_instruction(fact.statement):
+        ctx.engine.facts.update(fact.id, actor="sleep", status="active", source_kind="user_stated")
+        ctx.propose(Proposal("fact", fact.profile_id, fact.id, "active", fact.statement))
 
 
 def _add(ctx: SleepContext, cand: Candidate, added: list[tuple[str, int]]) -> Fact:

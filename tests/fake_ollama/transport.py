@@ -98,6 +98,9 @@ class _Stopping(Exception):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY: without it each whole (non-streamed) reply waits ~40 ms for the
+    # client's delayed ACK, which Ollama's own Go server never does.
+    disable_nagle_algorithm = True
     server: LoopbackHTTPServer
     server_version = "FakeOllama"
     sys_version = ""

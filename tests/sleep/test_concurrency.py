@@ -1,0 +1,57 @@
+"""Chatting while sleep runs: nothing is lost and the database is never "locked"."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import timedelta
+
+from assistant.engine import Hippo
+from assistant.llm.gateway import OllamaGateway
+from tests.fake_ollama.server import FakeOllama
+from tests.sleep.helpers import chat, day, episode, episodes, fact, facts, sleep
+
+HOBBIES = "chess cello tango pottery climbing sushi origami kayaking poetry astronomy".split()
+
+
+def test_chatting_while_sleep_runs_loses_nothing(engine, fake_ollama, clock, config):
+    sessions = [
+        chat(engine, day("2026-11-20") + timedelta(hours=n), f"I love {hobby}.", "Nice.")[1]
+        for n, hobby in enumerate(HOBBIES)
+    ]
+    fake_ollama.script(*(episodes(episode(s[0].id, s[1].id, "A hobby.")) for s in sessions))
+    for hobby, said in zip(HOBBIES, sessions, strict=True):
+        fake_ollama.script(facts(fact(f"The user loves {hobby}", [said[0].id])))
+    clock.advance(days=5)
+    outcome: list[object] = []
+
+    def night():
+        try:  # each unit pauses a little, so the chat's writes land between sleep's
+            outcome.append(sleep(engine, progress=lambda _: time.sleep(0.01)))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    with FakeOllama() as chat_host:  # the UI, as another process: its own connection and Ollama
+        app = Hippo(
+            config.db_path,
+            OllamaGateway(chat_host.host),
+            chat_model=config.chat_model,
+            embedding_model=config.embedding_model,
+            clock=clock,
+        )
+        session = app.new_session()
+        worker = threading.Thread(target=night)
+        worker.start()
+        sent = 0
+        while worker.is_alive() or sent < 10:
+            events = list(app.send(session.id, f"message {sent}"))
+            assert type(events[-1]).__name__ == "ReplyDone", events[-1]
+            sent += 1
+        worker.join()
+        app.close()
+
+    (report,) = outcome
+    assert report.status == "done" and report.errors == [], report  # type: ignore[union-attr]
+    assert sent > 10  # the chat really ran alongside
+    assert len(engine.history(session.id, 1000)) == 2 * sent
+    assert engine.facts.count(engine.profile.id) == len(HOBBIES)
