@@ -114,7 +114,7 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     engine = open_engine(config)
     try:
-        HippoApp(engine, config, resume=args.resume).run()
+        HippoApp(engine, config, resume=args.resume, schedule_sleep=True).run()
     finally:
         engine.close()
     return 0

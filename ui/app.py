@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
     from assistant.config import Config
     from assistant.engine import Hippo
+    from assistant.sleep import SleepReport
+    from scheduler.runner import SleepScheduler
 
 __all__ = ["HippoApp"]
 
@@ -61,11 +63,29 @@ class HippoApp(App[None]):
             super().__init__()
             self.check, self.error = check, error
 
-    def __init__(self, engine: Hippo, config: Config, *, resume: bool = False) -> None:
+    class Slept(Message):
+        """A consolidation run finished (posted from the scheduler's thread)."""
+
+        def __init__(self, report: SleepReport) -> None:
+            super().__init__()
+            self.report = report
+
+    class SleepProgress(Message):
+        """A consolidation run moved on (posted from the scheduler's thread)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(
+        self, engine: Hippo, config: Config, *, resume: bool = False, schedule_sleep: bool = False
+    ) -> None:
         super().__init__()
         self.engine = engine
         self.config = config
         self._chat = ChatScreen(engine, resume=resume)
+        self._schedule_sleep = schedule_sleep
+        self._scheduler: SleepScheduler | None = None
 
     @property
     def chat(self) -> ChatScreen:
@@ -98,8 +118,75 @@ class HippoApp(App[None]):
         """Ollama answered: start embedding, and offer to pull what is missing."""
         self.chat.status.reachable = True
         self.engine.start_background()
+        if self._schedule_sleep and self._scheduler is None:
+            self._start_sleep_scheduler()
         if check is not None and check.missing:
             self.push_screen(PullScreen(self.engine, check.missing), self._pulled)
+
+    @work(thread=True, exclusive=True, group="sleep-start", exit_on_error=False)
+    def _start_sleep_scheduler(self) -> None:
+        """Consolidate nightly while open, catching up a missed night now (in the background)."""
+        from assistant.sleep import SleepSettings
+        from scheduler.runner import SleepScheduler
+
+        notice = self.engine.away_notice()
+        if notice is not None:
+            self.call_from_thread(
+                self.notify, notice.text, title="Memory", timeout=12, markup=False
+            )
+        settings = SleepSettings.from_mapping(self.config.extra.get("sleep"))
+        self._scheduler = SleepScheduler(
+            self.engine, settings,
+            on_report=lambda report: self.post_message(self.Slept(report)),
+            on_progress=lambda p: self.post_message(
+                self.SleepProgress(f"sleep: {p.step} {p.done}/{p.total}")
+            ),
+        )  # fmt: skip
+        self._scheduler.start(catch_up=True)
+
+    def on_hippo_app_sleep_progress(self, message: SleepProgress) -> None:
+        self.chat.status.sleep = message.text
+
+    def on_hippo_app_slept(self, message: Slept) -> None:
+        self.chat.status.sleep = ""
+        report = message.report
+        if report.proposals or report.errors:
+            review = len(report.to_review)
+            errors = f", {len(report.errors)} problem(s)" if report.errors else ""
+            self.notify(
+                f"Memory consolidated: {review} new fact(s) to review{errors}.",
+                title="Sleep",
+                timeout=10,
+                markup=False,
+            )
+
+    def on_unmount(self) -> None:
+        if self._scheduler is not None:
+            self._scheduler.shutdown()
+
+    def action_sleep_now(self) -> None:
+        """Consolidate memory now, in the background."""
+        self.notify("Consolidating memory in the background…", title="Sleep")
+        self._sleep_now()
+
+    @work(thread=True, exclusive=True, group="sleep-now", exit_on_error=False)
+    def _sleep_now(self) -> None:
+        from assistant.errors import HippoError
+
+        try:
+            report = self.engine.consolidate(
+                trigger="manual",
+                progress=lambda p: self.post_message(
+                    self.SleepProgress(f"sleep: {p.step} {p.done}/{p.total}")
+                ),
+            )
+        except HippoError as exc:
+            self.call_from_thread(
+                self.notify, str(exc), title="Sleep failed", severity="error", markup=False
+            )
+            self.post_message(self.SleepProgress(""))
+            return
+        self.post_message(self.Slept(report))
 
     def _pulled(self, models: list[str] | None) -> None:
         if models:
@@ -142,3 +229,6 @@ class HippoApp(App[None]):
         yield SystemCommand("Models", "Choose the chat and embedding models", self.action_models)
         yield SystemCommand("Sessions", "Open a past session", self.action_sessions)
         yield SystemCommand("New session", "Start an empty chat", self.chat.action_new_session)
+        yield SystemCommand(
+            "Sleep now", "Consolidate memory now (episodes, facts to review)", self.action_sleep_now
+        )

@@ -34,6 +34,7 @@ class StatusLine(Widget):
     reachable: reactive[bool | None] = reactive(None)
     profile: reactive[str] = reactive("")
     pending: reactive[int] = reactive(0)
+    sleep: reactive[str] = reactive("")
 
     class Counted(Message):
         """The embedding queue was counted (posted from a worker thread)."""
@@ -70,4 +71,6 @@ class StatusLine(Widget):
         ]
         if self.pending:
             parts.append(Content(f"{self.pending} to embed"))
+        if self.sleep:
+            parts.append(Content(self.sleep))
         return Content(" │ ").join(parts)

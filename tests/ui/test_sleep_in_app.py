@@ -1,0 +1,34 @@
+"""The open app consolidates in the background: a scheduler, and "Sleep now"."""
+
+from __future__ import annotations
+
+from tests.ui.helpers import chat_ready, wait_until
+from ui import HippoApp
+
+SIZE = (100, 30)
+
+
+async def test_the_app_starts_and_stops_the_sleep_scheduler(engine, config, fake_ollama):
+    app = HippoApp(engine, config, schedule_sleep=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await wait_until(
+            pilot,
+            lambda: app._scheduler is not None and app._scheduler.running,
+            what="the scheduler",
+        )
+        assert app._scheduler.next_run() is not None
+        scheduler = app._scheduler
+    assert not scheduler.running
+
+
+async def test_sleep_now_runs_a_consolidation_and_clears_the_status(engine, config, fake_ollama):
+    from assistant.sleep import last_report
+
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        app.action_sleep_now()
+        await wait_until(pilot, lambda: last_report(engine) is not None, what="a sleep run")
+        await wait_until(pilot, lambda: app.chat.status.sleep == "", what="the status to clear")
+    assert last_report(engine).trigger == "manual"
