@@ -8,6 +8,7 @@ import threading
 from collections.abc import Sequence
 from typing import TextIO
 
+from assistant import cli_memory
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError
 
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     sleep.add_argument("--max-llm-calls", type=int, help="cap on model calls for this run (200)")
     token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
     token.add_argument("action", choices=["set", "clear", "status"])
+    cli_memory.add_parsers(sub)
     return parser
 
 
@@ -380,6 +382,7 @@ _COMMANDS = {
     "ingest": _ingest,
     "recall": _recall,
     "sleep": _sleep,
+    **cli_memory.COMMANDS,
 }
 
 

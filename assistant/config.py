@@ -36,16 +36,10 @@ DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DB_FILENAME = "hippo.db"
 _STRATEGIES = ("buffer", "window", "summary", "summary_buffer")
 _WEIGHTS = (
-    "relevance",
-    "recency",
-    "importance",
-    "keyword",
-    "vector",
-    "decay_per_hour",
-    "min_relevance",
-    "vector_floor",
-    "duplicate_overlap",
-)
+    "relevance", "recency", "importance", "keyword", "vector", "decay_per_hour",
+    "min_relevance", "tail_relevance", "vector_floor", "duplicate_overlap", "candidates",
+    "speaker", "neighbour", "context_coverage", "session", "present",
+)  # fmt: skip
 _SECTIONS = ("facts", "episodes", "upcoming", "events", "recalled")
 _OWN_TABLES = {"models", "ollama", "profile", "memory", "retrieval"}
 

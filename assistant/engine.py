@@ -6,6 +6,7 @@ one SQLite connection per thread, so any thread may call it.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
@@ -38,6 +39,7 @@ from assistant.turns import TurnEvent
 from data_schema.connect import Database
 
 if TYPE_CHECKING:
+    from assistant.admin import MemoryAdmin
     from assistant.llm.gateway import OllamaGateway
     from assistant.memory.embedding import EmbeddingWorker
     from assistant.sleep import AwayNotice, SleepReport
@@ -418,6 +420,15 @@ class Hippo:
         """Download a model, with progress summed over its layers."""
         yield from self.llm.pull(model, cancel=cancel)
         self._capabilities.pop(model, None)
+
+    # -- memory inspector --------------------------------------------------------------
+
+    @functools.cached_property
+    def admin(self) -> MemoryAdmin:
+        """See, search, correct, review, undo, forget and export memory (``MemoryAdmin``)."""
+        from assistant.admin import MemoryAdmin
+
+        return MemoryAdmin(self)
 
     # -- sleep (consolidation) -------------------------------------------------------
 

@@ -46,5 +46,7 @@ def open_engine(config: Config, *, clock: Clock | None = None) -> Hippo:
         clock=clock,
         working_strategy=config.working_strategy,  # type: ignore[arg-type]
         context_budget=ContextBudget(**config.memory_budget),
-        weights=RetrievalWeights(**config.retrieval),  # type: ignore[arg-type]
+        weights=RetrievalWeights(
+            **{k: int(v) if k == "candidates" else v for k, v in config.retrieval.items()}
+        ),  # type: ignore[arg-type]
     )

@@ -480,3 +480,22 @@ def m003_sleep(conn: apsw.Connection) -> None:
         CREATE INDEX dated_items_by_due ON dated_items(profile_id, status, due_on);
         """
     )
+
+
+@migration
+def m004_memory_admin(conn: apsw.Connection) -> None:
+    """Indexes for the memory inspector, the review queue and forgetting.
+
+    * facts listed by when they were learned, and filtered by scope or source;
+    * "which replies used this item" (provenance, and deleting an item's uses);
+    * history by time, for the as-of view.
+    """
+    conn.execute(
+        """
+        CREATE INDEX facts_by_learned ON facts(profile_id, learned_at DESC);
+        CREATE INDEX facts_by_scope ON facts(profile_id, scope, status);
+        CREATE INDEX facts_by_source ON facts(profile_id, source_kind, status);
+        CREATE INDEX reply_memories_by_item ON reply_memories(kind, item_id);
+        CREATE INDEX fact_history_by_time ON fact_history(fact_id, at);
+        """
+    )

@@ -7,12 +7,23 @@ Every hit carries its score breakdown, so the UI can show why it was recalled.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
-from assistant.memory.scoring import RetrievalWeights, coverage, recency, relevance, similar, terms
+from assistant.memory.scoring import (
+    RetrievalWeights,
+    asks_about_now,
+    coverage,
+    coverage_terms,
+    names,
+    recency,
+    relevance,
+    similar,
+    terms,
+)
 from assistant.memory.vectors import EmbeddingModel, VectorStore
 
 __all__ = ["Memory", "Query", "Retriever", "Tier"]
@@ -23,7 +34,9 @@ class Memory:
     """A remembered item, as retrieval hands it to the context and the UI.
 
     ``at`` is when it was said or learned (what recency decays from, unless it was
-    used since: ``last_used``); ``source`` says where it came from in words.
+    used since: ``last_used``); ``source`` says where it came from in words. A message
+    also carries who said it (``speaker``, where known), and the ids and text of the
+    messages just before and after it in its session (``neighbours``, ``context``).
     """
 
     kind: str
@@ -40,6 +53,9 @@ class Memory:
     relevance: float = 0.0
     recency: float = 0.0
     score: float = 0.0
+    speaker: str = ""
+    neighbours: tuple[int, ...] = ()
+    context: str = ""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -100,7 +116,7 @@ class Retriever:
 
     def retrieve(self, query: Query) -> list[Memory]:
         """The best memories for ``query``, best first, at most ``query.limit``."""
-        query_terms = terms(query.text)
+        query_terms = coverage_terms(query.text)
         scored: list[Memory] = []
         for kind in query.kinds:
             tier = self.tiers.get(kind)
@@ -109,41 +125,94 @@ class Retriever:
         scored.sort(key=lambda m: (-m.score, -m.at.timestamp()))
         return self._deduplicate(scored, query.limit)
 
-    def _candidates(self, tier: Tier, query: Query) -> tuple[dict[int, float], dict[int, float]]:
+    def _candidates(
+        self, tier: Tier, query: Query
+    ) -> tuple[dict[int, float], dict[int, float], float]:
+        """Keyword and vector scores of both candidate lists, and the vector background.
+
+        A keyword candidate outside the vector top-n keeps its real similarity (scored
+        directly), rather than none at all. The background is the median similarity of
+        the vector top-n.
+        """
         n = self.weights.candidates
         keyword = dict(tier.keyword(query, n))
-        vector: dict[int, float] = {}
         model = self._model() if query.vector is not None else None
-        if model is not None and query.vector is not None:
-            vector = dict(self._vectors.nearest(model, tier.kind, query.profile_id,
-                                                query.vector, n))
-        return keyword, vector
+        if model is None or query.vector is None:
+            return keyword, {}, 0.0
+        nearest = self._vectors.nearest(model, tier.kind, query.profile_id, query.vector, n)
+        vector = dict(nearest)
+        if missing := [i for i in keyword if i not in vector]:
+            vector |= self._vectors.similarities(model, tier.kind, missing, query.vector)
+        background = statistics.median(sim for _, sim in nearest) if nearest else 0.0
+        return keyword, vector, background
 
     def _score_tier(self, tier: Tier, query: Query, query_terms: frozenset[str]) -> list[Memory]:
-        keyword, vector = self._candidates(tier, query)
+        keyword, vector, background = self._candidates(tier, query)
         ids = [i for i in keyword.keys() | vector.keys() if (tier.kind, i) not in query.exclude]
         if not ids:
             return []
         best = max(keyword.values(), default=0.0)
         searched_vectors = query.vector is not None and self._model() is not None
         w = self.weights
-        out = []
+        rated: dict[int, Memory] = {}
         for item_id, memory in tier.load(ids, query).items():
             # BM25 is relative to this query; coverage makes it absolute (a hit on one
-            # minor word of a long question stays weak).
+            # minor word of a long question stays weak). The speaker counts as said.
             bm25 = keyword.get(item_id, 0.0) / best if best > 0 else 0.0
-            kw = bm25 * coverage(query_terms, terms(memory.text)) ** 0.5
-            vec = vector.get(item_id) if searched_vectors else None
-            if searched_vectors and vec is None:
-                vec = 0.0
-            rel = relevance(kw, vec, w)
-            if rel < w.min_relevance:
-                continue
-            rec = recency(memory.last_used or memory.at, query.now, w.decay_per_hour)
-            score = w.relevance * rel + w.recency * rec + w.importance * memory.importance / 10
-            out.append(replace(memory, keyword=kw, vector=vec, relevance=rel, recency=rec,
-                               score=score))
-        return out
+            said = coverage_terms(f"{memory.speaker} {memory.text}")
+            around = coverage_terms(memory.context)
+            kw = bm25 * coverage(query_terms, said, around, w.context_coverage)
+            vec = vector.get(item_id, 0.0) if searched_vectors else None
+            rel = relevance(kw, vec, w, background)
+            rated[item_id] = replace(memory, keyword=kw, vector=vec, relevance=rel)
+        # Nothing is recalled unless something clears the floor; once something does,
+        # weaker memories that still bear on the query may follow it.
+        top = max((m.relevance for m in rated.values()), default=0.0)
+        if top < w.min_relevance:
+            return []
+        kept = [m for m in rated.values() if m.relevance >= max(top * w.tail_relevance, 1e-9)]
+        bonus = self._context_bonus(kept, query)
+        words = terms(query.text)  # names match as words (bigrams in CJK), not characters
+        return [self._score(m, rated, query, words, bonus[m.item_id]) for m in kept]
+
+    def _context_bonus(self, kept: Sequence[Memory], query: Query) -> dict[int, float]:
+        """Priors that depend on the other candidates: their session, their time."""
+        w = self.weights
+        # A conversation that clearly bears on the query lends its other turns weight
+        # (the evidence is often a turn or two away from the best-matching one).
+        session_best: dict[int, float] = {}
+        for m in kept:
+            if m.session_id is not None:
+                session_best[m.session_id] = max(session_best.get(m.session_id, 0.0), m.relevance)
+        newness = _newness(kept) if asks_about_now(query.text) else {}
+        return {
+            m.item_id: w.session * session_best.get(m.session_id or -1, 0.0)
+            + w.present * newness.get(m.item_id, 0.0)
+            for m in kept
+        }
+
+    def _score(
+        self,
+        memory: Memory,
+        rated: dict[int, Memory],
+        query: Query,
+        words: frozenset[str],
+        bonus: float,
+    ) -> Memory:
+        """Relevance, the priors, recency and importance, summed."""
+        w = self.weights
+        # A reply's relevance often shows in the turn before or after it, so a memory
+        # takes a share of its best neighbour's relevance.
+        around = max((rated[n].relevance for n in memory.neighbours if n in rated), default=0.0)
+        prior = w.neighbour * around + w.speaker * names(words, memory.speaker) + bonus
+        rec = recency(memory.last_used or memory.at, query.now, w.decay_per_hour)
+        score = (
+            w.relevance * memory.relevance
+            + prior
+            + w.recency * rec
+            + w.importance * memory.importance / 10
+        )
+        return replace(memory, recency=rec, score=score)
 
     def _deduplicate(self, ranked: list[Memory], limit: int) -> list[Memory]:
         kept: list[Memory] = []
@@ -157,3 +226,10 @@ class Retriever:
             if len(kept) == limit:
                 break
         return kept
+
+
+def _newness(memories: Sequence[Memory]) -> dict[int, float]:
+    """Each memory's place in time among these, from 0 (oldest) to 1 (newest)."""
+    ordered = sorted(memories, key=lambda m: (m.at, m.item_id))
+    last = max(len(ordered) - 1, 1)
+    return {m.item_id: i / last for i, m in enumerate(ordered)}

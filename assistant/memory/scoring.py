@@ -3,7 +3,10 @@
 Generative Agents scores a memory by recency (0.99 per hour since it was last used or
 made), importance (1-10) and relevance; Hippo's relevance is itself a fusion of BM25
 keyword evidence and vector similarity, and anything below a relevance floor is
-dropped, so that nothing is injected when nothing is relevant.
+dropped, so that nothing is injected when nothing is relevant. Cheap priors move the
+rest: a memory said by the person the query names, one whose neighbours (the turns
+around it) are relevant, and, for a question about the present ("where does she live
+now?"), a newer one, rank a little higher.
 """
 
 from __future__ import annotations
@@ -14,9 +17,28 @@ from datetime import datetime
 
 from assistant.memory.textindex import query_terms
 
-__all__ = ["RetrievalWeights", "coverage", "recency", "relevance", "similar", "terms"]
+__all__ = [
+    "RetrievalWeights",
+    "asks_about_now",
+    "coverage",
+    "coverage_terms",
+    "names",
+    "recency",
+    "relevance",
+    "similar",
+    "terms",
+]
 
 _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# Function and question characters: they say nothing about what a text is about.
+_CJK_FUNCTION = frozenset("的了是在我你他她它们吗呢吧啊和与就都也还又很什么哪谁怎")
+# Words that ask about the present state of things, where the newest word counts.
+_NOW = re.compile(
+    r"\b(?:now|currently|current|these days|nowadays|latest|lately|still|anymore)\b"
+    r"|现在|目前|眼下|如今|当前|最近|还在",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,27 +46,74 @@ class RetrievalWeights:
     """Tunable weights and thresholds of retrieval (config: ``[retrieval]``)."""
 
     relevance: float = 1.0
-    recency: float = 0.3
+    recency: float = 0.0
     importance: float = 0.3
-    keyword: float = 0.6
-    vector: float = 0.4
+    keyword: float = 0.5
+    vector: float = 0.5
     decay_per_hour: float = 0.99
-    min_relevance: float = 0.25
+    # Nothing is recalled for a query unless its best memory reaches this; the others
+    # need this share of the best one's relevance.
+    min_relevance: float = 0.15
+    tail_relevance: float = 0.0
     # Cosine similarities at or below this are treated as no similarity at all.
     vector_floor: float = 0.2
     duplicate_overlap: float = 0.8
     candidates: int = 50
+    # Added to the score of a memory said by someone the query names.
+    speaker: float = 0.1
+    # Share of the best neighbour's relevance a memory receives (the turns around it).
+    neighbour: float = 0.1
+    # What a query term found only in a message's neighbours counts for in coverage.
+    context_coverage: float = 0.3
+    # Share of the best relevance in a memory's session that the memory receives.
+    session: float = 0.2
+    # For a question about the present: added in proportion to how new a memory is
+    # among the candidates (the newest gets all of it).
+    present: float = 0.1
 
 
 def terms(text: str) -> frozenset[str]:
     """A text's content terms, crudely stemmed, for overlap measures."""
-    return frozenset(_SUFFIX.sub("", t) if t.isascii() and len(t) > 4 else t
-                     for t in query_terms(text))
+    return frozenset(
+        _SUFFIX.sub("", t) if t.isascii() and len(t) > 4 else t for t in query_terms(text)
+    )
 
 
-def coverage(query: frozenset[str], text: frozenset[str]) -> float:
-    """Share of the query's terms that the text contains."""
-    return len(query & text) / len(query) if query else 0.0
+def coverage_terms(text: str) -> frozenset[str]:
+    """Terms for coverage: words, and the single characters of CJK text.
+
+    Query bigrams that straddle two words ("远目" in "思远目前") occur nowhere, so
+    bigram coverage stays low even for a perfect match; characters don't have that flaw.
+    """
+    words = {t for t in terms(text) if not _CJK_CHAR.match(t)}
+    return frozenset(words | {ch for ch in _CJK_CHAR.findall(text) if ch not in _CJK_FUNCTION})
+
+
+def asks_about_now(text: str) -> bool:
+    """Whether a query asks how things stand now ("currently", "still", "现在")."""
+    return _NOW.search(text) is not None
+
+
+def coverage(
+    query: frozenset[str],
+    text: frozenset[str],
+    context: frozenset[str] = frozenset(),
+    context_weight: float = 0.0,
+) -> float:
+    """Share of the query's terms that the text contains.
+
+    A term found only in the text's context (the turns around a message) counts
+    ``context_weight`` of one found in the text itself.
+    """
+    if not query:
+        return 0.0
+    found = query & text
+    return (len(found) + context_weight * len((query & context) - found)) / len(query)
+
+
+def names(query: frozenset[str], speaker: str) -> bool:
+    """Whether the query names the speaker (any word of the name, e.g. a first name)."""
+    return bool(speaker) and not query.isdisjoint(terms(speaker))
 
 
 def recency(moment: datetime, now: datetime, decay_per_hour: float) -> float:
@@ -53,12 +122,21 @@ def recency(moment: datetime, now: datetime, decay_per_hour: float) -> float:
     return decay_per_hour**hours
 
 
-def relevance(keyword: float, vector: float | None, weights: RetrievalWeights) -> float:
-    """Fuse a keyword score in [0, 1] with a cosine similarity (None: no vector search ran)."""
+def relevance(
+    keyword: float, vector: float | None, weights: RetrievalWeights, background: float = 0.0
+) -> float:
+    """Fuse a keyword score in [0, 1] with a cosine similarity (None: no vector search ran).
+
+    Similarity counts only above ``weights.vector_floor``, or above ``background`` (what
+    the query's typical near neighbour gets) where that is higher: a model that maps
+    all of a script to one corner of its space (MiniLM and Chinese) then adds noise
+    to nothing.
+    """
     if vector is None:
         return keyword
-    span = 1.0 - weights.vector_floor
-    scaled = min(max((vector - weights.vector_floor) / span, 0.0), 1.0)
+    floor = max(weights.vector_floor, background)
+    span = 1.0 - floor
+    scaled = min(max((vector - floor) / span, 0.0), 1.0) if span > 0 else 0.0
     return weights.keyword * keyword + weights.vector * scaled
 
 

@@ -147,9 +147,7 @@ class MessageStore:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = self._conn().execute(
-            f"SELECT id, scope FROM sessions WHERE id IN ({marks})", ids
-        )
+        rows = self._conn().execute(f"SELECT id, scope FROM sessions WHERE id IN ({marks})", ids)
         return dict(rows)
 
     def last_session(self, profile_id: int) -> Session | None:
@@ -234,8 +232,15 @@ class MessageStore:
             conn.execute(
                 "UPDATE messages SET content = ?, thinking = ?, status = ?, error = ?, tokens = ?,"
                 " importance = coalesce(?, importance) WHERE id = ?",
-                (content, thinking, status, error, estimate_tokens(content), importance,
-                 message_id),
+                (
+                    content,
+                    thinking,
+                    status,
+                    error,
+                    estimate_tokens(content),
+                    importance,
+                    message_id,
+                ),
             )
             if status != "streaming":
                 self._index(conn, message_id)
@@ -254,15 +259,18 @@ class MessageStore:
 
     def _reindex(self, conn: apsw.Connection, message_id: int) -> None:
         # A reply's content words often sit in the turn before it, so each message is
-        # indexed with its neighbours' text in a second, down-weighted column.
+        # indexed with its neighbours' text in a second, down-weighted column. Its date
+        # goes in with it ("8 May 2023"), so a question that names a month or a year
+        # finds what was said then.
         conn.execute("DELETE FROM messages_fts WHERE rowid = ?", (message_id,))
         row = conn.execute(
-            "SELECT content, speaker FROM messages WHERE id = ? AND status != 'streaming'",
+            "SELECT content, speaker, created_at FROM messages"
+            " WHERE id = ? AND status != 'streaming'",
             (message_id,),
         ).fetchone()
         if row is None or not row[0].strip():
             return
-        content, speaker = row
+        content, speaker, created_at = row
         neighbours = [
             found[1]
             for op, order in (("<", "DESC"), (">", "ASC"))
@@ -272,7 +280,8 @@ class MessageStore:
                 ).fetchone()
             )
         ]
-        body = f"{speaker}: {content}" if speaker else content
+        said = from_iso(created_at)
+        body = f"{said.day} {said:%B %Y} " + (f"{speaker}: {content}" if speaker else content)
         conn.execute(
             "INSERT INTO messages_fts(rowid, body, context) VALUES (?, ?, ?)",
             (message_id, index_text(body), index_text("\n".join(neighbours))),
@@ -325,9 +334,11 @@ class MessageStore:
 
     def summary(self, session_id: int) -> tuple[str, int]:
         """A session's running summary and the last message id folded into it."""
-        row = self._conn().execute(
-            "SELECT summary, summary_upto FROM sessions WHERE id = ?", (session_id,)
-        ).fetchone()
+        row = (
+            self._conn()
+            .execute("SELECT summary, summary_upto FROM sessions WHERE id = ?", (session_id,))
+            .fetchone()
+        )
         return (row[0], row[1]) if row else ("", 0)
 
     def mark_interrupted(self) -> int:
@@ -341,6 +352,22 @@ class MessageStore:
                 message_id, content=content, thinking=thinking, status="failed", error=INTERRUPTED
             )
         return len(rows)
+
+    def neighbour_ids(self, ids: Sequence[int]) -> dict[int, tuple[int, ...]]:
+        """For each of these messages, the finished ones just before and after it in its session."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._conn().execute(
+            "SELECT m.id,"
+            " (SELECT max(n.id) FROM messages n WHERE n.session_id = m.session_id"
+            "  AND n.id < m.id AND n.status != 'streaming'),"
+            " (SELECT min(n.id) FROM messages n WHERE n.session_id = m.session_id"
+            "  AND n.id > m.id AND n.status != 'streaming')"
+            f" FROM messages m WHERE m.id IN ({marks})",
+            list(ids),
+        )
+        return {row[0]: tuple(n for n in row[1:] if n is not None) for row in rows}
 
     def keyword_search(self, profile_id: int, query: str, limit: int) -> list[tuple[int, float]]:
         """Message ids matching ``query`` by BM25, best first, with their (positive) scores."""

@@ -26,8 +26,15 @@ class MessageTier:
         if query.scopes is not None:
             # Scope creep defence: a scoped session recalls unscoped sessions and its scopes.
             scopes = self._store.session_scopes({m.session_id for m in found.values()})
-            found = {mid: m for mid, m in found.items()
-                     if scopes.get(m.session_id, "") in ("", *query.scopes)}
+            found = {
+                mid: m
+                for mid, m in found.items()
+                if scopes.get(m.session_id, "") in ("", *query.scopes)
+            }
+        around = self._store.neighbour_ids(list(found))
+        missing = {n for ns in around.values() for n in ns} - found.keys()
+        texts = {mid: m.content for mid, m in found.items()}
+        texts |= {mid: m.content for mid, m in self._store.messages_by_id(list(missing)).items()}
         return {
             mid: Memory(
                 kind="message",
@@ -38,6 +45,9 @@ class MessageTier:
                 importance=m.importance,
                 session_id=m.session_id,
                 source_id=m.source_id,
+                speaker=m.speaker,
+                neighbours=around.get(mid, ()),
+                context="\n".join(texts.get(n, "") for n in around.get(mid, ())),
             )
             for mid, m in found.items()
             if m.status in ("complete", "cancelled")

@@ -26,12 +26,16 @@ TEXT_SOURCES: dict[str, tuple[str, str]] = {
     "chunk": ("chunks", "content"),
     "event": ("events", "text"),
 }
-# A message is embedded together with the turn before it: a reply's meaning often
-# lives in the question it answers (about +10 points of vector recall on LoCoMo).
+# A message is embedded with who said it and the turn it replies to: a reply's meaning
+# often lives in the question it answers. The message comes first, so a long previous
+# turn can't push it past the model's input limit (MiniLM reads 256 tokens).
+_SAID = "coalesce(nullif({t}.speaker, '') || ': ', '') || {t}.content"
 _EMBED_TEXT = {
-    "message": "coalesce((SELECT p.content FROM messages p WHERE p.session_id = t.session_id"
-    " AND p.id < t.id AND p.status != 'streaming' ORDER BY p.id DESC LIMIT 1) || char(10), '')"
-    " || t.content",
+    "message": _SAID.format(t="t")
+    + " || coalesce(char(10) || '(replying to ' || (SELECT "
+    + _SAID.format(t="p")
+    + " FROM messages p WHERE p.session_id = t.session_id AND p.id < t.id"
+    " AND p.status != 'streaming' ORDER BY p.id DESC LIMIT 1) || ')', '')",
 }
 
 
@@ -205,3 +209,29 @@ class VectorStore:
             (_pack(query), k, profile_id),
         )
         return [(row[0], 1.0 - row[1]) for row in rows]
+
+    def similarities(
+        self, model: EmbeddingModel, kind: str, ids: Sequence[int], query: Sequence[float]
+    ) -> dict[int, float]:
+        """Cosine similarity of ``query`` to each of these items that has a vector."""
+        table = model.table(kind)
+        exists = (
+            self._conn().execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+        )
+        if not exists or not ids:
+            return {}
+        # One primary-key lookup per item: vec0 scans the whole table for an IN list.
+        packed = _pack(query)
+        found = {}
+        for item_id in ids:
+            row = (
+                self._conn()
+                .execute(
+                    f"SELECT vec_distance_cosine(embedding, ?) FROM {table} WHERE item_id = ?",
+                    (packed, item_id),
+                )
+                .fetchone()
+            )
+            if row is not None:
+                found[item_id] = 1.0 - row[0]
+        return found

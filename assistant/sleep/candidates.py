@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -11,8 +11,11 @@ import apsw
 
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.memory.facts import Evidence
+from assistant.sleep.evidence import review_prints
 
-__all__ = ["Candidate", "CandidateStore", "DatedItem"]
+__all__ = ["REVIEW_REJECTION", "Candidate", "CandidateStore", "DatedItem"]
+
+REVIEW_REJECTION = "rejected in review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,37 @@ class CandidateStore:
             (profile_id, fingerprint, reason, detail[:500], run_id, to_iso(self._clock.now())),
         )
         return conn.changes() > 0
+
+    def reject_in_review(
+        self, profile_id: int, statement: str, evidence: Sequence[Evidence]
+    ) -> int:
+        """Record that the user rejected this claim from this evidence; say how many new prints.
+
+        Sleep checks ``rejected_in_review`` before proposing, so the claim is not proposed
+        again from any of the same evidence (even once the rejected fact is deleted).
+        """
+        return sum(
+            self.reject(profile_id, print_, REVIEW_REJECTION, statement, None)
+            for print_ in review_prints(statement, evidence)
+        )
+
+    def rejected_in_review(
+        self, profile_id: int, statement: str, evidence: Sequence[Evidence]
+    ) -> bool:
+        """Whether the user rejected this claim from any of this evidence."""
+        prints = review_prints(statement, evidence)
+        if not prints:
+            return False
+        row = (
+            self._conn()
+            .execute(
+                "SELECT 1 FROM sleep_rejections WHERE profile_id = ?"
+                f" AND fingerprint IN ({','.join('?' * len(prints))}) LIMIT 1",
+                (profile_id, *prints),
+            )
+            .fetchone()
+        )
+        return row is not None
 
     def rejections(self, profile_id: int) -> list[tuple[str, str]]:
         """(reason, detail) of every recorded rejection, oldest first."""

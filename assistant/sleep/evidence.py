@@ -21,6 +21,7 @@ __all__ = [
     "fingerprint",
     "key_terms",
     "normal_statement",
+    "review_prints",
     "similar_statements",
     "supports",
 ]
@@ -102,6 +103,20 @@ def fingerprint(statement: str, evidence: Sequence[Evidence]) -> str:
     refs = ",".join(sorted(f"{e.kind}:{e.ref_id}" for e in evidence))
     body = f"{_normal(statement)}|{refs}".encode()
     return hashlib.sha256(body).hexdigest()[:24]
+
+
+def review_prints(statement: str, evidence: Sequence[Evidence]) -> list[str]:
+    """Stable ids for "this claim from this piece of evidence", one per piece.
+
+    A proposal the user rejects in review is remembered by these, so that the same claim
+    is never proposed again from any of the same evidence, even after the rejected fact
+    itself was deleted. They differ from ``fingerprint`` (the defences' own rejections).
+    """
+    normal = _normal(statement)
+    return [
+        hashlib.sha256(f"review|{normal}|{e.kind}:{e.ref_id}".encode()).hexdigest()[:24]
+        for e in dict.fromkeys(Evidence(e.kind, e.ref_id) for e in evidence)
+    ]
 
 
 def normal_statement(text: str) -> str:

@@ -53,6 +53,8 @@ def _expired_events(ctx: SleepContext, profile_id: int) -> None:
 
 def _keep_event(ctx: SleepContext, profile_id: int, event_id: int, text: str) -> None:
     evidence = [Evidence("event", event_id)]
+    if ctx.candidates.rejected_in_review(profile_id, text, evidence):
+        return
     for fact_id in ctx.store.rejected_facts_citing(profile_id, evidence):
         if similar_statements(ctx.engine.facts.get(fact_id).statement, text, 0.5):
             return

@@ -109,6 +109,9 @@ def _write(ctx: SleepContext, profile_id: int, insight: dict[str, Any], pool: Po
         )
         ctx.count("reflections_capped")
         return
+    if ctx.candidates.rejected_in_review(profile_id, statement, evidence):
+        ctx.count("reflections_blocked")
+        return
     for fact_id in ctx.store.rejected_facts_citing(profile_id, evidence):
         if similar_statements(ctx.engine.facts.get(fact_id).statement, statement, 0.5):
             ctx.count("reflections_blocked")

@@ -99,6 +99,8 @@ def _dedupe(plan: Decision, cand: Candidate, added: list[tuple[str, int]]) -> De
 
 def _previously_rejected(ctx: SleepContext, profile_id: int, cand: Candidate) -> bool:
     """Whether the user rejected a fact like this one, citing the same evidence."""
+    if ctx.candidates.rejected_in_review(profile_id, cand.statement, cand.evidence):
+        return True
     for fact_id in ctx.store.rejected_facts_citing(profile_id, cand.evidence):
         if similar_statements(ctx.engine.facts.get(fact_id).statement, cand.statement, 0.5):
             return True

@@ -111,12 +111,19 @@ class FactStore(FactHistory):
         return self.get(fact_id)
 
     def update(
-        self, fact_id: int, *, actor: Actor, profile_id: int | None = None, **changes: Any
+        self,
+        fact_id: int,
+        *,
+        actor: Actor,
+        profile_id: int | None = None,
+        action: str = "update",
+        **changes: Any,
     ) -> Fact:
         """Change some of a fact's fields (statement, scope, confidence, status, ...).
 
         A user's edit of the statement makes the fact user_stated; the assistant's edit
-        makes it assistant_inferred and pending.
+        makes it assistant_inferred and pending. ``action`` names the change in the
+        history (``update``, or e.g. ``outdated`` for the inspector's "mark outdated").
 
         Raises:
             ValueError: a field that can't be changed here, or an invalid value.
@@ -135,7 +142,7 @@ class FactStore(FactHistory):
                 raise MemoryWriteError("A fact's statement can't be empty; use forget instead.")
             if actor == "user":
                 changes.setdefault("source_kind", "user_stated")
-        return self._change(fact_id, actor, "update", changes, profile_id)
+        return self._change(fact_id, actor, action, changes, profile_id)
 
     def set_status(
         self, fact_id: int, status: FactStatus, *, actor: Actor, profile_id: int | None = None

@@ -1,0 +1,154 @@
+"""Export (JSON and Markdown), import into a new profile, and backups of the data file.
+
+The JSON export is complete and versioned: everything a profile remembers, with ids
+renumbered from 1 per kind (`portable.py`), so a file from another machine imports
+cleanly. The Markdown export is for reading, and carries the same JSON at its end, so
+it can be imported too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from assistant.admin.dump import FORMAT, VERSION, Dumper
+from assistant.admin.history import HistoryAdmin
+from assistant.admin.markdown import render_markdown
+from assistant.admin.models import ImportReport
+from assistant.admin.portable import rank_maps, rewrite
+from assistant.admin.restore import Restorer
+from assistant.clock import to_iso
+from assistant.errors import HippoError, StorageError
+from data_schema.migrations import schema_version
+
+__all__ = ["DATA_FENCE", "ExportAdmin", "load_export"]
+
+DATA_FENCE = "hippo-export"
+_FENCED = re.compile(r"^(`{3,})" + DATA_FENCE + r"\n(.*?)\n\1$", re.MULTILINE | re.DOTALL)
+_SECTIONS = (
+    "profile",
+    "sessions",
+    "core",
+    "facts",
+    "episodes",
+    "documents",
+    "events",
+    "entities",
+    "memories_used",
+    "dated_items",
+    "sleep_state",
+)
+
+
+def load_export(text: str) -> dict[str, Any]:
+    """An export read from a JSON file or from a Markdown export's data block.
+
+    Raises:
+        HippoError: it is neither, or it is from a newer Hippo, or sections are missing.
+    """
+    found = _FENCED.search(text) if not text.lstrip().startswith("{") else None
+    try:
+        data = json.loads(found.group(2) if found else text)
+    except json.JSONDecodeError as exc:
+        raise HippoError(
+            f"This is not a Hippo export ({exc.msg} at line {exc.lineno}). Export one with "
+            "`hippo memory export`; a Markdown export works too."
+        ) from None
+    check_export(data)
+    return data
+
+
+def check_export(data: Any) -> None:
+    """Raise HippoError unless ``data`` is an export this Hippo can read."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise HippoError("This is not a Hippo export: it has no 'format': 'hippo-export'.")
+    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
+        raise HippoError(
+            f"This export has version {data.get('version')!r}; this Hippo reads version "
+            f"{VERSION} and older. Upgrade Hippo (`pip install -U hippo-memory`) to import it."
+        )
+    missing = [key for key in _SECTIONS if key not in data]
+    if missing:
+        raise HippoError(f"This export is incomplete: it lacks {', '.join(missing)}.")
+
+
+class ExportAdmin(HistoryAdmin):
+    """Export, import and backup."""
+
+    def export(self) -> dict[str, Any]:
+        """Everything the profile remembers, JSON-serialisable and versioned."""
+        raw = Dumper(self._conn).dump(self._pid)
+        data, _ = rewrite(raw, rank_maps(raw))
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "exported_at": to_iso(self._engine.clock.now()),
+            "schema": schema_version(self._conn()),
+            **data,
+        }
+
+    def export_markdown(self, *, with_data: bool = True) -> str:
+        """The export as readable Markdown; ``with_data`` appends the JSON, for import."""
+        data = self.export()
+        text = render_markdown(data)
+        if not with_data:
+            return text
+        payload = json.dumps(data, ensure_ascii=False, indent=1)
+        fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", payload)), default=0))
+        return f"{text}\n## Data for `hippo import`\n\n{fence}{DATA_FENCE}\n{payload}\n{fence}\n"
+
+    def import_(self, data: dict[str, Any], profile_name: str) -> ImportReport:
+        """Restore an export into a new profile called ``profile_name`` (ids renumbered).
+
+        Raises:
+            HippoError: the profile exists already, or the data is not a readable export.
+        """
+        check_export(data)
+        name = profile_name.strip()
+        if not name:
+            raise HippoError("Name the profile to import into, e.g. --profile restored.")
+        try:
+            profile, counts, dropped = Restorer(self._conn, self._engine.clock).restore(data, name)
+        except (KeyError, TypeError, ValueError, apsw.ConstraintError) as exc:
+            raise HippoError(
+                f"The export is damaged ({type(exc).__name__}: {exc}); nothing was imported."
+            ) from exc
+        self._engine.wake()
+        return ImportReport(profile, counts, tuple(dropped))
+
+    def backup(self, path: Path | str | None = None) -> Path:
+        """A consistent copy of the whole data file, readable by its owner only.
+
+        Args:
+            path: where to write it (a new file); default ``backups/manual-<time>.db`` next
+                to the data file (forget scrubs those too).
+
+        Raises:
+            StorageError: the path exists, or the copy can't be written.
+        """
+        if path is None:
+            stamp = self._engine.clock.now().astimezone(UTC).strftime("%Y%m%d-%H%M%S-%f")
+            target = self._engine.db.path.parent / "backups" / f"manual-{stamp}.db"
+        else:
+            target = Path(path).expanduser()
+        if target.exists():
+            raise StorageError(f"{target} exists already; choose a new file for the backup.")
+        try:
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            self._conn().execute("VACUUM INTO ?", (str(target),))
+        except (OSError, apsw.Error) as exc:
+            target.unlink(missing_ok=True)
+            raise StorageError(f"Could not write the backup to {target}: {exc}.") from exc
+        return target
+
+    @property
+    def path(self) -> Path:
+        """The data file."""
+        return self._engine.db.path

@@ -1,0 +1,136 @@
+"""History and undo over facts and core blocks, and "what did Hippo believe on date D"."""
+
+from __future__ import annotations
+
+import heapq
+import re
+from datetime import datetime
+from typing import Any, Literal
+
+from assistant.admin.fact_queries import FactFilter
+from assistant.admin.history_queries import HistoryQueries
+from assistant.admin.models import Change
+from assistant.admin.review import ReviewAdmin
+from assistant.clock import to_iso
+from assistant.errors import StorageError
+from assistant.memory.core import CoreBlock
+from assistant.memory.facts import Fact
+from assistant.memory.facts.table import COLUMNS, EDITABLE, fact_from_row
+from assistant.memory.textindex import index_text, query_terms
+
+__all__ = ["HistoryAdmin"]
+
+_WORD = re.compile(r"\w+")
+
+
+class HistoryAdmin(ReviewAdmin):
+    """Every memory change, undo, and the as-of view."""
+
+    @property
+    def _history(self) -> HistoryQueries:
+        return HistoryQueries(self._conn)
+
+    def history(
+        self, *, limit: int = 200, offset: int = 0, kind: str | None = None
+    ) -> list[Change]:
+        """Changes to facts and core blocks, newest first.
+
+        Args:
+            limit: page size.
+            offset: changes to skip.
+            kind: ``fact`` or ``core`` only; None for both.
+        """
+        wanted = limit + offset
+        facts = (
+            []
+            if kind == "core"
+            else [_fact_change(*row) for row in self._history.fact_changes(self._pid, wanted)]
+        )
+        core = (
+            []
+            if kind == "fact"
+            else [_core_change(*row) for row in self._history.core_changes(self._pid, wanted)]
+        )
+        merged = heapq.merge(
+            facts, core, key=lambda c: (c.at, c.kind == "fact", c.id), reverse=True
+        )
+        return list(merged)[offset : offset + limit]
+
+    def undo(self, change_id: int, *, kind: Literal["fact", "core"] = "fact") -> Fact | CoreBlock:
+        """Put a fact or core block back as it was before a change (recorded as a new change).
+
+        Raises:
+            StorageError: there is no such change in this profile.
+        """
+        if kind == "core":
+            return self._engine.core.undo(change_id, actor="user", profile_id=self._pid)
+        if self._history.fact_of_change(self._pid, change_id) is None:
+            raise StorageError(
+                f"There is no fact change {change_id} in this profile; see `hippo memory history`."
+            )
+        return self._engine.facts.undo(change_id, actor="user")
+
+    def believed(self, query: str | None, as_of: datetime, *, limit: int = 100) -> list[Fact]:
+        """The facts Hippo held true at ``as_of``, as they read then (about ``query``, if given).
+
+        Rebuilt from each fact's history: its state after its last change before ``as_of``,
+        active then and valid then. Most relevant first with a query, else most important.
+        """
+        at = to_iso(as_of)
+        held = [
+            s
+            for s in self._history.states_at(self._pid, as_of)
+            if s.get("status") == "active"
+            and (not s.get("valid_from") or s["valid_from"] <= at)
+            and (not s.get("valid_to") or s["valid_to"] > at)
+        ]
+        terms = query_terms(query) if query and query.strip() else []
+        scored = [(_relevance(s, terms), s) for s in held]
+        if terms:
+            scored = [(score, s) for score, s in scored if score > 0]
+        scored.sort(key=lambda x: (-x[0], -int(x[1]["pinned"]), -x[1]["importance"], -x[1]["id"]))
+        states = [s for _, s in scored[:limit]]
+        current = self._queries.among(FactFilter(self._pid), [s["id"] for s in states])
+        return [_as_fact(s, current.get(s["id"])) for s in states]
+
+
+def _relevance(state: dict[str, Any], terms: list[str]) -> int:
+    text = " ".join(str(state.get(k) or "") for k in ("statement", "subject", "predicate"))
+    words = set(_WORD.findall(index_text(text).lower()))
+    return sum(any(w == t or (len(t) >= 4 and w.startswith(t[:-1])) for w in words) for t in terms)
+
+
+def _as_fact(state: dict[str, Any], now: Fact | None) -> Fact:
+    row = {key: state.get(key) for key in COLUMNS}
+    return fact_from_row(row, now.evidence if now else ())
+
+
+def _fact_change(
+    cid: int,
+    fact_id: int,
+    actor: str,
+    action: str,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    at: datetime,
+) -> Change:
+    fields = tuple(k for k in EDITABLE if before and after and before.get(k) != after.get(k))
+    if after and after.get("added_evidence"):
+        fields += ("evidence",)
+    return Change(
+        id=cid,
+        kind="fact",
+        target=str(fact_id),
+        actor=actor,
+        action=action,
+        at=at,
+        before_text=(before or {}).get("statement", ""),
+        after_text=(after or {}).get("statement", ""),
+        fields=fields,
+        before=before,
+        after=after,
+    )
+
+
+def _core_change(cid: int, label: str, before: str, after: str, actor: str, at: datetime) -> Change:
+    return Change(cid, "core", label, actor, "edit", at, before, after)

@@ -1,0 +1,61 @@
+"""A fact's evidence as the inspector shows it: the cited text, its date, its session."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from assistant.admin.models import EvidenceView
+from assistant.errors import StorageError
+from assistant.memory.facts import Evidence
+
+if TYPE_CHECKING:
+    from assistant.engine import Hippo
+
+__all__ = ["evidence_views"]
+
+
+def evidence_views(
+    engine: Hippo, profile_id: int, evidence: Sequence[Evidence]
+) -> tuple[EvidenceView, ...]:
+    """Each piece of evidence with the text it cites (read through the tiers' stores).
+
+    Evidence whose item is gone (forgotten, or in another profile) is kept and marked
+    ``missing``, so a fact's provenance never silently shrinks.
+    """
+    wanted: dict[str, list[int]] = {}
+    for item in evidence:
+        wanted.setdefault(item.kind, []).append(item.ref_id)
+    found = _load(engine, profile_id, wanted)
+    views = []
+    for item in evidence:
+        hit = found.get((item.kind, item.ref_id))
+        if hit is None:
+            views.append(EvidenceView(item.kind, item.ref_id, item.quote, "", None, missing=True))
+        else:
+            views.append(EvidenceView(item.kind, item.ref_id, item.quote, *hit))
+    return tuple(views)
+
+
+def _load(engine: Hippo, pid: int, wanted: dict[str, list[int]]) -> dict[tuple[str, int], tuple]:
+    found: dict[tuple[str, int], tuple] = {}
+    for mid, m in engine.messages.messages_by_id(wanted.get("message", []), pid).items():
+        source = m.speaker or ("you said" if m.role == "user" else "Hippo said")
+        found["message", mid] = (m.content, m.created_at, m.session_id, source)
+    for eid, ep in engine.episodes.get_many(wanted.get("episode", []), pid).items():
+        text = f"{ep.title}: {ep.summary}" if ep.title else ep.summary
+        found["episode", eid] = (text, ep.ended_at, ep.session_id, "episode")
+    chunks = engine.archive.get_chunks(wanted.get("chunk", []), pid)
+    titles = {d.id: d.title or d.path for d in engine.archive.documents(pid)} if chunks else {}
+    for cid, chunk in chunks.items():
+        title = titles.get(chunk.document_id, "document")
+        found["chunk", cid] = (chunk.content, chunk.created_at, None, title)
+    for vid, event in engine.events.get_many(wanted.get("event", []), pid).items():
+        found["event", vid] = (event.text, event.occurred_at, None, f"event ({event.source})")
+    for fid in wanted.get("fact", []):
+        try:
+            fact = engine.facts.get(fid, profile_id=pid)
+        except StorageError:  # gone, or another profile's: shown as missing
+            continue
+        found["fact", fid] = (fact.statement, fact.learned_at, None, f"fact ({fact.source_kind})")
+    return found

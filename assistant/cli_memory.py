@@ -1,0 +1,210 @@
+"""`hippo memory ...` and `hippo import`: the memory inspector on the command line.
+
+Every stored artefact can be listed, exported and deleted from here: facts (``list``,
+``search``, ``show``, ``edit``, ``pin``, ``approve``, ``reject``, ``rm fact``), the
+review queue (``review``), history (``history``, ``undo``, ``believed``), sessions,
+episodes, events and documents (``sessions``/``episodes``/``events``/``documents``, each
+with ``--delete ID``, or ``rm KIND ID``), core memory (``core``), and all of it at once
+(``forget``, ``export``, ``backup``, ``path``). cli.py registers it with two lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from assistant.config import Config
+from assistant.errors import HippoError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from assistant.admin import MemoryAdmin
+
+__all__ = ["COMMANDS", "add_parsers"]
+
+_RM_KINDS = ("fact", "session", "episode", "event", "document")
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add ``memory`` (with its actions) and ``import`` to the `hippo` parser."""
+    memory = sub.add_parser("memory", help="see, search, correct, review, forget and export memory")
+    verbs = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+    _fact_parsers(verbs)
+    _review_parsers(verbs)
+    _history_parsers(verbs)
+    _artefact_parsers(verbs)
+    _file_parsers(verbs)
+    imp = sub.add_parser("import", help="restore an exported file into a new profile")
+    imp.add_argument("file", help="a JSON or Markdown file from `hippo memory export`")
+    imp.add_argument(
+        "--profile",
+        dest="into",
+        required=True,
+        metavar="NAME",
+        help="the new profile to restore into (must not exist)",
+    )
+
+
+def _fact_parsers(verbs: argparse._SubParsersAction) -> None:
+    listing = verbs.add_parser("list", aliases=["facts"], help="list facts (filters, pages)")
+    _filters(listing)
+    search = verbs.add_parser("search", help="search facts by keyword (and meaning)")
+    search.add_argument("query")
+    search.add_argument("--semantic", action="store_true", help="also search by meaning")
+    _filters(search)
+    verbs.add_parser("show", help="a fact with its evidence and history").add_argument(
+        "id", type=int
+    )
+    edit = verbs.add_parser("edit", help="change a fact (recorded; undoable)")
+    edit.add_argument("id", type=int)
+    edit.add_argument("--statement", help="the new wording (makes it user-stated)")
+    edit.add_argument("--scope", help="e.g. work, health ('' for general)")
+    edit.add_argument("--importance", type=float, help="1-10")
+    for name, text_ in (("pin", "always use a fact, listed first"), ("unpin", "unpin a fact")):
+        verbs.add_parser(name, help=text_).add_argument("id", type=int)
+    for name, text_ in (
+        ("wrong", "mark a fact wrong (stops its use)"),
+        ("outdated", "mark a fact no longer true (expires now)"),
+    ):
+        verbs.add_parser(name, help=text_).add_argument("id", type=int)
+
+
+def _filters(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--status", help="pending, active, superseded, rejected or expired")
+    parser.add_argument("--scope", help="only this scope")
+    parser.add_argument("--source", help="user_stated, assistant_inferred, document, ...")
+    parser.add_argument("--order", help="importance, recent, confidence, accessed, relevance")
+    parser.add_argument("-n", "--limit", type=int, default=50, help="how many (50)")
+    parser.add_argument("--page", type=int, default=1, help="which page (1)")
+    parser.add_argument("--json", action="store_true", help="print JSON lines")
+
+
+def _review_parsers(verbs: argparse._SubParsersAction) -> None:
+    review = verbs.add_parser("review", help="the proposals waiting for approval")
+    review.add_argument("kind", nargs="?", help="fact, conflict, reflection, sleep, agent, ...")
+    for name in ("approve", "reject"):
+        action = verbs.add_parser(name, help=f"{name} a proposal (or --all of a kind)")
+        action.add_argument("id", type=int, nargs="?")
+        action.add_argument(
+            "--all",
+            nargs="?",
+            const="*",
+            metavar="KIND",
+            help=f"{name} every pending item (of KIND)",
+        )
+        if name == "approve":
+            action.add_argument("--statement", help="reword it, then approve")
+
+
+def _history_parsers(verbs: argparse._SubParsersAction) -> None:
+    history = verbs.add_parser("history", help="every memory change, newest first")
+    history.add_argument("-n", "--limit", type=int, default=50, help="how many (50)")
+    history.add_argument("--kind", choices=["fact", "core"], help="only facts or core blocks")
+    undo = verbs.add_parser("undo", help="undo one change (see history)")
+    undo.add_argument("change", help="a change id from history, e.g. fact#12 or core#3 (or 12)")
+    believed = verbs.add_parser("believed", help="what Hippo believed on a date")
+    believed.add_argument("query", nargs="?", help="about what (all facts if omitted)")
+    believed.add_argument("--as-of", required=True, help="a date or time, e.g. 2026-03-01")
+
+
+def _artefact_parsers(verbs: argparse._SubParsersAction) -> None:
+    for name, what in (
+        ("sessions", "sessions"),
+        ("episodes", "episodes"),
+        ("events", "events"),
+        ("documents", "ingested documents"),
+    ):
+        listing = verbs.add_parser(name, help=f"list {what}, or delete one")
+        listing.add_argument("-n", "--limit", type=int, default=50, help="how many (50)")
+        listing.add_argument("--delete", type=int, metavar="ID", help="delete this one for good")
+    rm = verbs.add_parser("rm", help="delete a fact, session, episode, event or document")
+    rm.add_argument("kind", choices=_RM_KINDS)
+    rm.add_argument("id", type=int)
+    verbs.add_parser("core", help="show the core memory blocks with their limits")
+    activity = verbs.add_parser("activity", help="sessions, messages and memories per day")
+    activity.add_argument("--days", type=int, default=30, help="how many days (30)")
+    verbs.add_parser("stats", help="how much is remembered, per tier")
+
+
+def _file_parsers(verbs: argparse._SubParsersAction) -> None:
+    forget = verbs.add_parser("forget", help="delete everything that mentions a text, for real")
+    forget.add_argument("text")
+    forget.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
+    forget.add_argument(
+        "--backups",
+        choices=["scrub", "delete", "keep"],
+        default="scrub",
+        help="what to do with backups next to the data file (scrub)",
+    )
+    export = verbs.add_parser("export", help="export the profile (JSON or Markdown)")
+    export.add_argument("-o", "--output", help="write to this file (default: stdout)")
+    export.add_argument("--format", choices=["json", "markdown"], default="json")
+    backup = verbs.add_parser("backup", help="copy the whole data file (owner-only)")
+    backup.add_argument("path", nargs="?", help="the new file (default: backups/ next to it)")
+    verbs.add_parser("path", help="print the data file's path")
+
+
+@contextmanager
+def _admin(config: Config) -> Iterator[MemoryAdmin]:
+    from assistant.factory import open_engine
+
+    engine = open_engine(config)
+    try:
+        yield engine.admin
+    finally:
+        engine.close()
+
+
+def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    """Run `hippo memory ACTION`."""
+    from assistant.cli_memory_actions import ACTIONS
+
+    with _admin(config) as admin:
+        try:
+            return ACTIONS[args.memory_command](admin, args, out)
+        except BrokenPipeError:  # `hippo memory list | head`: the reader left; not an error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+
+
+def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    """Run `hippo import FILE --profile NAME`."""
+    from assistant.admin import load_export
+
+    path = Path(args.file).expanduser()
+    try:
+        data = load_export(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise HippoError(f"Can't read {path}: {exc.strerror}.") from None
+    with _admin(config) as admin:
+        report = admin.import_(data, args.into)
+    counts = ", ".join(f"{n} {what}" for what, n in report.counts.items() if n)
+    print(f"Imported into profile {report.profile.name!r}: {counts or 'nothing'}.", file=out)
+    for warning in report.warnings:
+        print(f"hippo: dropped a reference: {warning}", file=sys.stderr)
+    print(f"Use it with `hippo --profile {report.profile.name}`.", file=out)
+    return 0
+
+
+def parse_time(value: str) -> datetime:
+    """A date or ISO time typed by a person (local time when it has no zone)."""
+    try:
+        return datetime.fromisoformat(value).astimezone()
+    except ValueError:
+        raise HippoError(f"{value!r} is not a date like 2026-03-01 or 2026-03-01T18:00.") from None
+
+
+def dump_json(value: object, out: TextIO) -> None:
+    """Write ``value`` as one line of JSON."""
+    json.dump(value, out, ensure_ascii=False, default=str)
+    out.write("\n")
+
+
+COMMANDS = {"memory": memory_command, "import": import_command}

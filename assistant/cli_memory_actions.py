@@ -1,0 +1,257 @@
+"""The actions of `hippo memory`: each reads its arguments, calls `MemoryAdmin`, prints."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from assistant.admin import MemoryAdmin, text
+from assistant.cli_memory import dump_json, parse_time
+from assistant.errors import HippoError
+
+__all__ = ["ACTIONS"]
+
+Action = Callable[[MemoryAdmin, argparse.Namespace, TextIO], int]
+_PAST = {"approve": "Approved", "reject": "Rejected"}
+
+
+def _facts(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    query = getattr(args, "query", None)
+    filters = {"status": args.status, "scope": args.scope, "source_kind": args.source}
+    found = admin.facts(
+        **filters,
+        query=query,
+        semantic=getattr(args, "semantic", False),
+        order=args.order,
+        limit=args.limit,
+        offset=(max(args.page, 1) - 1) * args.limit,
+    )
+    if args.json:
+        for fact in found:
+            dump_json(dataclasses.asdict(fact), out)
+        return 0
+    total = admin.count_facts(**filters, query=query, semantic=getattr(args, "semantic", False))
+    for fact in found:
+        print(text.fact_line(fact), file=out)
+    pages = max(1, -(-total // max(args.limit, 1)))
+    print(
+        f"{total} fact(s); page {args.page} of {pages}." if total else "No facts match.", file=out
+    )
+    return 0
+
+
+def _show(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    print("\n".join(text.detail_lines(admin.fact_detail(args.id))), file=out)
+    return 0
+
+
+def _edit(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    fact = admin.edit_fact(
+        args.id, statement=args.statement, scope=args.scope, importance=args.importance
+    )
+    print(f"Edited: {text.fact_line(fact)}", file=out)
+    return 0
+
+
+def _fact_verb(verb: str) -> Action:
+    def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+        call = {
+            "pin": lambda i: admin.pin(i, True),
+            "unpin": lambda i: admin.pin(i, False),
+            "wrong": admin.mark_wrong,
+            "outdated": admin.mark_outdated,
+        }[verb]
+        print(f"{verb.capitalize()}: {text.fact_line(call(args.id))}", file=out)
+        return 0
+
+    return run
+
+
+def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    items = admin.review_queue(args.kind)
+    print("\n".join(text.review_lines(items)) if items else "Nothing awaits review.", file=out)
+    return 0
+
+
+def _decide(verb: str) -> Action:
+    def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+        if (args.id is None) == (args.all is None):
+            raise HippoError(f"Say which proposal to {verb}: an id, or --all [KIND].")
+        if args.all is not None:
+            kind = None if args.all == "*" else args.all
+            done = admin.approve_all(kind) if verb == "approve" else admin.reject_all(kind)
+            print(f"{_PAST[verb]} {len(done)} proposal(s).", file=out)
+            return 0
+        if verb == "approve":
+            fact = admin.approve(args.id, statement=args.statement)
+        else:
+            fact = admin.reject(args.id)
+        print(f"{_PAST[verb]}: {text.fact_line(fact)}", file=out)
+        return 0
+
+    return run
+
+
+def _history(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    changes = admin.history(limit=args.limit, kind=args.kind)
+    print("\n".join(map(text.change_line, changes)) or "No changes yet.", file=out)
+    return 0
+
+
+def _undo(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    kind, _, number = args.change.rpartition("#")
+    if kind not in ("", "fact", "core") or not number.isdigit():
+        raise HippoError(
+            f"{args.change!r} is not a change id; use one from `hippo memory history`."
+        )
+    if kind == "core":
+        block = admin.undo(int(number), kind="core")
+        print(f"Undone. The {block.label} block now reads: {text.short(block.value)}", file=out)
+    else:
+        print(f"Undone. Now: {text.fact_line(admin.undo(int(number)))}", file=out)  # type: ignore[arg-type]
+    return 0
+
+
+def _believed(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    facts = admin.believed(args.query, parse_time(args.as_of))
+    for fact in facts:
+        print(text.fact_line(fact), file=out)
+    print(f"{len(facts)} fact(s) held true then.", file=out)
+    return 0
+
+
+def _listing(kind: str) -> Action:
+    def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+        if args.delete is not None:
+            return _remove(admin, kind.rstrip("s"), args.delete, out)
+        for line in _rows(admin, kind, args.limit):
+            print(line, file=out)
+        return 0
+
+    return run
+
+
+def _rows(admin: MemoryAdmin, kind: str, limit: int) -> list[str]:
+    if kind == "sessions":
+        return [text.session_line(s) for s in admin.sessions(limit)]
+    if kind == "episodes":
+        return [text.episode_line(e) for e in admin.episodes(limit)]
+    if kind == "events":
+        return [text.event_line(e) for e in admin.events(limit)]
+    return [text.document_line(d) for d in admin.documents()[:limit]]
+
+
+def _remove(admin: MemoryAdmin, kind: str, item_id: int, out: TextIO) -> int:
+    delete = {
+        "fact": admin.delete_fact,
+        "session": admin.delete_session,
+        "episode": admin.delete_episode,
+        "event": admin.delete_event,
+        "document": admin.delete_document,
+    }[kind]
+    print(delete(item_id).text(), file=out)
+    return 0
+
+
+def _rm(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    return _remove(admin, args.kind, args.id, out)
+
+
+def _core(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    for label, block in admin.engine.core.blocks(admin.profile.id).items():
+        print(f"[{label}] {len(block.value)}/{block.char_limit} chars", file=out)
+        print(block.value or "(empty)", file=out)
+    return 0
+
+
+def _activity(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    print("\n".join(text.activity_lines(admin.activity(args.days))), file=out)
+    return 0
+
+
+def _stats(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    stats = admin.stats()
+    print(f"profile   {stats.profile.name}", file=out)
+    for tier, count in stats.counts.items():
+        print(f"{tier:<9} {count}", file=out)
+    statuses = ", ".join(f"{n} {s}" for s, n in sorted(stats.facts_by_status.items()))
+    print(
+        f"facts by status: {statuses or 'none'}; {stats.pending_review} awaiting review", file=out
+    )
+    print(
+        f"file      {stats.file_bytes / 1e6:.1f} MB; {stats.queued_embeddings} to embed", file=out
+    )
+    return 0
+
+
+def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    preview = admin.forget_preview(args.text)
+    if preview.empty:
+        print(f"Nothing mentions {preview.text!r}.", file=out)
+        return 0
+    if not args.yes:
+        print("\n".join(text.preview_lines(preview)), file=out)
+        print("Forget all of this for good? This can't be undone. [y/N] ", end="", file=out)
+        out.flush()
+        answer = sys.stdin.readline().strip().casefold()
+        if answer not in ("y", "yes"):
+            print("Nothing was forgotten.", file=out)
+            return 1
+    print(admin.forget(args.text, backups=args.backups).text(), file=out)
+    return 0
+
+
+def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    if args.format == "markdown":
+        body = admin.export_markdown()
+    else:
+        import json
+
+        body = json.dumps(admin.export(), ensure_ascii=False, indent=1) + "\n"
+    if not args.output:
+        out.write(body)
+        return 0
+    path = Path(args.output).expanduser()
+    path.write_text(body, encoding="utf-8")
+    path.chmod(0o600)
+    print(f"Exported profile {admin.profile.name!r} to {path}.", file=out)
+    return 0
+
+
+def _backup(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    print(f"Backed up to {admin.backup(args.path)}", file=out)
+    return 0
+
+
+def _path(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    print(admin.path, file=out)
+    return 0
+
+
+ACTIONS: dict[str, Action] = {
+    "list": _facts,
+    "facts": _facts,
+    "search": _facts,
+    "show": _show,
+    "edit": _edit,
+    **{verb: _fact_verb(verb) for verb in ("pin", "unpin", "wrong", "outdated")},
+    "review": _review,
+    "approve": _decide("approve"),
+    "reject": _decide("reject"),
+    "history": _history,
+    "undo": _undo,
+    "believed": _believed,
+    **{kind: _listing(kind) for kind in ("sessions", "episodes", "events", "documents")},
+    "rm": _rm,
+    "core": _core,
+    "activity": _activity,
+    "stats": _stats,
+    "forget": _forget,
+    "export": _export,
+    "backup": _backup,
+    "path": _path,
+}

@@ -1,0 +1,120 @@
+"""Seeding a profile with a little of every kind of memory, for the admin tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from assistant.engine import Hippo
+from assistant.memory.facts import Evidence, Fact
+from assistant.memory.models import Message, Session
+from assistant.memory.usage import MemoryUse
+
+__all__ = ["Seeded", "chat", "file_bytes", "remember", "seed"]
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def chat(
+    engine: Hippo, at: datetime, *turns: str, incognito: bool = False, scope: str = ""
+) -> tuple[Session, list[Message]]:
+    """A conversation at ``at``: turns alternate user, assistant, a minute apart."""
+    session = engine.messages.create_session(
+        engine.profile.id, started_at=at, incognito=incognito, scope=scope
+    )
+    said = [
+        engine.messages.add_message(
+            session.id,
+            "user" if n % 2 == 0 else "assistant",
+            text,
+            created_at=at + timedelta(minutes=n),
+        )
+        for n, text in enumerate(turns)
+    ]
+    return session, said
+
+
+def remember(
+    engine: Hippo, statement: str, *evidence: Evidence, source: str = "user_stated", **options
+) -> Fact:
+    """A fact of the current profile, written as the user would (or as ``actor``)."""
+    options.setdefault("actor", "user" if source == "user_stated" else "sleep")
+    return engine.facts.add(
+        engine.profile.id,
+        statement,
+        evidence=list(evidence),
+        source_kind=source,  # type: ignore[arg-type]
+        **options,
+    )
+
+
+@dataclass
+class Seeded:
+    """What `seed` wrote."""
+
+    berlin: Session
+    cooking: Session
+    messages: list[Message]
+    moved: Fact
+    sister: Fact
+    pasta: Fact
+
+
+def seed(engine: Hippo, tmp_path: Path) -> Seeded:
+    """Two conversations, facts with quotes and history, an episode, a note, an event, core."""
+    berlin, said = chat(
+        engine,
+        START,
+        "My sister Anna moved to Berlin last spring.",
+        "Berlin is lovely in spring. How is Anna finding it?",
+        "She loves the Spree and works at Zalando now.",
+        "That sounds like a great fit.",
+    )
+    cooking, cooked = chat(
+        engine,
+        START + timedelta(days=2),
+        "I cooked carbonara tonight, my favourite pasta.",
+        "Carbonara is a classic!",
+    )
+    moved = remember(
+        engine,
+        "The user's sister Anna lives in Berlin",
+        Evidence("message", said[0].id, "moved to Berlin"),
+    )
+    sister = remember(
+        engine,
+        "The user has a sister called Anna",
+        Evidence("message", said[0].id),
+        Evidence("message", said[2].id),
+    )
+    pasta = remember(
+        engine, "The user's favourite pasta is carbonara", Evidence("message", cooked[0].id)
+    )
+    engine.facts.update(moved.id, actor="user", importance=8)
+    engine.episodes.add(
+        engine.profile.id,
+        summary="The user told Hippo that Anna moved to Berlin and works at Zalando.",
+        started_at=said[0].created_at,
+        ended_at=said[-1].created_at,
+        session_id=berlin.id,
+        title="Anna in Berlin",
+        topics=["family", "Berlin"],
+        message_ids=[m.id for m in said],
+    )
+    note = tmp_path / "trip.md"
+    note.write_text("# Trip\n\nVisit Anna in Berlin in June; book the train early.\n")
+    engine.ingest(note)
+    engine.log_event("Booked a table at Trattoria Roma", occurred_at=START + timedelta(days=3))
+    engine.core.append(engine.profile.id, "human", "Sister Anna lives in Berlin.", actor="user")
+    engine.core.append(engine.profile.id, "human", "Likes carbonara.", actor="user")
+    engine.entities.link(engine.profile.id, "fact", moved.id, ["Anna", "Berlin"])
+    engine.usage.record([MemoryUse(said[1].id, "fact", sister.id, "facts", 0, 0.9)])
+    return Seeded(berlin, cooking, [*said, *cooked], moved, sister, pasta)
+
+
+def file_bytes(engine: Hippo) -> bytes:
+    """The data file's bytes with its -wal and -shm files, as they are on disk."""
+    path = Path(engine.db.path)
+    parts = [Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm")]
+    return b"".join(p.read_bytes() for p in parts if p.exists())

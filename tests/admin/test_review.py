@@ -1,0 +1,210 @@
+"""The review queue: tonight's proposals approved, edited, rejected, and never re-proposed."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.errors import MemoryWriteError
+from assistant.memory.facts import Evidence
+from assistant.sleep.candidates import Candidate, CandidateStore
+from tests.admin.helpers import START, chat, remember
+from tests.sleep.helpers import day, decisions, episode, episodes, fact, facts, sleep
+
+
+def _night(engine, fake_ollama, clock, *turns, extracted, then=()):
+    _, said = chat(engine, day("2026-11-23"), *turns)
+    clock.advance(days=330)
+    fake_ollama.script(episodes(episode(said[0].id, said[-1].id)), facts(*extracted(said)), *then)
+    sleep(engine, settings={"auto_activate": False})
+    return said
+
+
+def _again(engine, clock, statement, said):
+    """The same claim from the same evidence, as a later extraction would find it."""
+    draft = Candidate(
+        0,
+        engine.profile.id,
+        None,
+        statement,
+        "user",
+        "",
+        "",
+        "assistant_inferred",
+        0.6,
+        5,
+        said.created_at,
+        None,
+        (Evidence("message", said.id),),
+        False,
+    )
+    CandidateStore(lambda: engine.db.conn, clock).add_candidate(draft, None)
+
+
+def test_the_queue_shows_sleeps_proposals_with_quoted_dated_evidence(
+    engine, admin, fake_ollama, clock
+):
+    said = _night(
+        engine,
+        fake_ollama,
+        clock,
+        "I moved to Porto in May.",
+        "Lovely city.",
+        extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
+    )
+
+    (item,) = admin.review_queue()
+
+    assert item.statement == "The user lives in Porto" and item.proposal == "fact"
+    assert item.proposed_by == "sleep" and item.source_kind == "user_stated"
+    texts = {(e.kind, e.text) for e in item.evidence}
+    assert ("message", "I moved to Porto in May.") in texts
+    assert next(e for e in item.evidence if e.kind == "message").at == said[0].created_at
+    assert admin.pending_count() == 1
+
+
+def test_the_models_tool_proposals_are_in_the_queue_too(engine, admin):
+    _, said = chat(engine, START, "I might take up golf.", "Sounds fun.")
+    remember(
+        engine,
+        "The user is considering golf",
+        Evidence("message", said[0].id),
+        source="assistant_inferred",
+        actor="agent",
+    )
+
+    (item,) = admin.review_queue(kind="agent")
+
+    assert item.proposed_by == "agent" and item.source_kind == "assistant_inferred"
+
+
+def test_approving_makes_a_proposal_active(engine, admin, fake_ollama, clock):
+    _night(
+        engine,
+        fake_ollama,
+        clock,
+        "I moved to Porto in May.",
+        "Lovely city.",
+        extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
+    )
+    (item,) = admin.review_queue()
+
+    approved = admin.approve(item.id)
+
+    assert approved.status == "active" and admin.review_queue() == []
+    assert admin.history(limit=1)[0].action == "approve"
+
+
+def test_a_proposal_can_be_edited_then_approved(engine, admin, fake_ollama, clock):
+    _night(
+        engine,
+        fake_ollama,
+        clock,
+        "I moved to Porto in May.",
+        "Lovely city.",
+        extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
+    )
+    (item,) = admin.review_queue()
+
+    approved = admin.approve(item.id, statement="The user has lived in Porto since May 2026")
+
+    assert approved.statement == "The user has lived in Porto since May 2026"
+    assert approved.status == "active"
+    assert [c.action for c in admin.history(limit=2)] == ["approve", "edit"]
+
+
+def test_approving_a_conflict_supersedes_the_fact_it_replaces(engine, admin, fake_ollama, clock):
+    _, old = chat(engine, day("2026-01-10"), "I live in Lyon.", "Ok.")
+    lyon = remember(
+        engine,
+        "The user lives in Lyon",
+        Evidence("message", old[0].id),
+        subject="user",
+        predicate="lives in",
+    )
+    _, said = chat(engine, day("2026-11-23"), "Since the move I live in Paris.", "Nice.")
+    clock.advance(days=330)
+    fake_ollama.script(
+        episodes(episode(old[0].id, old[1].id)),
+        episodes(episode(said[0].id, said[1].id)),
+        facts(),
+        facts(fact("The user lives in Paris", [said[0].id], predicate="lives in", confidence=0.5)),
+        decisions((0, "supersede", lyon.id)),
+    )
+    sleep(engine, settings={"auto_activate": False})
+
+    (item,) = admin.review_queue(kind="conflict")
+
+    assert item.replaces.id == lyon.id
+    assert (item.before, item.after) == ("The user lives in Lyon", "The user lives in Paris")
+    admin.approve(item.id)
+    assert admin.fact(lyon.id).status == "superseded"
+    assert admin.fact(lyon.id).superseded_by == item.id
+
+
+def test_a_rejected_proposal_is_not_proposed_again_from_the_same_evidence(
+    engine, admin, fake_ollama, clock
+):
+    said = _night(
+        engine,
+        fake_ollama,
+        clock,
+        "Any idea for dinner?",
+        "You like Thai food.",
+        extracted=lambda s: [
+            fact("The user likes Thai food", [s[1].id], source="assistant_inferred")
+        ],
+    )
+    (item,) = admin.review_queue()
+
+    admin.reject(item.id)
+    admin.delete_fact(item.id)  # even with the rejected fact gone for good
+    _again(engine, clock, "The user likes Thai food", said[1])
+    report = sleep(engine)
+
+    assert admin.count_facts() == 0
+    assert report.counts["candidates_blocked"] == 1
+
+
+def test_the_same_claim_from_new_evidence_can_still_be_proposed(engine, admin, fake_ollama, clock):
+    said = _night(
+        engine,
+        fake_ollama,
+        clock,
+        "Any idea for dinner?",
+        "You like Thai food.",
+        extracted=lambda s: [
+            fact("The user likes Thai food", [s[1].id], source="assistant_inferred")
+        ],
+    )
+    admin.reject(admin.review_queue()[0].id)
+    _, new = chat(engine, day("2027-01-02"), "I really do love Thai food.", "Noted.")
+    _again(engine, clock, "The user likes Thai food", new[0])
+
+    sleep(engine)
+
+    assert [f.statement for f in admin.facts(status="pending")] == ["The user likes Thai food"]
+    assert said  # the first evidence stays rejected
+
+
+def test_approve_all_and_reject_all_work_by_kind(engine, admin):
+    _, said = chat(engine, START, "I like tea and I might like golf.", "Ok.")
+    evidence = Evidence("message", said[0].id)
+    tea = remember(
+        engine, "The user likes tea", evidence, source="assistant_inferred", actor="agent"
+    )
+    note = remember(engine, "The user may like golf", evidence, source="reflection")
+
+    approved = admin.approve_all("assistant_inferred")
+    rejected = admin.reject_all("reflection")
+
+    assert [f.id for f in approved] == [tea.id] and admin.fact(tea.id).status == "active"
+    assert [f.id for f in rejected] == [note.id] and admin.fact(note.id).status == "rejected"
+    assert admin.review_queue() == []
+
+
+def test_approving_a_fact_that_is_not_pending_is_refused(engine, admin):
+    _, said = chat(engine, START, "I like tea.", "Ok.")
+    tea = remember(engine, "The user likes tea", Evidence("message", said[0].id))
+
+    with pytest.raises(MemoryWriteError, match="not pending"):
+        admin.approve(tea.id)
