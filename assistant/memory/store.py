@@ -150,6 +150,17 @@ class MessageStore:
         rows = self._conn().execute(f"SELECT id, scope FROM sessions WHERE id IN ({marks})", ids)
         return dict(rows)
 
+    def incognito_sessions(self, session_ids: Iterable[int]) -> set[int]:
+        """Those of these sessions that are incognito."""
+        ids = list(session_ids)
+        if not ids:
+            return set()
+        marks = ",".join("?" * len(ids))
+        rows = self._conn().execute(
+            f"SELECT id FROM sessions WHERE incognito = 1 AND id IN ({marks})", ids
+        )
+        return {row[0] for row in rows}
+
     def last_session(self, profile_id: int) -> Session | None:
         """The profile's most recently active session that has messages, if any."""
         row = (

@@ -23,6 +23,9 @@ class MessageTier:
 
     def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
         found = self._store.messages_by_id(ids, query.profile_id)
+        # An incognito chat keeps nothing: its words are never recalled elsewhere.
+        hidden = self._store.incognito_sessions({m.session_id for m in found.values()})
+        found = {mid: m for mid, m in found.items() if m.session_id not in hidden}
         if query.scopes is not None:
             # Scope creep defence: a scoped session recalls unscoped sessions and its scopes.
             scopes = self._store.session_scopes({m.session_id for m in found.values()})

@@ -93,6 +93,9 @@ TOOL_SPECS: list[dict[str, Any]] = [
     ),
 ]
 _SPECS = {spec["function"]["name"]: spec["function"]["parameters"] for spec in TOOL_SPECS}
+_WRITES = frozenset(
+    {"core_memory_append", "core_memory_replace", "archival_insert", "remember_fact", "forget_fact"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +186,13 @@ class MemoryTools:
 
     def run(self, call: ToolCall) -> ToolResult:
         """Validate and run one call; failures come back as readable error results."""
+        if self._session.incognito and call.name in _WRITES:
+            return ToolResult(
+                call.name,
+                "Error: this is an incognito chat: nothing is kept, "
+                "so memory can't be written. Answer without saving.",
+                ok=False,
+            )
         try:
             return self._handlers[call.name](_validate(call.name, call.arguments))
         except ToolError as exc:

@@ -187,3 +187,23 @@ def test_old_turns_fold_into_the_running_summary_after_the_reply(engine, fake_ol
         "The user is planning a garden." in m["content"] for m in messages if m["role"] == "system"
     )
     assert "Question 0 about" not in " ".join(m["content"] for m in messages[1:])
+
+
+def test_an_incognito_chat_is_never_recalled_and_cannot_write_memory(engine, fake_ollama):
+    secret = engine.new_session(incognito=True)
+    fake_ollama.script(
+        Reply(
+            tool_calls=[
+                {"name": "remember_fact", "arguments": {"statement": "The user is job hunting"}}
+            ]
+        ),
+        Reply(content="Your secret is safe."),
+    )
+    list(engine.send(secret.id, "I am secretly job hunting at Initech"))
+    assert engine.facts.list(engine.profile.id) == []
+    tool_message = _chat_bodies(fake_ollama)[-1]["messages"][-1]
+    assert "incognito" in tool_message["content"]
+    engine.embed_pending()
+    later = engine.new_session()
+    list(engine.send(later.id, "Where am I job hunting? Initech?"))
+    assert "secretly job hunting" not in _system(fake_ollama)
