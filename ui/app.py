@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from assistant.config import save_config
 from assistant.errors import OllamaError
 from ui.checks import OllamaCheck, check_ollama
+from ui.memory_commands import MemoryCommands
 from ui.screens import (
     ChatScreen,
     ModelChoice,
@@ -39,8 +40,8 @@ if TYPE_CHECKING:
 __all__ = ["HippoApp"]
 
 
-class HippoApp(App[None]):
-    """Chat with Hippo, pick models and sessions, and get Ollama going.
+class HippoApp(MemoryCommands):
+    """Chat with Hippo, pick models and sessions, see its memory, and get Ollama going.
 
     Args:
         engine: the engine to drive (the caller closes it after the app exits).
@@ -54,6 +55,7 @@ class HippoApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "models", "Models"),
         Binding("f3", "sessions", "Sessions"),
+        Binding("f4", "memory", "Memory"),
     ]
 
     class Probed(Message):
@@ -98,6 +100,7 @@ class HippoApp(App[None]):
     def on_mount(self) -> None:
         # After the first frame, so the chat shows before any network wait.
         self.call_after_refresh(self._probe)
+        self.call_after_refresh(self.purge_incognito)
 
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _probe(self) -> None:
@@ -149,6 +152,7 @@ class HippoApp(App[None]):
 
     def on_hippo_app_slept(self, message: Slept) -> None:
         self.chat.status.sleep = ""
+        self.chat.status.refresh_pending()
         report = message.report
         if report.proposals or report.errors:
             review = len(report.to_review)
@@ -193,8 +197,8 @@ class HippoApp(App[None]):
             self.engine.wake()  # a new embedding model can drain the queue now
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Models and sessions open from the chat only (hidden elsewhere)."""
-        if action in {"models", "sessions"}:
+        """Models, sessions and memory open from the chat only (hidden elsewhere)."""
+        if action in {"models", "sessions", "memory"}:
             return self.screen is self.chat
         return True
 
@@ -232,3 +236,4 @@ class HippoApp(App[None]):
         yield SystemCommand(
             "Sleep now", "Consolidate memory now (episodes, facts to review)", self.action_sleep_now
         )
+        yield from self.memory_commands(screen)

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, time, timedelta
 
-__all__ = ["capability_text", "human_size", "human_speed", "short_date"]
+__all__ = [
+    "capability_text",
+    "clip",
+    "day",
+    "human_size",
+    "human_speed",
+    "parse_day",
+    "short_date",
+    "stamp",
+]
 
 _UNITS = ("B", "KB", "MB", "GB", "TB")
 # The order capabilities are listed in, most useful to a chat user first.
@@ -59,3 +68,46 @@ def capability_text(capabilities: Iterable[str]) -> str:
     ordered = [name for name in _CAPABILITY_ORDER if name in present]
     ordered += sorted(present.difference(_CAPABILITY_ORDER))
     return ", ".join(name for name in ordered if name != "completion")
+
+
+def day(moment: datetime | None) -> str:
+    """A local date, e.g. ``"2026-01-05"``; empty for None."""
+    return moment.astimezone().strftime("%Y-%m-%d") if moment is not None else ""
+
+
+def stamp(moment: datetime | None) -> str:
+    """A local date and minute, e.g. ``"2026-01-05 14:30"``; empty for None."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M") if moment is not None else ""
+
+
+def clip(text: str, width: int) -> str:
+    """Text on one line (runs of whitespace become a space), cut to ``width`` with "…"."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+
+
+def parse_day(text: str, *, end: bool = False) -> datetime | None:
+    """A typed date (``2026-01-05``, or a date and time) as an aware local time.
+
+    Args:
+        text: what the user typed; empty means no date.
+        end: a bare date means the end of that day (for "until" and "as of").
+
+    Returns:
+        The moment, or None for empty text.
+
+    Raises:
+        ValueError: the text is not a date, with an example of one that is.
+    """
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a date: type it as 2026-03-01 (or 2026-03-01 09:30)."
+        ) from None
+    if end and moment.time() == time(0) and len(text) <= 10:
+        moment += timedelta(days=1, microseconds=-1)
+    return moment if moment.tzinfo else moment.astimezone()

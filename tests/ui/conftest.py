@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 
 import pytest
@@ -34,3 +35,34 @@ def make_engine(config: Config, clock: ManualClock | None = None) -> Hippo:
         embedding_model=EMBEDDING_MODEL,
         clock=clock or ManualClock(),
     )
+
+
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory):
+    """A data file seeded (and embedded) once per run; each test gets a copy."""
+    from tests.fake_ollama import FakeOllama
+    from tests.ui.seed import SEED_START, seed_memories
+
+    folder = tmp_path_factory.mktemp("seeded")
+    with FakeOllama(port=0) as server:
+        config = Config(data_dir=folder, config_dir=folder / "cfg", ollama_host=server.host)
+        clock = ManualClock(SEED_START)
+        engine = make_engine(config, clock)
+        memories = seed_memories(engine, clock, extra_facts=90)  # more than a page of facts
+        engine.embed_pending()
+        engine.close()
+    return config.db_path, memories, clock.now()
+
+
+@pytest.fixture
+def seeded(config, seeded_template):
+    """An engine over a copy of a file seeded with five weeks of realistic memories."""
+    db_path, memories, end = seeded_template
+    config.db_path.parent.mkdir(parents=True, exist_ok=True)
+    for part in db_path.parent.glob(db_path.name + "*"):
+        shutil.copyfile(
+            part, config.db_path.parent / part.name.replace(db_path.name, config.db_path.name)
+        )
+    engine = make_engine(config, ManualClock(end))
+    yield engine, memories
+    engine.close()

@@ -13,10 +13,22 @@ from textual.css.query import NoMatches
 from textual.pilot import Pilot
 
 from ui import HippoApp
-from ui.screens import ChatScreen
-from ui.widgets import Conversation, MessageView, PromptInput
+from ui.screens import ChatScreen, InspectorScreen
+from ui.widgets import Conversation, MessageView, PromptInput, RecordTable
 
-__all__ = ["chat_ready", "messages_shown", "screen_text", "sees", "send", "type_text", "wait_until"]
+__all__ = [
+    "chat_ready",
+    "messages_shown",
+    "notified",
+    "open_inspector",
+    "screen_text",
+    "sees",
+    "select_row",
+    "send",
+    "send_command",
+    "type_text",
+    "wait_until",
+]
 
 
 async def wait_until(
@@ -98,3 +110,38 @@ async def send(pilot: Pilot[None], text: str) -> None:
         lambda: len(messages_shown(app)) >= before + 2 and not app.chat.streaming,
         what="the reply to end",
     )
+
+
+async def open_inspector(pilot: Pilot[None], tab: str = "facts") -> InspectorScreen:
+    """Open the memory inspector from the chat on ``tab`` (as the palette does); wait for it."""
+    app = pilot.app
+    assert isinstance(app, HippoApp)
+    await chat_ready(pilot)
+    app.action_memory(tab)
+    await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), what="the inspector")
+    inspector = app.screen
+    assert isinstance(inspector, InspectorScreen)
+    await wait_until(
+        pilot, lambda: inspector.active_pane is not None and inspector.active_pane.loaded
+    )
+    await pilot.pause()
+    return inspector
+
+
+async def select_row(pilot: Pilot[None], table: RecordTable, record_id: int) -> None:
+    """Move a table's cursor to the row of ``record_id`` (waiting for it to be listed)."""
+    await wait_until(pilot, lambda: record_id in table.selected_ids(), what=f"row {record_id}")
+    table.move_cursor(row=table.get_row_index(str(record_id)))
+    table.focus()
+    await pilot.pause()
+
+
+def notified(app: App, text: str) -> bool:
+    """Whether a notification containing ``text`` is showing."""
+    return any(text in str(notice.message) for notice in app._notifications)
+
+
+async def send_command(pilot: Pilot[None], text: str) -> None:
+    """Type a slash command in the chat box and press Enter."""
+    await type_text(pilot, text)
+    await pilot.press("enter")

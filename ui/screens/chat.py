@@ -14,12 +14,14 @@ from textual.widgets import Footer, Header
 
 from assistant.errors import OllamaUnreachable
 from assistant.turns import MemoryWritten, ReplyCancelled, ReplyDone, ReplyFailed
-from ui.widgets import Conversation, PromptInput, StatusLine
+from ui.slash import SlashCommand, parse_slash
+from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from assistant.engine import Hippo
+    from assistant.memory.models import Session
     from assistant.turns import TurnEvent
 
 __all__ = ["HISTORY_LIMIT", "ChatScreen"]
@@ -29,7 +31,9 @@ HISTORY_LIMIT = 100
 
 _TURN_ENDS = (ReplyDone, ReplyCancelled, ReplyFailed)
 _STOP_WAIT_S = 3.0
-_PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line"
+_PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line, /help lists commands"
+_REVEAL_TRIES = 40
+_REVEAL_WAIT_S = 0.05
 
 
 class ChatScreen(Screen[None]):
@@ -53,6 +57,13 @@ class ChatScreen(Screen[None]):
             super().__init__()
             self.event = event
 
+    class Command(Message):
+        """A slash command was typed (``/remember X``); the app carries it out."""
+
+        def __init__(self, command: SlashCommand) -> None:
+            super().__init__()
+            self.command = command
+
     class TurnCrashed(Message):
         """The turn broke off with an exception instead of a final event."""
 
@@ -64,6 +75,7 @@ class ChatScreen(Screen[None]):
         super().__init__()
         self.engine = engine
         self.session_id: int | None = None
+        self.incognito = False  # the shown (or next) session keeps nothing after it ends
         self._resume = resume
         self._cancel: threading.Event | None = None
         self._idle = threading.Event()  # clear while a turn's thread runs
@@ -73,7 +85,11 @@ class ChatScreen(Screen[None]):
         yield Header()
         yield Conversation(id="conversation")
         yield PromptInput(id="prompt", placeholder=_PLACEHOLDER)
-        yield StatusLine(count_pending=self.engine.pending_embeddings)
+        yield StatusLine(
+            count_pending=self.engine.pending_embeddings,
+            # A lambda: the admin API is built on first use, in the counting thread.
+            count_review=lambda: self.engine.admin.pending_count(),
+        )
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -91,6 +107,7 @@ class ChatScreen(Screen[None]):
         # can close the engine as soon as it returns.
         self.action_cancel_reply()
         await asyncio.to_thread(self._idle.wait, _STOP_WAIT_S)
+        await self._end_incognito(announce=False)
 
     @property
     def status(self) -> StatusLine:
@@ -102,28 +119,82 @@ class ChatScreen(Screen[None]):
         """Whether a reply is streaming now."""
         return self._cancel is not None
 
-    async def open_session(self, session_id: int | None) -> None:
-        """Show a session's last messages, or an empty chat for ``None`` (created on send)."""
+    async def open_session(self, session_id: int | None, *, incognito: bool = False) -> None:
+        """Show a session's last messages, or an empty chat for ``None`` (created on send).
+
+        Args:
+            session_id: the session to show, or None for a new one.
+            incognito: the new session keeps nothing once it ends (with ``None`` only).
+        """
         self.action_cancel_reply()
+        if session_id != self.session_id:
+            await self._end_incognito()
         self.session_id = session_id
         session = self.engine.session(session_id) if session_id is not None else None
-        self.sub_title = session.title if session else "New session"
+        self.incognito = session.incognito if session else incognito
+        self.status.incognito = self.incognito
+        self.sub_title = self._title(session)
         messages = self.engine.history(session_id, limit=HISTORY_LIMIT) if session_id else []
         await self.query_one(Conversation).show(messages)
 
+    def reveal(self, message_id: int, tries: int = _REVEAL_TRIES) -> None:
+        """Scroll to a shown message and put the keyboard on it (older ones mount late)."""
+        conversation = self.query_one(Conversation)
+        if conversation.filling and tries:  # older messages are still being added above
+            self.set_timer(_REVEAL_WAIT_S, lambda: self.reveal(message_id, tries - 1))
+            return
+        shown = (v for v in conversation.query(MessageView) if v.message_id == message_id)
+        view = next(shown, None)
+        if view is None:
+            self.notify(
+                f"That message is older than the last {HISTORY_LIMIT} shown; search for it "
+                "in the Archive tab (F4, 7) to read it.",
+                markup=False,
+            )
+            return
+        conversation.anchor(False)  # stay here (sending a message follows the newest again)
+        view.focus(scroll_visible=False)
+        self.call_after_refresh(conversation.scroll_to_widget, view, top=True, animate=False)
+
+    def _title(self, session: Session | None) -> str:
+        title = (session.title if session else "") or "New session"
+        return f"Incognito · {title}" if self.incognito else title
+
+    async def _end_incognito(self, *, announce: bool = True) -> None:
+        """Delete the incognito session being left: it keeps nothing once it ends."""
+        if self.incognito and self.session_id is not None:
+            # After its reply has stopped (nothing may write to it once deleted), and off
+            # the UI thread: deleting scrubs the data file.
+            await asyncio.to_thread(self._idle.wait, _STOP_WAIT_S)
+            await asyncio.to_thread(self.engine.admin.end_session, self.session_id)
+            if announce:
+                self.notify("The incognito chat was deleted.", title="Incognito", markup=False)
+        self.incognito = False
+
+    def ensure_session(self) -> int:
+        """The shown session's id, creating it (incognito if asked) when the chat is new."""
+        if self.session_id is None:
+            session = self.engine.new_session(incognito=self.incognito)
+            self.session_id, self.sub_title = session.id, self._title(None)
+        return self.session_id
+
     @on(PromptInput.Submitted)
     def send(self, submitted: PromptInput.Submitted) -> None:
-        """Send the typed message, unless a reply is still streaming."""
+        """Send the typed message (or carry out a slash command), unless a reply streams."""
+        if (command := parse_slash(submitted.text)) is not None:
+            submitted.prompt.clear()
+            self.post_message(self.Command(command))
+            return
         if self.streaming:
             self.notify("A reply is still streaming: press Esc to stop it first.")
             return
-        if self.session_id is None:
-            session = self.engine.new_session()
-            self.session_id, self.sub_title = session.id, "New session"
+        text = submitted.text.strip()
+        text = text[1:] if text.startswith("//") else submitted.text
+        session_id = self.ensure_session()
         submitted.prompt.clear()
         self._cancel = threading.Event()
         self._idle.clear()
-        self._stream_turn(self.session_id, submitted.text, self._cancel)
+        self._stream_turn(session_id, text, self._cancel)
 
     @work(thread=True, group="reply")
     def _stream_turn(self, session_id: int, text: str, cancel: threading.Event) -> None:
@@ -146,8 +217,8 @@ class ChatScreen(Screen[None]):
             self.status.reachable = False
         if isinstance(event, _TURN_ENDS):
             self._cancel = None
-            if self.sub_title == "New session" and self.session_id is not None:
-                self.sub_title = self.engine.session(self.session_id).title
+            if self.sub_title == self._title(None) and self.session_id is not None:
+                self.sub_title = self._title(self.engine.session(self.session_id))
             self.status.refresh_pending()
 
     async def on_chat_screen_turn_crashed(self, message: TurnCrashed) -> None:
@@ -177,3 +248,13 @@ class ChatScreen(Screen[None]):
         """Start an empty chat; the session is created when the first message is sent."""
         await self.open_session(None)
         self.query_one(PromptInput).focus()
+
+    async def action_new_incognito(self) -> None:
+        """Start an incognito chat: nothing of it is kept once you leave it."""
+        await self.open_session(None, incognito=True)
+        self.query_one(PromptInput).focus()
+        self.notify(
+            "Incognito: this chat is deleted when you leave it, and sleep never learns from it.",
+            title="Incognito",
+            markup=False,
+        )

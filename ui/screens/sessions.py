@@ -12,7 +12,9 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from assistant.errors import HippoError
 from ui.format import short_date
+from ui.screens.dialogs import ConfirmDialog
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -52,6 +54,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_session", "New session"),
+        Binding("d,delete", "delete_session", "Delete session"),
         Binding("escape", "close", "Back"),
     ]
 
@@ -64,7 +67,10 @@ class SessionListScreen(Screen[SessionChoice | None]):
         now = self.engine.clock.now()
         yield Header()
         with Vertical(id="sessions"):
-            yield Static(Content("Recent sessions (Enter opens one)"), classes="section")
+            yield Static(
+                Content("Recent sessions (Enter opens one, d deletes one for good)"),
+                classes="section",
+            )
             yield OptionList(
                 *(Option(_prompt(session, now), id=str(session.id)) for session in sessions),
                 id="session-list",
@@ -89,6 +95,34 @@ class SessionListScreen(Screen[SessionChoice | None]):
             self.action_new_session()
         else:
             self.action_close()
+
+    def action_delete_session(self) -> None:
+        """Delete the highlighted session and all it left in memory, after asking."""
+        options = self.query_one("#session-list", OptionList)
+        if options.highlighted is None:
+            return
+        option = options.get_option_at_index(options.highlighted)
+        if option.id is None:
+            return
+        session_id = int(option.id)
+        title = self.engine.session(session_id).title or "(untitled)"
+        question = (
+            f"Delete the session {title!r} with its messages, and the episodes and facts "
+            "that came only from it? This can't be undone."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                receipt = self.engine.admin.delete_session(session_id)
+            except HippoError as exc:
+                self.notify(str(exc), title="Not deleted", severity="error", markup=False)
+                return
+            options.remove_option(str(session_id))
+            self.notify(receipt.text(), title="Session deleted", markup=False)
+
+        self.app.push_screen(ConfirmDialog(question, yes="Delete"), answered)
 
     def action_new_session(self) -> None:
         """Start a new, empty session."""

@@ -8,6 +8,7 @@ from rich.markdown import Markdown as RichMarkdown
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.message import Message as TextualMessage
 from textual.widgets import Collapsible, Markdown, Static
 
 if TYPE_CHECKING:
@@ -50,9 +51,20 @@ class MessageView(Vertical, can_focus=True):
         status: ``complete``, ``streaming``, ``cancelled`` or ``failed``.
         error: why the reply failed.
         model: the model that wrote it.
+        message_id: the stored message's id (None for one never stored).
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "copy", "Copy message")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "Copy message"),
+        Binding("m", "memories", "Memories used"),
+    ]
+
+    class ShowMemories(TextualMessage):
+        """Show the memories a reply used, with their scores (the app opens the view)."""
+
+        def __init__(self, reply_id: int) -> None:
+            super().__init__()
+            self.reply_id = reply_id
 
     def __init__(
         self,
@@ -63,8 +75,10 @@ class MessageView(Vertical, can_focus=True):
         status: str = "complete",
         error: str = "",
         model: str = "",
+        message_id: int | None = None,
     ) -> None:
         super().__init__(classes=f"message -{role}")
+        self.message_id = message_id
         self.role = role
         self.content = content
         self.thinking = thinking
@@ -84,6 +98,7 @@ class MessageView(Vertical, can_focus=True):
             status=message.status,
             error=message.error,
             model=message.model,
+            message_id=message.id,
         )
 
     def compose(self) -> ComposeResult:
@@ -176,6 +191,17 @@ class MessageView(Vertical, can_focus=True):
             classes="memories",
         )
         await self.mount(box)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """ "Memories used" is offered on stored replies only."""
+        if action == "memories":
+            return self.role == "assistant" and self.message_id is not None
+        return True
+
+    def action_memories(self) -> None:
+        """Open the memories this reply used, with their score breakdown."""
+        if self.message_id is not None:
+            self.post_message(self.ShowMemories(self.message_id))
 
     def action_copy(self) -> None:
         """Copy this message's text to the clipboard."""

@@ -1,4 +1,4 @@
-"""The status line under the chat: Ollama host, models, profile, embedding queue."""
+"""The status line under the chat: Ollama host, models, profile, queues, facts to review."""
 
 from __future__ import annotations
 
@@ -34,31 +34,40 @@ class StatusLine(Widget):
     reachable: reactive[bool | None] = reactive(None)
     profile: reactive[str] = reactive("")
     pending: reactive[int] = reactive(0)
+    review: reactive[int] = reactive(0)
+    incognito: reactive[bool] = reactive(False)
     sleep: reactive[str] = reactive("")
 
     class Counted(Message):
-        """The embedding queue was counted (posted from a worker thread)."""
+        """The queues were counted (posted from a worker thread)."""
 
-        def __init__(self, pending: int) -> None:
+        def __init__(self, pending: int, review: int) -> None:
             super().__init__()
-            self.pending = pending
+            self.pending, self.review = pending, review
 
-    def __init__(self, count_pending: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self,
+        count_pending: Callable[[], int] | None = None,
+        count_review: Callable[[], int] | None = None,
+    ) -> None:
         super().__init__()
         self._count_pending = count_pending
+        self._count_review = count_review
 
     def on_mount(self) -> None:
-        if self._count_pending is not None:
+        if self._count_pending is not None or self._count_review is not None:
             self.set_interval(_PENDING_EVERY_S, self.refresh_pending)
+            self.refresh_pending()
 
     @work(thread=True, exclusive=True, group="pending", exit_on_error=False)
     def refresh_pending(self) -> None:
-        """Count the messages that wait for embeddings, off the UI thread."""
-        if self._count_pending is not None:
-            self.post_message(self.Counted(self._count_pending()))  # thread-safe, no wait
+        """Count messages waiting for embeddings and facts waiting for review, off the UI thread."""
+        pending = self._count_pending() if self._count_pending is not None else 0
+        review = self._count_review() if self._count_review is not None else 0
+        self.post_message(self.Counted(pending, review))  # thread-safe, no wait
 
     def on_status_line_counted(self, message: Counted) -> None:
-        self.pending = message.pending
+        self.pending, self.review = message.pending, message.review
 
     def render(self) -> Content:
         """The line, built from plain text (names are never markup)."""
@@ -69,6 +78,10 @@ class StatusLine(Widget):
             Content.assemble(self.chat_model, (" + ", "dim"), self.embedding_model),
             Content.assemble(("profile ", "dim"), self.profile),
         ]
+        if self.incognito:
+            parts.append(Content.styled("incognito", "bold"))
+        if self.review:
+            parts.append(Content.styled(f"{self.review} to review (F4)", "$warning"))
         if self.pending:
             parts.append(Content(f"{self.pending} to embed"))
         if self.sleep:

@@ -1,0 +1,113 @@
+"""The facts tab: listing, filtering, searching, paging, and correcting facts by key."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, Select
+
+from assistant.errors import StorageError
+from tests.ui.helpers import chat_ready, open_inspector, sees, select_row, wait_until
+from ui import HippoApp
+from ui.screens.dialogs import ConfirmDialog, TextDialog
+from ui.screens.inspector.facts import PAGE, FactsPane
+
+SIZE = (120, 36)
+
+
+def _pane(app: HippoApp) -> FactsPane:
+    return app.screen.query_one(FactsPane)
+
+
+async def test_f4_opens_the_facts_with_brackets_shown_as_typed(seeded, config):
+    engine, _ = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await pilot.press("f4")
+        total = engine.facts.count(engine.profile.id)
+        text = await sees(pilot, "★ Is allergic to [peanuts]", f"1-{PAGE} of {total} fact(s)")
+        assert "Sister Ana loves ceramics" in text
+
+
+async def test_filters_and_search_narrow_the_list(seeded, config):
+    engine, _ = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        pane = _pane(app)
+        pane.query_one("#filter-status", Select).value = "pending"
+        pending = engine.facts.count(engine.profile.id, "pending")
+        await sees(pilot, f"of {pending} fact(s)")
+        pane.query_one("#filter-status", Select).value = ""
+        search = pane.query_one("#filter-text", Input)
+        search.focus()
+        search.value = "Porto"
+        await pilot.press("enter")
+        found = engine.admin.count_facts(query="Porto")
+        await sees(pilot, f"1-{found} of {found} fact(s)", "Plans a Porto weekend with Ana")
+
+
+async def test_a_long_list_pages_and_sorts(seeded, config):
+    engine, _ = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        total = engine.admin.count_facts()
+        assert total > PAGE
+        await sees(pilot, f"1-{PAGE} of {total} fact(s)")
+        await pilot.press("right_square_bracket")
+        await sees(pilot, f"{PAGE + 1}-{total} of {total}")
+        await pilot.press("s")
+        await sees(pilot, f"1-{PAGE} of {total} fact(s) · sorted by importance")
+        await pilot.press("s")
+        await sees(pilot, "sorted by recent", "Landlord is Sr. Costa")
+
+
+async def test_editing_a_fact_records_it_as_something_you_said(seeded, config):
+    engine, memories = seeded
+    fact_id = memories.facts["Prefers meetings in the morning"]
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        await select_row(pilot, _pane(app).table, fact_id)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        app.screen.query_one(Input).value = "Prefers meetings before [noon]"
+        await pilot.press("enter")
+        await sees(pilot, "Prefers meetings before [noon]")
+    fact = engine.facts.get(fact_id)
+    assert fact.statement == "Prefers meetings before [noon]"
+    assert fact.source_kind == "user_stated"
+    assert engine.facts.history(fact_id)[-1].actor == "user"
+
+
+async def test_pin_scope_wrong_outdated_and_delete(seeded, config):
+    engine, memories = seeded
+    bolo = memories.facts["Has a dog called Bolo"]
+    book = memories.facts["Is in a book club"]
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        table = _pane(app).table
+        await select_row(pilot, table, bolo)
+        await pilot.press("p")
+        await wait_until(pilot, lambda: engine.facts.get(bolo).pinned)
+        await select_row(pilot, table, bolo)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        app.screen.query_one(Input).value = "pets"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: engine.facts.get(bolo).scope == "pets")
+        await select_row(pilot, table, bolo)
+        await pilot.press("w")
+        await wait_until(pilot, lambda: engine.facts.get(bolo).status == "rejected")
+        await select_row(pilot, table, book)
+        await pilot.press("o")
+        await wait_until(pilot, lambda: engine.facts.get(book).status == "expired")
+        await select_row(pilot, table, book)
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: book not in table.selected_ids(), what="the row to go")
+    with pytest.raises(StorageError):
+        engine.facts.get(book)

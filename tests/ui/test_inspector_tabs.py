@@ -1,0 +1,139 @@
+"""Provenance (of a fact, of a reply), episodes, archive search, events and documents, sleep."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Sparkline
+
+from assistant.sleep import last_report
+from tests.ui.helpers import (
+    chat_ready,
+    messages_shown,
+    notified,
+    open_inspector,
+    sees,
+    select_row,
+    wait_until,
+)  # fmt: skip
+from ui import HippoApp
+from ui.format import stamp
+from ui.screens import ChatScreen, ProvenanceScreen
+from ui.screens.dialogs import ConfirmDialog
+from ui.screens.inspector.archive import ArchiveSearchPane
+from ui.screens.inspector.episodes import EpisodesPane
+from ui.screens.inspector.events import EventsDocsPane
+from ui.screens.inspector.facts import FactsPane
+from ui.widgets import RecordTable
+
+SIZE = (120, 36)
+
+
+async def test_a_fact_leads_to_its_evidence_and_on_to_its_session(seeded, config):
+    engine, memories = seeded
+    fact_id = memories.facts["Lives in Alfama, Lisbon"]
+    session_id = memories.sessions[0]
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot)
+        await select_row(pilot, app.screen.query_one(FactsPane).table, fact_id)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProvenanceScreen))
+        await sees(pilot, f"Fact {fact_id}: Lives in Alfama, Lisbon", "you said",
+                   "Evidence (1), and 1 episode(s)", "We finally moved into the flat")  # fmt: skip
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await wait_until(pilot, lambda: app.chat.session_id == session_id)
+        said = engine.facts.get(fact_id).evidence[0].ref_id
+        await wait_until(pilot, lambda: getattr(app.focused, "message_id", None) == said)
+        await sees(pilot, "We finally moved into the flat")  # scrolled to it
+
+
+async def test_a_reply_shows_the_memories_it_used_with_their_scores(seeded, config):
+    engine, memories = seeded
+    reply_id = memories.replies[-1]
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await app.chat.open_session(engine.messages.message(reply_id).session_id)
+        reply = next(view for view in messages_shown(app) if view.message_id == reply_id)
+        reply.focus()
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProvenanceScreen))
+        await sees(pilot, "3 memories went into this reply", "Is allergic to [peanuts]", "0.91")
+        await pilot.press("enter")  # the fact: its own provenance
+        allergy = memories.facts["Is allergic to [peanuts]"]
+        await sees(pilot, f"Fact {allergy}: Is allergic to [peanuts]", "used in 1 reply")
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
+
+
+async def test_episodes_by_day_with_activity_charts_open_their_session(seeded, config):
+    engine, memories = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot, "episodes")
+        pane = app.screen.query_one(EpisodesPane)
+        await sees(pilot, "Sessions per day", "Memories learned per day", "Balcony plants")
+        assert sum(pane.query_one("#sessions-chart", Sparkline).data or []) > 0
+        pane.query_one(RecordTable).focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.chat.session_id == memories.sessions[-1])
+
+
+async def test_archive_search_within_dates_opens_a_hit_in_its_session(seeded, config):
+    engine, memories = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot, "archive")
+        pane = app.screen.query_one(ArchiveSearchPane)
+        pane.query_one("#archive-from", Input).value = "2025-12-01"
+        pane.query_one("#archive-query", Input).value = "Dagster pipeline"
+        pane.query_one("#archive-query", Input).focus()
+        await pilot.press("enter")
+        await sees(pilot, "At work I'm migrating our ETL", "Dagster's asset model")
+        await wait_until(pilot, lambda: app.screen.focused is pane.query_one(RecordTable))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.chat.session_id == memories.sessions[4])
+        await chat_ready(pilot)
+        await app.chat.open_session(None)
+        app.action_memory("archive")
+        await wait_until(pilot, lambda: app.screen.query(ArchiveSearchPane))
+        pane = app.screen.query_one(ArchiveSearchPane)
+        pane.query_one("#archive-until", Input).value = "2025-11-30"
+        pane.query_one("#archive-query", Input).value = "Dagster"
+        pane.query_one("#archive-query", Input).focus()
+        await pilot.press("enter")
+        await sees(pilot, "0 message(s) for 'Dagster'")
+
+
+async def test_events_and_documents_can_be_removed(seeded, config):
+    engine, _ = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot, "events")
+        await sees(pilot, "Standup moved to 09:30", "Flat notes", "expired Dec 23")
+        tables = app.screen.query_one(EventsDocsPane).query(RecordTable)
+        events, documents = tables.first(), tables.last()
+        events.focus()
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: events.row_count == 4)
+        documents.focus()
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: documents.row_count == 0)
+    assert engine.admin.documents() == []
+
+
+async def test_sleep_shows_the_last_report_and_runs_now_with_progress(seeded, config):
+    engine, _ = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot, "sleep")
+        when = stamp(last_report(engine).started_at)
+        await sees(pilot, f"Last run: {when} (scheduled), done", "Next nightly run")
+        await pilot.press("r")
+        await sees(pilot, "Done:", timeout=15)
+        await wait_until(pilot, lambda: notified(app, "Memory consolidated"))
+        await sees(pilot, "(manual)")

@@ -1,0 +1,60 @@
+"""Chat-side memory: /remember, /profile, /help, incognito chats, and the review count."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.errors import HippoError
+from tests.ui.helpers import chat_ready, messages_shown, notified, send, send_command, wait_until
+from ui import HippoApp
+
+SIZE = (100, 30)
+
+
+async def test_remember_saves_your_words_and_a_fact_citing_them(seeded, config):
+    engine, _ = seeded
+    before = engine.facts.count(engine.profile.id, "active")
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        pending = engine.admin.pending_count()
+        await wait_until(pilot, lambda: app.chat.status.review == pending, what="the count")
+        assert f"{pending} to review (F4)" in str(app.chat.status.render())
+        await send_command(pilot, "/remember I prefer [window] seats")
+        await wait_until(pilot, lambda: notified(app, "Remembered: I prefer [window] seats"))
+        (shown,) = messages_shown(app)
+        assert shown.content == "I prefer [window] seats"
+    (fact,) = engine.admin.facts(query="window seats")
+    assert (fact.status, fact.source_kind) == ("active", "user_stated")
+    assert fact.evidence[0].ref_id == shown.message_id
+    assert engine.facts.count(engine.profile.id, "active") == before + 1
+
+
+async def test_profile_help_and_unknown_commands_answer_in_a_notice(engine, config, fake_ollama):
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send_command(pilot, "/profile work")
+        await wait_until(pilot, lambda: notified(app, "hippo --profile work"))
+        await send_command(pilot, "/frobnicate now")
+        await wait_until(pilot, lambda: notified(app, "There is no command /frobnicate"))
+        await send(pilot, "//etc/hosts is a file")
+        assert messages_shown(app)[0].content == "/etc/hosts is a file"
+
+
+async def test_an_incognito_chat_is_deleted_when_you_leave_it(engine, config, fake_ollama):
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send_command(pilot, "/incognito")
+        await wait_until(pilot, lambda: app.chat.incognito and app.chat.status.incognito)
+        await send(pilot, "my secret plan")
+        session_id = app.chat.session_id
+        assert engine.session(session_id).incognito
+        assert app.chat.sub_title.startswith("Incognito")
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: notified(app, "The incognito chat was deleted."))
+        assert not app.chat.incognito
+    with pytest.raises(HippoError):
+        engine.session(session_id)
+    assert engine.admin.forget_preview("secret plan").empty

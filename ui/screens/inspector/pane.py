@@ -1,0 +1,110 @@
+"""What every tab of the memory inspector shares: the engine, reloading, and safe calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widget import Widget
+
+from assistant.errors import HippoError
+
+if TYPE_CHECKING:
+    from assistant.admin import MemoryAdmin
+    from assistant.engine import Hippo
+
+__all__ = ["InspectorPane", "Place"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where to go in the chat: a session, and the message to show in it (if any)."""
+
+    session_id: int
+    message_id: int | None = None
+
+
+class InspectorPane(Vertical):
+    """One tab of the inspector: shows a part of memory and changes it through the engine.
+
+    A pane loads when it is first shown and again after a change elsewhere; the
+    queries are small (a page at a time), so they run on the UI thread. Anything that
+    may wait on Ollama runs in a thread worker instead.
+
+    Args:
+        engine: the engine whose memory is shown.
+    """
+
+    class Changed(Message):
+        """Memory was changed here: other tabs reload when shown, the chat recounts."""
+
+        def __init__(self, pane: InspectorPane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    class OpenSession(Message):
+        """Open this place (a session, a message in it) in the chat, leaving the inspector."""
+
+        def __init__(self, place: Place) -> None:
+            super().__init__()
+            self.place = place
+
+    class ShowFact(Message):
+        """Show where this fact came from (its evidence, episodes and sessions)."""
+
+        def __init__(self, fact_id: int) -> None:
+            super().__init__()
+            self.fact_id = fact_id
+
+    def __init__(self, engine: Hippo, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="pane")
+        self.engine = engine
+        self.loaded = False
+
+    @property
+    def admin(self) -> MemoryAdmin:
+        """The engine's memory admin API (``engine.admin``)."""
+        return self.engine.admin
+
+    def on_show(self) -> None:
+        if not self.loaded:
+            self.loaded = True
+            self.reload()
+
+    def reload(self) -> None:
+        """Read what this pane shows from the engine again."""
+
+    def focus_first(self) -> None:
+        """Put the keyboard on the pane's main widget (its first focusable one)."""
+        for widget in self.query(Widget):
+            if widget.focusable:
+                widget.focus()
+                return
+
+    def changed(self, notice: str = "") -> None:
+        """Say that memory changed (with a notice, if given) and reload this pane."""
+        if notice:
+            self.notify(notice, title="Memory", timeout=4, markup=False)
+        self.post_message(self.Changed(self))
+        self.reload()
+
+    def attempt(self, call: Callable[[], T], done: str = "") -> T | None:
+        """Run an engine call; on failure say why (as plain text) and return None.
+
+        Args:
+            call: the change or query to make.
+            done: when given, the call changed memory: announce it and reload.
+        """
+        try:
+            result = call()
+        except (HippoError, ValueError) as exc:
+            self.notify(str(exc), title="Not done", severity="error", timeout=8, markup=False)
+            return None
+        if done:
+            self.changed(done)
+        return result

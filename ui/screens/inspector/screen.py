@@ -1,0 +1,145 @@
+"""The memory inspector: every tier of memory in tabs, reachable from the chat with F4."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import (
+    Checkbox,
+    Footer,
+    Header,
+    Input,
+    Select,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
+from textual.widgets.tabbed_content import ContentTabs
+
+from ui.screens.inspector.archive import ArchiveSearchPane
+from ui.screens.inspector.core import CoreMemoryPane
+from ui.screens.inspector.episodes import EpisodesPane
+from ui.screens.inspector.events import EventsDocsPane
+from ui.screens.inspector.facts import FactsPane
+from ui.screens.inspector.forget import ForgetPane
+from ui.screens.inspector.history import HistoryPane
+from ui.screens.inspector.pane import InspectorPane, Place
+from ui.screens.inspector.provenance import ProvenanceScreen
+from ui.screens.inspector.review import ReviewPane
+from ui.screens.inspector.sleep import SleepPane
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from assistant.engine import Hippo
+
+__all__ = ["TABS", "InspectorScreen"]
+
+# (id, title, pane): the order of the tabs and of their number keys.
+TABS: tuple[tuple[str, str, type[InspectorPane]], ...] = (
+    ("facts", "Facts", FactsPane),
+    ("review", "Review", ReviewPane),
+    ("core", "Core", CoreMemoryPane),
+    ("history", "History", HistoryPane),
+    ("forget", "Forget", ForgetPane),
+    ("episodes", "Episodes", EpisodesPane),
+    ("archive", "Archive", ArchiveSearchPane),
+    ("events", "Events & docs", EventsDocsPane),
+    ("sleep", "Sleep", SleepPane),
+)
+_PANES = {tab_id: pane for tab_id, _, pane in TABS}
+
+
+class InspectorScreen(Screen[Place | None]):
+    """See, search, correct and forget what Hippo remembers.
+
+    Dismissed with a place (a session, a message in it) when the user asks to open one
+    in the chat, else with None (Esc).
+
+    Args:
+        engine: the engine whose memory to show.
+        tab: the tab to open on (an id of ``TABS``).
+        forget: text to preview in the Forget tab straight away (``/forget X``).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        *(
+            Binding(str(number), f"show_tab('{tab_id}')", title, show=False)
+            for number, (tab_id, title, _) in enumerate(TABS, start=1)
+        ),
+    ]
+
+    def __init__(self, engine: Hippo, *, tab: str = "facts", forget: str = "") -> None:
+        super().__init__()
+        self.engine = engine
+        self.initial_tab = tab
+        self.forget_text = forget
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(initial=self.initial_tab, id="inspector"):
+            for number, (tab_id, title, pane) in enumerate(TABS, start=1):
+                with TabPane(f"{number} {title}", id=tab_id):
+                    if tab_id == self.initial_tab:  # the others are built when first shown
+                        yield pane(self.engine, id=f"{tab_id}-pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"Memory · profile {self.engine.profile.name}"
+        if self.forget_text:
+            self.query_one(ForgetPane).preview(self.forget_text)
+        self.call_after_refresh(self._focus_pane)
+
+    def action_show_tab(self, tab_id: str) -> None:
+        """Switch to a tab and put the keyboard in it."""
+        self.query_one(TabbedContent).active = tab_id
+        self.call_after_refresh(self._focus_pane)
+
+    async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        tab_pane = event.pane
+        if tab_pane.id is not None and not tab_pane.children:
+            pane = _PANES[tab_pane.id](self.engine, id=f"{tab_pane.id}-pane")
+            await tab_pane.mount(pane)
+        self.call_after_refresh(self._focus_pane)
+
+    def _focus_pane(self) -> None:
+        pane = self.active_pane
+        if pane is not None:
+            pane.focus_first()
+
+    @property
+    def active_pane(self) -> InspectorPane | None:
+        """The pane of the tab on show (None until it is built)."""
+        active = self.query_one(TabbedContent).active
+        for pane in self.query(InspectorPane):
+            if pane.id == f"{active}-pane":
+                return pane
+        return None
+
+    def on_inspector_pane_changed(self, event: InspectorPane.Changed) -> None:
+        # Left to bubble on to the app (the chat's counts); the other tabs reload when shown.
+        for pane in self.query(InspectorPane):
+            if pane is not event.pane:
+                pane.loaded = False
+
+    def on_inspector_pane_open_session(self, event: InspectorPane.OpenSession) -> None:
+        event.stop()
+        self.dismiss(event.place)
+
+    def on_inspector_pane_show_fact(self, event: InspectorPane.ShowFact) -> None:
+        event.stop()
+        self.app.push_screen(ProvenanceScreen(self.engine, fact_id=event.fact_id), self._opened)
+
+    def _opened(self, place: Place | None) -> None:
+        if place is not None:
+            self.dismiss(place)
+
+    def action_back(self) -> None:
+        """Leave the text box for the tab bar (where 1-9 and arrows switch tabs); or close."""
+        if isinstance(self.focused, Input | TextArea | Select | Checkbox):
+            self.query_one(ContentTabs).focus()
+        else:
+            self.dismiss(None)
