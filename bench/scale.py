@@ -1,75 +1,249 @@
-"""Context-assembly latency and file size as the archive grows, no LLM.
+"""Context-assembly latency, file size and approximate-search recall as the archive grows.
 
-Writes N synthetic messages through the engine's write path, gives each a random unit
-vector (384-d, as MiniLM's), then times ``Hippo.recall`` with a precomputed query vector.
-Prints p50/p95 latency, the data file's size and the process's peak memory.
+Builds (once, cached under bench/out/) a file of N synthetic messages in two profiles
+(90% in the one queried): varied text (each of 300 topics has its own Zipf-distributed
+vocabulary over a 30k-word lexicon, plus common words; 8% of messages Chinese), indexed
+as ``MessageStore`` indexes them (date, speaker, neighbours' words), and clustered
+384-d unit vectors (topic centroid plus noise, as MiniLM-like embeddings cluster),
+written through ``VectorStore.store``. Then times ``Hippo.recall`` (query embedding
+excluded) for queries made from a stored message's words and a noisy copy of its
+vector, reports p50/p95 for the message tier alone and for all tiers, the file size,
+the process's peak memory, and the recall of ``VectorStore.nearest``'s approximate
+search against exact search (top 10 and top 50).
 
-Usage: python bench/scale.py [--messages 10000 100000] [--queries 200]
+The build runs in a child process, so the peak memory is that of querying.
+
+Usage: python bench/scale.py [--messages 10000 100000 1000000] [--queries 200] [--rebuild]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import resource
 import statistics
+import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assistant.clock import ManualClock
+import numpy as np
+
+from assistant.clock import ManualClock, to_iso
 from assistant.engine import Hippo
-from bench.make_history import make_history
+from assistant.memory.store import MessageStore
+from assistant.memory.textindex import index_text
+from assistant.memory.vectors import PendingText
+from data_schema.connect import Database
 
 DIM = 384
 MODEL = "random-384"
+OUT = Path(__file__).resolve().parent / "out"
+VERSION = 2  # bump when the synthetic data changes
+TOPICS = 300
+_SYLLABLES = (
+    "ka lo mi ne su ra ti po be da fe gu hi jo ku le ma no pe qu si to vu wa xe yo zu".split()
+)
+_COMMON = (
+    "the a and to of I you it is was that for on with we my your but so just about "
+    "what when how can do did have had will would think really maybe yes no ok thanks "
+    "today yesterday tomorrow week weekend morning evening work home time good great"
+).split()
+_CJK = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
 
 
 class RandomVectors:
-    """An ``llm`` whose ``embed`` returns random unit vectors (seeded)."""
+    """An ``llm`` whose ``embed`` returns random unit vectors (for the engine's setup)."""
 
     def __init__(self, seed: int = 7) -> None:
-        self._rng = random.Random(seed)
+        self._rng = np.random.default_rng(seed)
 
     def embed(self, model: str, texts: Sequence[str], *, batch_size: int = 32) -> list[list[float]]:
-        """One random unit vector per text."""
-        return [self._unit() for _ in texts]
-
-    def _unit(self) -> list[float]:
-        v = [self._rng.gauss(0.0, 1.0) for _ in range(DIM)]
-        norm = sum(x * x for x in v) ** 0.5
-        return [x / norm for x in v]
+        v = self._rng.standard_normal((len(texts), DIM)).astype("f4")
+        return (v / np.linalg.norm(v, axis=1, keepdims=True)).tolist()
 
 
-def measure(messages: int, queries: int, folder: Path) -> dict[str, float]:
-    """Build a file of ``messages`` messages and time ``queries`` recalls over it."""
-    path = folder / f"scale-{messages}.db"
-    started = time.perf_counter()
-    make_history(path, messages, per_session=40)
-    llm = RandomVectors()
-    engine = Hippo(path, llm, chat_model="none", embedding_model=MODEL, clock=ManualClock())  # type: ignore[arg-type]
-    engine.embed_pending(batch_size=512)
-    built_s = time.perf_counter() - started
-    words = ["sourdough", "Lisbon", "budget", "dentist", "Kyoto", "北京出差", "guitar", "dog"]
-    latencies = []
-    for i in range(queries):
-        text = f"What did we say about {words[i % len(words)]}?"
-        (vector,) = llm.embed(MODEL, [text])
-        t0 = time.perf_counter()
-        engine.recall(text, kinds=("message",), limit=10, query_vector=vector)
-        latencies.append((time.perf_counter() - t0) * 1000)
+def _lexicon(rng: random.Random, size: int) -> list[str]:
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def _corpus(n: int, seed: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Texts, topic of each, and the topic centroids."""
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    lexicon = _lexicon(rng, 30_000)
+    vocab = [rng.sample(lexicon, 80) for _ in range(TOPICS)]
+    zh_vocab = [rng.sample(_CJK, 60) for _ in range(TOPICS)]
+    zipf = np.array([1 / (r + 1) for r in range(80)])
+    zipf /= zipf.sum()
+    topic_of = nrng.integers(0, TOPICS, n)
+    lengths = nrng.integers(4, 30, n)
+    texts = []
+    for i in range(n):
+        t = int(topic_of[i])
+        if nrng.random() < 0.08:
+            picks = nrng.choice(60, size=int(lengths[i]), p=zipf[:60] / zipf[:60].sum())
+            texts.append("".join(zh_vocab[t][p] for p in picks) + "。")
+            continue
+        picks = nrng.choice(80, size=int(lengths[i]), p=zipf)
+        words = [
+            vocab[t][p] if nrng.random() < 0.6 else _COMMON[int(nrng.integers(len(_COMMON)))]
+            for p in picks
+        ]
+        texts.append(" ".join(words) + ".")
+    centroids = nrng.standard_normal((TOPICS, DIM)).astype("f4")
+    centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+    return texts, topic_of, centroids
+
+
+def _vectors(topic_of: np.ndarray, centroids: np.ndarray, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed + 1)
+    noise = rng.standard_normal((len(topic_of), DIM)).astype("f4")
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    v = centroids[topic_of] + 1.2 * noise
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def build(path: Path, n: int, seed: int = 7, per_session: int = 40) -> None:
+    """Write ``n`` messages (and their vectors) to a new file at ``path``."""
+    texts, topic_of, centroids = _corpus(n, seed)
+    vectors = _vectors(topic_of, centroids, seed)
+    clock = ManualClock()
+    clock.advance(days=-max(1, n // per_session))
+    db = Database(path)
+    conn = db.conn
+    store = MessageStore(lambda: db.conn, clock)
+    profiles = [store.profile("default").id, store.profile("other").id]
+    rng = random.Random(seed)
+    rows, fts, owners = [], [], []
+    with conn:
+        for start in range(0, n, per_session):
+            pid = profiles[0] if rng.random() < 0.9 else profiles[1]
+            session = store.create_session(pid, started_at=clock.now())
+            ids = list(range(start, min(start + per_session, n)))
+            for j, i in enumerate(ids):
+                at = clock.now()
+                role = "user" if j % 2 == 0 else "assistant"
+                rows.append(
+                    (i + 1, pid, session.id, role, texts[i], to_iso(at), len(texts[i]) // 4)
+                )
+                body = f"{at.day} {at:%B %Y} " + texts[i]
+                around = [texts[k] for k in (i - 1, i + 1) if k in ids]
+                fts.append((i + 1, index_text(body), index_text("\n".join(around))))
+                owners.append(pid)
+                clock.advance(seconds=rng.randint(5, 120))
+            clock.advance(hours=rng.randint(4, 30))
+        conn.executemany(
+            "INSERT INTO messages(id, profile_id, session_id, role, content, created_at, tokens)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        conn.executemany("INSERT INTO messages_fts(rowid, body, context) VALUES (?, ?, ?)", fts)
+    db.close()
+    engine = Hippo(path, RandomVectors(), chat_model="none", embedding_model=MODEL, clock=clock)  # type: ignore[arg-type]
+    model = engine.vectors.ensure_model(engine.vector_key, DIM)
+    for start in range(0, n, 5000):
+        batch = [
+            PendingText("message", i + 1, owners[i], "", 0)
+            for i in range(start, min(start + 5000, n))
+        ]
+        engine.vectors.store(model, batch, vectors[start : start + len(batch)].tolist())
     engine.close()
-    cuts = statistics.quantiles(latencies, n=20)
+    path.with_suffix(".queries.json").write_text(json.dumps(_queries(texts, vectors, 500, seed)))
+
+
+def _queries(
+    texts: list[str], vectors: np.ndarray, count: int, seed: int
+) -> list[tuple[str, list[float]]]:
+    """Questions made of a few words of a stored message, with a noisy copy of its vector."""
+    n = len(texts)
+    rng = np.random.default_rng(seed + 2)
+    out = []
+    for _ in range(count):
+        i = int(rng.integers(n))
+        words = texts[i].rstrip(".。").split()
+        if len(words) > 1:
+            picked = rng.choice(len(words), size=min(3, len(words)), replace=False)
+            text = "What did we say about " + " ".join(words[p] for p in sorted(picked)) + "?"
+        else:
+            s = int(rng.integers(max(1, len(words[0]) - 4)))
+            text = f"我们说过{words[0][s : s + 4]}吗?"
+        noise = rng.standard_normal(DIM).astype("f4")
+        q = vectors[i] + 0.8 * noise / np.linalg.norm(noise)
+        out.append((text, (q / np.linalg.norm(q)).tolist()))
+    return out
+
+
+def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, float]:
+    """Build (or reuse) a file of ``n`` messages and time ``queries`` recalls over it."""
+    OUT.mkdir(exist_ok=True)
+    path = OUT / f"scale-v{VERSION}-{n}.db"
+    build_s = 0.0
+    if rebuild or not path.exists():
+        for old in OUT.glob(f"{path.stem}.*"):
+            old.unlink()
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, __file__, "--build", str(path), "--messages", str(n)], check=True
+        )
+        build_s = time.perf_counter() - started
+    asked = json.loads(path.with_suffix(".queries.json").read_text())[:queries]
+    started = time.perf_counter()
+    engine = Hippo(
+        path, RandomVectors(), chat_model="none", embedding_model=MODEL, clock=ManualClock()
+    )  # type: ignore[arg-type]
+    open_s = time.perf_counter() - started
+    model = engine.vectors.model(engine.vector_key)
+    assert model is not None
+    pid = engine.profile.id
+    t0 = time.perf_counter()
+    engine.recall(asked[0][0], kinds=("message",), limit=10, query_vector=asked[0][1])
+    first_ms = (time.perf_counter() - t0) * 1000
+    timings: dict[str, list[float]] = {"message": [], "all": []}
+    for text, vector in asked:
+        for label, kinds in (("message", ("message",)), ("all", None)):
+            t0 = time.perf_counter()
+            engine.recall(text, kinds=kinds, limit=10, query_vector=vector)
+            timings[label].append((time.perf_counter() - t0) * 1000)
+    # Approximate (as nearest() chooses at this size) against exact search.
+    r10, r50, approx_ms, exact_ms = [], [], [], []
+    for _, vector in asked[:50]:
+        t0 = time.perf_counter()
+        approx = engine.vectors.nearest(model, "message", pid, vector, 50)
+        approx_ms.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        exact = engine.vectors.nearest(model, "message", pid, vector, 50, exact=True)
+        exact_ms.append((time.perf_counter() - t0) * 1000)
+        a, e = [i for i, _ in approx], [i for i, _ in exact]
+        r10.append(len(set(a[:10]) & set(e[:10])) / 10)
+        r50.append(len(set(a) & set(e)) / 50)
+    engine.close()
+
+    def pct(xs: list[float], q: int) -> float:
+        return round(statistics.quantiles(xs, n=100)[q - 1], 1)
+
     return {
-        "messages": messages,
-        "build_s": round(built_s, 1),
-        "p50_ms": round(statistics.median(latencies), 2),
-        "p95_ms": round(cuts[18], 2),
-        "file_mb": round(sum(p.stat().st_size for p in folder.glob(f"{path.name}*")) / 2**20, 1),
+        "messages": n,
+        "build_s": round(build_s, 1),
+        "open_s": round(open_s, 2),
+        "first_ms": round(first_ms, 1),
+        "p50_ms": pct(timings["message"], 50),
+        "p95_ms": pct(timings["message"], 95),
+        "all_p50_ms": pct(timings["all"], 50),
+        "all_p95_ms": pct(timings["all"], 95),
+        "vec_approx_ms": round(statistics.median(approx_ms), 1),
+        "vec_exact_ms": round(statistics.median(exact_ms), 1),
+        "ann_recall10": round(statistics.mean(r10), 3),
+        "ann_recall50": round(statistics.mean(r50), 3),
+        "file_mb": round(sum(p.stat().st_size for p in OUT.glob(f"{path.name}*")) / 2**20, 1),
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
 
 
@@ -77,18 +251,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--rebuild", action="store_true", help="rebuild cached files")
+    parser.add_argument("--build", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
-    print(f"{'messages':>9} {'build s':>8} {'p50 ms':>7} {'p95 ms':>7} {'file MB':>8}")
-    with tempfile.TemporaryDirectory(prefix="hippo-scale-") as tmp:
-        for n in args.messages:
-            r = measure(n, args.queries, Path(tmp))
-            print(
-                f"{r['messages']:9} {r['build_s']:8} {r['p50_ms']:7} {r['p95_ms']:7}"
-                f" {r['file_mb']:8}",
-                flush=True,
-            )
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak memory: {peak:.0f} MB")
+    if args.build:
+        build(args.build, args.messages[0])
+        return 0
+    cols = [
+        "messages",
+        "build_s",
+        "first_ms",
+        "p50_ms",
+        "p95_ms",
+        "all_p50_ms",
+        "all_p95_ms",
+        "vec_approx_ms",
+        "vec_exact_ms",
+        "ann_recall10",
+        "ann_recall50",
+        "file_mb",
+        "peak_mb",
+    ]
+    print(" ".join(f"{c:>13}" for c in cols))
+    results = []
+    for n in args.messages:
+        r = measure(n, args.queries, args.rebuild)
+        results.append(r)
+        print(" ".join(f"{r[c]:>13}" for c in cols), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
     return 0
 
 

@@ -499,3 +499,32 @@ def m004_memory_admin(conn: apsw.Connection) -> None:
         CREATE INDEX fact_history_by_time ON fact_history(fact_id, at);
         """
     )
+
+
+@migration
+def m005_binary_vectors(conn: apsw.Connection) -> None:
+    """A 1-bit companion of every float vector table, for fast approximate search.
+
+    Each ``vec_<kind>_m<id>`` table (made on first use by the vector store) gets a
+    ``vecbit_<kind>_m<id>`` table of the same vectors quantised to one bit a dimension
+    (48 bytes a row for 384-d); a large table's nearest neighbours are prefiltered by
+    Hamming distance over it and rescored exactly with the float vectors. Existing
+    vectors are copied over here; new ones are written to both tables.
+    """
+    tables = conn.execute(
+        "SELECT t.name, m.dim FROM sqlite_master t JOIN embedding_models m"
+        " ON t.name GLOB 'vec_*_m' || m.id"
+        " WHERE t.type = 'table' AND t.sql LIKE 'CREATE VIRTUAL TABLE%'"
+    ).fetchall()
+    for table, dim in tables:
+        if dim % 8:
+            continue
+        bits = "vecbit_" + table.removeprefix("vec_")
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {bits} USING vec0(item_id INTEGER PRIMARY KEY,"
+            f" profile_id INTEGER PARTITION KEY, embedding BIT[{int(dim)}])"
+        )
+        conn.execute(
+            f"INSERT INTO {bits}(item_id, profile_id, embedding)"
+            f" SELECT item_id, profile_id, vec_quantize_binary(embedding) FROM {table}"
+        )

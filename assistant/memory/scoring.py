@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from assistant.memory.textindex import query_terms
 
@@ -72,6 +73,7 @@ class RetrievalWeights:
     present: float = 0.1
 
 
+@lru_cache(maxsize=8192)
 def terms(text: str) -> frozenset[str]:
     """A text's content terms, crudely stemmed, for overlap measures."""
     return frozenset(
@@ -79,6 +81,7 @@ def terms(text: str) -> frozenset[str]:
     )
 
 
+@lru_cache(maxsize=8192)
 def coverage_terms(text: str) -> frozenset[str]:
     """Terms for coverage: words, and the single characters of CJK text.
 

@@ -29,7 +29,13 @@ _NEIGHBOUR = (
     " ORDER BY n.id {order} LIMIT 1"
 )
 # BM25 weights of the index's columns: the message itself, then its neighbours.
-_BM25 = "bm25(messages_fts, 1.0, 0.3)"
+_RANK = "bm25(1.0, 0.3)"
+# How many hits a keyword search reads at most while skipping other profiles' hits.
+_MAX_FETCH = 10_000
+# A query term in more than this share of messages (and at least _COMMON_MIN of them)
+# is too common to search by, where the query has rarer terms.
+_COMMON_SHARE = 0.05
+_COMMON_MIN = 2_000
 
 
 def _message(row: tuple) -> Message:
@@ -316,7 +322,8 @@ class MessageStore:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        where = f"id IN ({marks})" + (" AND profile_id = ?" if profile_id is not None else "")
+        # ``+profile_id``: look the ids up by key, never scan the profile's time index.
+        where = f"id IN ({marks})" + (" AND +profile_id = ?" if profile_id is not None else "")
         params = [*ids, profile_id] if profile_id is not None else list(ids)
         rows = self._conn().execute(
             f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE {where}", params
@@ -381,17 +388,53 @@ class MessageStore:
         return {row[0]: tuple(n for n in row[1:] if n is not None) for row in rows}
 
     def keyword_search(self, profile_id: int, query: str, limit: int) -> list[tuple[int, float]]:
-        """Message ids matching ``query`` by BM25, best first, with their (positive) scores."""
-        expression = fts_query(query)
+        """Message ids matching ``query`` by BM25, best first, with their (positive) scores.
+
+        FTS5 ranks alone (``ORDER BY rank LIMIT``, its top-n path, no join); the
+        profile is filtered after, and the search widens while other profiles' hits
+        crowd out this one's.
+        """
+        conn = self._conn()
+        expression = fts_query(query, keep=lambda term: not self._common(conn, term))
         if expression is None:
             return []
-        rows = self._conn().execute(
-            f"SELECT m.id, -{_BM25} FROM messages_fts JOIN messages m"
-            " ON m.id = messages_fts.rowid WHERE messages_fts MATCH ? AND m.profile_id = ?"
-            f" ORDER BY {_BM25} LIMIT ?",
-            (expression, profile_id, limit),
-        )
-        return [(row[0], row[1]) for row in rows]
+        fetch = 2 * limit
+        while True:
+            hits = conn.execute(
+                "SELECT rowid, -rank FROM messages_fts"
+                f" WHERE messages_fts MATCH ? AND rank MATCH '{_RANK}' ORDER BY rank LIMIT ?",
+                (expression, fetch),
+            ).fetchall()
+            marks = ",".join("?" * len(hits))
+            mine = {
+                row[0]
+                for row in conn.execute(
+                    f"SELECT id FROM messages WHERE id IN ({marks}) AND +profile_id = ?",
+                    [*(h[0] for h in hits), profile_id],
+                )
+            }
+            found = [(rowid, score) for rowid, score in hits if rowid in mine]
+            if len(found) >= limit or len(hits) < fetch or fetch >= _MAX_FETCH:
+                return found[:limit]
+            fetch *= 4
+
+    def _common(self, conn: apsw.Connection, term: str) -> bool:
+        """Whether ``term`` is in so many messages that ranking by it costs more than it tells.
+
+        BM25 reads every matching row's length, so a word in a large share of a big
+        archive ("today", "about") costs tens of ms while adding little (its IDF is
+        low); such words are left out of the search where rarer ones remain, and still
+        count in coverage. Small archives keep every term.
+        """
+        (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
+        cap = max(_COMMON_MIN, int(last * _COMMON_SHARE))
+        if last <= cap:
+            return False
+        (count,) = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)",
+            ('"' + term.replace('"', '""') + '"', cap + 1),
+        ).fetchone()
+        return count > cap
 
 
 def _title(content: str) -> str:

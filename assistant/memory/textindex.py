@@ -9,6 +9,7 @@ retrieval) and turns queries into the same bigrams, with no dictionary to load.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 __all__ = ["fts_query", "index_text", "query_terms"]
 
@@ -47,12 +48,15 @@ def query_terms(text: str) -> list[str]:
     return content or terms
 
 
-def fts_query(text: str) -> str | None:
+def fts_query(text: str, keep: Callable[[str], bool] | None = None) -> str | None:
     """An FTS5 MATCH expression that ORs the query's terms (BM25 ranks the overlap).
 
-    Returns None when the text has no searchable term.
+    ``keep`` may leave terms out (e.g. ones too common to be worth ranking by); if it
+    would leave none, every term stays. Returns None when the text has no searchable term.
     """
     terms = query_terms(text)
     if not terms:
         return None
+    if keep is not None:
+        terms = [t for t in terms if keep(t)] or terms
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
