@@ -41,3 +41,13 @@ def test_importing_the_engine_loads_neither_textual_nor_ollama():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_starting_the_app_loads_neither_the_inspector_nor_the_admin_code():
+    code = (
+        "import sys, ui.app;"
+        "print(sorted(m for m in ('ui.screens.inspector', 'assistant.admin', 'assistant.sleep',"
+        " 'ollama', 'apscheduler') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -19,15 +19,7 @@ from assistant.config import save_config
 from assistant.errors import OllamaError
 from ui.checks import OllamaCheck, check_ollama
 from ui.memory_commands import MemoryCommands
-from ui.screens import (
-    ChatScreen,
-    ModelChoice,
-    ModelPickerScreen,
-    OnboardingScreen,
-    PullScreen,
-    SessionChoice,
-    SessionListScreen,
-)
+from ui.screens import ChatScreen
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -36,6 +28,8 @@ if TYPE_CHECKING:
     from assistant.engine import Hippo
     from assistant.sleep import SleepReport
     from scheduler.runner import SleepScheduler
+    from ui.screens.models import ModelChoice
+    from ui.screens.sessions import SessionChoice
 
 __all__ = ["HippoApp"]
 
@@ -115,6 +109,8 @@ class HippoApp(MemoryCommands):
             return
         assert message.error is not None
         self.chat.status.reachable = False
+        from ui.screens.onboarding import OnboardingScreen
+
         self.push_screen(OnboardingScreen(self.engine, message.error), self._ollama_ready)
 
     def _ollama_ready(self, check: OllamaCheck | None) -> None:
@@ -124,6 +120,8 @@ class HippoApp(MemoryCommands):
         if self._schedule_sleep and self._scheduler is None:
             self._start_sleep_scheduler()
         if check is not None and check.missing:
+            from ui.screens.pull import PullScreen
+
             self.push_screen(PullScreen(self.engine, check.missing), self._pulled)
 
     @work(thread=True, exclusive=True, group="sleep-start", exit_on_error=False)
@@ -205,6 +203,8 @@ class HippoApp(MemoryCommands):
     def action_models(self) -> None:
         """Open the model picker."""
         if self.screen is self.chat:
+            from ui.screens.models import ModelPickerScreen
+
             self.push_screen(ModelPickerScreen(self.engine), self._models_chosen)
 
     def _models_chosen(self, choice: ModelChoice | None) -> None:
@@ -222,6 +222,8 @@ class HippoApp(MemoryCommands):
     def action_sessions(self) -> None:
         """Open the session list."""
         if self.screen is self.chat:
+            from ui.screens.sessions import SessionListScreen
+
             self.push_screen(SessionListScreen(self.engine), self._session_chosen)
 
     async def _session_chosen(self, choice: SessionChoice | None) -> None:

@@ -13,9 +13,6 @@ from assistant.memory.facts import Evidence
 from assistant.turns import UserSaved
 from ui.format import clip
 from ui.screens.chat import ChatScreen
-from ui.screens.dialogs import TextDialog
-from ui.screens.inspector import TABS, InspectorScreen, ProvenanceScreen
-from ui.screens.inspector.pane import InspectorPane, Place
 from ui.slash import COMMANDS, SlashCommand, help_text
 from ui.widgets import Conversation, MessageView
 
@@ -23,6 +20,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from assistant.engine import Hippo
+    from ui.screens.inspector.pane import InspectorPane, Place
 
 __all__ = ["MemoryCommands"]
 
@@ -51,6 +49,9 @@ class MemoryCommands(App[None]):
     def action_memory(self, tab: str = "facts", forget: str = "") -> None:
         """Open the memory inspector on ``tab``."""
         if self.screen is self.chat:
+            # The inspector (and the admin code under it) loads on first use, not at start-up.
+            from ui.screens.inspector import InspectorScreen
+
             inspector = InspectorScreen(self.engine, tab=tab, forget=forget)
             self.push_screen(inspector, self._open_from_memory)
 
@@ -77,6 +78,8 @@ class MemoryCommands(App[None]):
         self.chat.status.refresh_pending()
 
     def on_message_view_show_memories(self, event: MessageView.ShowMemories) -> None:
+        from ui.screens.inspector import ProvenanceScreen
+
         self.push_screen(
             ProvenanceScreen(self.engine, reply_id=event.reply_id), self._open_from_memory
         )
@@ -146,12 +149,16 @@ class MemoryCommands(App[None]):
             if text:
                 await self.remember(text)
 
+        from ui.screens.dialogs import TextDialog
+
         self.push_screen(TextDialog("Remember (saved as something you told Hippo)"), answered)
 
     def memory_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The palette's memory commands (from the chat only)."""
         if screen is not self.chat:
             return
+        from ui.screens.inspector import TABS
+
         for tab_id, title, _ in TABS:
             help_text_ = _PALETTE_HELP[tab_id]
             yield SystemCommand(
