@@ -152,11 +152,17 @@ class HippoApp(MemoryCommands):
         self.chat.status.sleep = ""
         self.chat.status.refresh_pending()
         report = message.report
-        if report.proposals or report.errors:
+        caught_up = report.trigger == "catch_up"
+        if report.proposals or report.errors or caught_up:
             review = len(report.to_review)
             errors = f", {len(report.errors)} problem(s)" if report.errors else ""
+            what = (
+                "Caught up the missed night's consolidation"
+                if caught_up
+                else ("Memory consolidated")
+            )
             self.notify(
-                f"Memory consolidated: {review} new fact(s) to review{errors}.",
+                f"{what}: {review} new fact(s) to review{errors}.",
                 title="Sleep",
                 timeout=10,
                 markup=False,
