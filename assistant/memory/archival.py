@@ -21,6 +21,7 @@ import apsw
 
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import HippoError
+from assistant.memory.base import Store, ids_clause
 from assistant.memory.chunking import Chunk, chunk_text
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
@@ -123,7 +124,7 @@ def _title(path: Path, chunks: list[Chunk]) -> str:
     return first or path.stem
 
 
-class ArchiveStore:
+class ArchiveStore(Store):
     """Reads and writes documents and their chunks.
 
     Args:
@@ -135,8 +136,7 @@ class ArchiveStore:
     def __init__(
         self, conn: Callable[[], apsw.Connection], clock: Clock, *, max_bytes: int = MAX_FILE_BYTES
     ) -> None:
-        self._conn = conn
-        self._clock = clock
+        super().__init__(conn, clock)
         self._max_bytes = max_bytes
 
     # -- writing ----------------------------------------------------------------
@@ -307,10 +307,7 @@ class ArchiveStore:
         """The chunks with these ids (of one profile, if given), keyed by id."""
         if not ids:
             return {}
-        where = f"id IN ({','.join('?' * len(ids))})"
-        args = list(ids) if profile_id is None else [*ids, profile_id]
-        if profile_id is not None:
-            where += " AND profile_id = ?"
+        where, args = ids_clause(ids, profile_id)
         rows = self._conn().execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE {where}", args)
         return {row[0]: _chunk(row) for row in rows}
 

@@ -15,8 +15,9 @@ from datetime import datetime
 
 import apsw
 
-from assistant.clock import Clock, from_iso, to_iso
+from assistant.clock import from_iso, to_iso
 from assistant.errors import CoreMemoryError, StorageError
+from assistant.memory.base import Store
 from assistant.memory.facts import ACTORS, Actor, looks_like_instruction
 
 __all__ = [
@@ -82,17 +83,11 @@ def _new_lines(before: str, after: str) -> str:
 Edit = Callable[[CoreBlock], tuple[str, str]]  # block -> (new value, text it adds)
 
 
-class CoreMemory:
+class CoreMemory(Store):
     """Reads and edits the core memory blocks of each profile.
 
-    Args:
-        conn: returns the calling thread's connection.
-        clock: the time source for every timestamp written.
+    Built with ``(conn, clock)``: see `Store`.
     """
-
-    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
-        self._conn = conn
-        self._clock = clock
 
     def blocks(self, profile_id: int) -> dict[str, CoreBlock]:
         """Both blocks of the profile, by label (defaults where never written)."""

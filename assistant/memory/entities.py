@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-import apsw
-
-from assistant.clock import Clock
 from assistant.errors import StorageError
+from assistant.memory.base import Store
 from assistant.memory.vectors import TEXT_SOURCES
 
 __all__ = ["LINK_KINDS", "Entity", "EntityStore", "extract_entities", "normalise_name"]
@@ -175,17 +173,11 @@ def _grams(text: str) -> set[str]:
     return grams
 
 
-class EntityStore:
+class EntityStore(Store):
     """Reads and writes entities and their links to memory items.
 
-    Args:
-        conn: returns the calling thread's connection.
-        clock: the time source (kept for symmetry with the other stores).
+    Built with ``(conn, clock)``: see `Store`.
     """
-
-    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
-        self._conn = conn
-        self._clock = clock
 
     def link(self, profile_id: int, kind: str, item_id: int, names: Sequence[str]) -> list[int]:
         """Link an item to the entities ``names`` (created as needed); return their ids.

@@ -9,14 +9,15 @@ contract: an episode cites only its own profile's messages, and is keyword-index
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import apsw
 
-from assistant.clock import Clock, from_iso, to_iso
+from assistant.clock import from_iso, to_iso
 from assistant.errors import HippoError, StorageError
+from assistant.memory.base import Store
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 
@@ -66,17 +67,11 @@ def _marks(values: Sequence[object]) -> str:
     return ",".join("?" * len(values))
 
 
-class EpisodeStore:
+class EpisodeStore(Store):
     """Reads and writes episodes.
 
-    Args:
-        conn: returns the calling thread's connection.
-        clock: the time source for every timestamp written.
+    Built with ``(conn, clock)``: see `Store`.
     """
-
-    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
-        self._conn = conn
-        self._clock = clock
 
     def add(
         self,

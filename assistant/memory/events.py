@@ -8,14 +8,15 @@ them with ``expired`` to consolidate or drop them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import apsw
 
-from assistant.clock import Clock, from_iso, to_iso
+from assistant.clock import from_iso, to_iso
 from assistant.errors import HippoError
+from assistant.memory.base import Store, ids_clause
 from assistant.memory.importance import rate_importance
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
@@ -94,17 +95,12 @@ def _number(value: object, name: str) -> float:
     return float(value)
 
 
-class EventStore:
+class EventStore(Store):
     """Reads and writes sensory events.
 
-    Args:
-        conn: returns the calling thread's connection.
-        clock: the time source for every timestamp written.
+    Built with ``(conn, clock)``: see `Store`.
     """
 
-    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
-        self._conn = conn
-        self._clock = clock
 
     # -- writing ----------------------------------------------------------------
 
@@ -290,10 +286,7 @@ class EventStore:
         """The events with these ids (of one profile, if given), keyed by id."""
         if not ids:
             return {}
-        where = f"id IN ({','.join('?' * len(ids))})"
-        args = list(ids) if profile_id is None else [*ids, profile_id]
-        if profile_id is not None:
-            where += " AND profile_id = ?"
+        where, args = ids_clause(ids, profile_id)
         rows = self._conn().execute(f"SELECT {_COLUMNS} FROM events WHERE {where}", args)
         return {row[0]: _event(row) for row in rows}
 

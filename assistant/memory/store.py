@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 import apsw
 
-from assistant.clock import Clock, from_iso, to_iso
+from assistant.clock import from_iso, to_iso
 from assistant.errors import StorageError
+from assistant.memory.base import Store
 from assistant.memory.models import Message, MessageStatus, Profile, Role, Session
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
@@ -75,17 +76,11 @@ _SESSION_SELECT = (
 )
 
 
-class MessageStore:
+class MessageStore(Store):
     """Reads and writes sessions and messages of one data file.
 
-    Args:
-        conn: returns the calling thread's connection.
-        clock: the time source for every timestamp written.
+    Built with ``(conn, clock)``: see `Store`.
     """
-
-    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
-        self._conn = conn
-        self._clock = clock
 
     # -- profiles ---------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from datetime import datetime
 import apsw
 
 from assistant.clock import Clock, to_iso
+from assistant.memory.base import Store
 
 __all__ = [
     "APPROX_MIN_ROWS",
@@ -111,7 +112,7 @@ def enqueue(conn: apsw.Connection, kind: str, item_id: int, profile_id: int) -> 
     )
 
 
-class VectorStore:
+class VectorStore(Store):
     """Reads and writes embeddings and the embedding queue.
 
     Args:
@@ -120,8 +121,7 @@ class VectorStore:
     """
 
     def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
-        self._conn = conn
-        self._clock = clock
+        super().__init__(conn, clock)
         self._sizes: dict[str, tuple[int, float]] = {}
 
     def model(self, name: str) -> EmbeddingModel | None:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 import apsw
 
-from assistant.clock import Clock, to_iso
+from assistant.clock import to_iso
 from assistant.errors import StorageError
+from assistant.memory.base import Store
 from assistant.memory.facts.evidence import evidence_of
 from assistant.memory.facts.models import Fact
 from assistant.memory.facts.rules import choice
@@ -28,17 +29,11 @@ from assistant.memory.textindex import fts_query
 __all__ = ["FactReader"]
 
 
-class FactReader:
+class FactReader(Store):
     """The reading half of `FactStore`: facts with their evidence, never a row or cursor.
 
-    Args:
-        conn: returns the calling thread's connection.
-        clock: the time source for every timestamp written.
+    Built with ``(conn, clock)``: see `Store`.
     """
-
-    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
-        self._conn = conn
-        self._clock = clock
 
     def get(self, fact_id: int, *, profile_id: int | None = None) -> Fact:
         """The fact with this id, with its evidence.
