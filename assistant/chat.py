@@ -17,7 +17,6 @@ from assistant.llm.events import Done, TextDelta, ToolCall
 from assistant.memory.importance import rate_importance
 from assistant.memory.models import Message, MessageStatus, Session
 from assistant.memory.tools import TOOL_SPECS, MemoryTools
-from assistant.memory.usage import MemoryUse
 from assistant.turns import (
     MemoryUsed,
     MemoryWritten,
@@ -151,21 +150,3 @@ class ChatTurn:
             error=error,
             importance=rate_importance(content, "assistant") if status == "complete" else None,
         )
-
-
-def memory_uses(reply_id: int, used: list) -> list[MemoryUse]:
-    """The rows that record which memories went into a reply."""
-    return [
-        MemoryUse(
-            reply_id,
-            m.kind,
-            m.item_id,
-            section,
-            rank,
-            m.score,
-            m.relevance,
-            m.recency,
-            m.importance,
-        )
-        for rank, (section, m) in enumerate(used)
-    ]

@@ -13,7 +13,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.chat import ChatTurn, memory_uses
 from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
 from assistant.llm.events import ModelInfo, PullProgress
@@ -32,7 +31,7 @@ from assistant.memory.store import MessageStore
 from assistant.memory.summary import fold_into_summary
 from assistant.memory.tier_adapters import ChunkTier, EpisodeTier, EventTier, FactTier
 from assistant.memory.tiers import MessageTier
-from assistant.memory.usage import MemoryUse, UsageStore
+from assistant.memory.usage import MemoryUse, UsageStore, memory_uses
 from assistant.memory.vectors import VectorStore
 from assistant.memory.working import Strategy, select_turns
 from assistant.turns import TurnEvent
@@ -156,6 +155,8 @@ class Hippo:
         if not text.strip():
             raise HippoError("The message is empty: type something to send.")
         session = self.session(session_id)
+        from assistant.chat import ChatTurn  # with the tools: needed at the first send only
+
         return ChatTurn(self, session, text, cancel or threading.Event()).run()
 
     def context_for(self, session: Session, user: Message) -> TurnContext:

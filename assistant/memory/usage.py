@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import apsw
 
-__all__ = ["MemoryUse", "UsageStore"]
+if TYPE_CHECKING:
+    from assistant.memory.retrieval import Memory
+
+__all__ = ["MemoryUse", "UsageStore", "memory_uses"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +82,21 @@ class UsageStore:
             .fetchone()
         )
         return row is not None
+
+
+def memory_uses(reply_id: int, used: Sequence[tuple[str, Memory]]) -> list[MemoryUse]:
+    """The rows that record which memories went into a reply, in prompt order."""
+    return [
+        MemoryUse(
+            reply_id,
+            m.kind,
+            m.item_id,
+            section,
+            rank,
+            m.score,
+            m.relevance,
+            m.recency,
+            m.importance,
+        )
+        for rank, (section, m) in enumerate(used)
+    ]
