@@ -34,6 +34,7 @@ _PALETTE_HELP = {
     "archive": "Search every message by keyword and meaning",
     "events": "Recent events and ingested documents",
     "sleep": "The last consolidation's report; run it now",
+    "settings": "Models, retrieval weights, memory budgets, sleep time, trust and profile",
 }
 
 

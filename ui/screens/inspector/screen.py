@@ -28,6 +28,7 @@ from ui.screens.inspector.history import HistoryPane
 from ui.screens.inspector.pane import InspectorPane, Place
 from ui.screens.inspector.provenance import ProvenanceScreen
 from ui.screens.inspector.review import ReviewPane
+from ui.screens.inspector.settings import SettingsPane
 from ui.screens.inspector.sleep import SleepPane
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TABS", "InspectorScreen"]
 
-# (id, title, pane): the order of the tabs and of their number keys.
+# (id, title, pane): the order of the tabs and of their number keys (1-9, then 0).
 TABS: tuple[tuple[str, str, type[InspectorPane]], ...] = (
     ("facts", "Facts", FactsPane),
     ("review", "Review", ReviewPane),
@@ -48,6 +49,7 @@ TABS: tuple[tuple[str, str, type[InspectorPane]], ...] = (
     ("archive", "Archive", ArchiveSearchPane),
     ("events", "Events & docs", EventsDocsPane),
     ("sleep", "Sleep", SleepPane),
+    ("settings", "Settings", SettingsPane),
 )
 _PANES = {tab_id: pane for tab_id, _, pane in TABS}
 
@@ -67,7 +69,7 @@ class InspectorScreen(Screen[Place | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         *(
-            Binding(str(number), f"show_tab('{tab_id}')", title, show=False)
+            Binding(str(number % 10), f"show_tab('{tab_id}')", title, show=False)
             for number, (tab_id, title, _) in enumerate(TABS, start=1)
         ),
     ]
@@ -82,7 +84,7 @@ class InspectorScreen(Screen[Place | None]):
         yield Header()
         with TabbedContent(initial=self.initial_tab, id="inspector"):
             for number, (tab_id, title, pane) in enumerate(TABS, start=1):
-                with TabPane(f"{number} {title}", id=tab_id):
+                with TabPane(f"{number % 10} {title}", id=tab_id):
                     if tab_id == self.initial_tab:  # the others are built when first shown
                         yield pane(self.engine, id=f"{tab_id}-pane")
         yield Footer()

@@ -1,0 +1,383 @@
+"""The settings tab: models, retrieval weights, memory budgets, sleep, trust and profiles.
+
+Every field is checked before anything is saved; ctrl+s applies what it can to the
+running engine and writes config.toml. Nothing the user typed is read as markup.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import fields, replace
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.suggester import SuggestFromList
+from textual.timer import Timer
+from textual.widgets import Checkbox, Input, ProgressBar, Select, Static
+
+from assistant.config import save_config
+from assistant.errors import ConfigError, OllamaError
+from assistant.memory.context import ContextBudget
+from ui.screens.inspector.pane import InspectorPane
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+
+    from assistant.config import Config
+    from assistant.engine import Hippo
+
+__all__ = ["SettingsPane"]
+
+WEIGHTS = ("relevance", "recency", "importance", "keyword", "vector", "min_relevance")
+BUDGETS = tuple(f.name for f in fields(ContextBudget))
+STRATEGIES = ("buffer", "window", "summary", "summary_buffer")
+_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+class SettingsPane(InspectorPane):
+    """Hippo's settings in one form; ctrl+s checks, applies and saves them."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save settings", priority=True),
+    ]
+
+    class Listed(Message):
+        """The installed models arrived (or could not be listed)."""
+
+        def __init__(self, names: list[str], error: str = "") -> None:
+            super().__init__()
+            self.names, self.error = names, error
+
+    def __init__(self, engine: Hippo, *, id: str | None = None) -> None:
+        super().__init__(engine, id=id)
+        self._poll: Timer | None = None
+        self._reembed_total = 0
+
+    @property
+    def config(self) -> Config | None:
+        """The app's settings (None outside HippoApp)."""
+        return getattr(self.app, "config", None)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="settings-form"):
+            yield Static(Content("Models"), classes="section")
+            with Horizontal(classes="settings-row"):
+                yield Static(Content("Chat"), classes="settings-label")
+                yield Input(id="settings-chat", classes="settings-model", compact=True)
+                yield Static(Content("Embedding"), classes="settings-label")
+                yield Input(id="settings-embedding", classes="settings-model", compact=True)
+            yield Static(Content("Listing installed models…"), id="settings-models-note")
+            with Horizontal(id="settings-reembed-row", classes="settings-row"):
+                yield Static(id="settings-reembed-note", classes="hint")
+                yield ProgressBar(id="settings-reembed", show_eta=False)
+            yield Static(id="settings-models-error", classes="settings-error")
+
+            yield Static(Content("Retrieval weights"), classes="section")
+            with Horizontal(classes="settings-row"):
+                for name in WEIGHTS:
+                    yield Static(Content(name), classes="settings-label")
+                    yield Input(id=f"settings-w-{name}", classes="settings-number", compact=True)
+            yield Static(id="settings-weights-error", classes="settings-error")
+
+            yield Static(Content("Memory budgets (tokens) and working memory"), classes="section")
+            with Horizontal(classes="settings-row"):
+                for name in BUDGETS:
+                    yield Static(Content(name), classes="settings-label")
+                    yield Input(id=f"settings-b-{name}", classes="settings-number", compact=True)
+                yield Static(Content("strategy"), classes="settings-label")
+                yield Select(
+                    [(name, name) for name in STRATEGIES],
+                    id="settings-strategy",
+                    allow_blank=False,
+                    compact=True,
+                )
+            yield Static(id="settings-budgets-error", classes="settings-error")
+
+            yield Static(Content("Sleep and trust"), classes="section")
+            with Horizontal(classes="settings-row"):
+                yield Static(Content("nightly at"), classes="settings-label")
+                yield Input(
+                    id="settings-sleep-at", classes="settings-number", placeholder="HH:MM",
+                    compact=True,
+                )  # fmt: skip
+                yield Checkbox(
+                    "activate stated facts on their own", id="settings-auto", compact=True
+                )
+                yield Static(Content("at confidence"), classes="settings-label")
+                yield Input(id="settings-confidence", classes="settings-number", compact=True)
+            yield Static(id="settings-sleep-error", classes="settings-error")
+
+            yield Static(Content("Profile"), classes="section")
+            with Horizontal(classes="settings-row"):
+                yield Static(Content("default at start"), classes="settings-label")
+                names = self._profiles()
+                yield Select(
+                    [(name, name) for name in names], id="settings-profile", allow_blank=False,
+                    value=names[0], compact=True,
+                )  # fmt: skip
+            yield Static(id="settings-profile-note", classes="hint")
+            yield Static(
+                Content("ctrl+s checks, applies and saves to config.toml; Esc leaves a field."),
+                classes="hint",
+            )
+
+    def _profiles(self) -> list[str]:
+        """Every profile's name, the default for the next start first."""
+        config = self.config
+        default = config.profile if config else self.engine.profile.name
+        names = [profile.name for profile in self.engine.messages.profiles()]
+        return list(dict.fromkeys([default, self.engine.profile.name, *names]))
+
+    def on_mount(self) -> None:
+        self.query_one("#settings-reembed-row").display = False
+
+    def reload(self) -> None:
+        from assistant.sleep import SleepSettings
+
+        engine = self.engine
+        self.query_one("#settings-chat", Input).value = engine.chat_model
+        self.query_one("#settings-embedding", Input).value = engine.embedding_model
+        weights = engine.retriever.weights
+        for name in WEIGHTS:
+            self.query_one(f"#settings-w-{name}", Input).value = f"{getattr(weights, name):g}"
+        for name in BUDGETS:
+            value = getattr(engine.context_budget, name)
+            self.query_one(f"#settings-b-{name}", Input).value = str(value)
+        self.query_one("#settings-strategy", Select).value = engine.working_strategy
+        config = self.config
+        try:
+            sleep = SleepSettings.from_mapping(config.extra.get("sleep") if config else None)
+        except ConfigError:
+            sleep = SleepSettings()
+        self.query_one("#settings-sleep-at", Input).value = sleep.at
+        self.query_one("#settings-auto", Checkbox).value = sleep.auto_activate
+        self.query_one("#settings-confidence", Input).value = f"{sleep.auto_activate_confidence:g}"
+        default = self._profiles()[0]
+        profiles = self.query_one("#settings-profile", Select)
+        profiles.set_options([(name, name) for name in self._profiles()])
+        profiles.value = default
+        self._profile_note(default)
+        self._list_models()
+
+    @work(thread=True, exclusive=True, group="settings-models", exit_on_error=False)
+    def _list_models(self) -> None:
+        try:
+            names = [info.name for info in self.engine.models()]
+        except OllamaError as exc:
+            self.post_message(self.Listed([], str(exc)))
+            return
+        self.post_message(self.Listed(names))
+
+    def on_settings_pane_listed(self, message: Listed) -> None:
+        note = self.query_one("#settings-models-note", Static)
+        if message.error:
+            note.update(Content(f"Can't list models ({message.error}); type a name."))
+            return
+        suggester = SuggestFromList(message.names, case_sensitive=False)
+        for input_id in ("#settings-chat", "#settings-embedding"):
+            self.query_one(input_id, Input).suggester = suggester
+        installed = ", ".join(message.names) or "none"
+        note.update(Content(f"Installed: {installed} (type any name; → completes)."))
+
+    @on(Select.Changed, "#settings-profile")
+    def _profile_chosen(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self._profile_note(event.value)
+
+    def _profile_note(self, name: str) -> None:
+        running = self.engine.profile.name
+        if name == running:
+            text = f"Running profile {running!r}. Each profile keeps its own memory."
+        else:
+            text = (
+                f"Hippo runs one profile at a time: restart with `hippo --profile {name}` to "
+                f"use it now; ctrl+s makes it the default at the next start."
+            )
+        self.query_one("#settings-profile-note", Static).update(Content(text))
+
+    # -- saving ---------------------------------------------------------------------------
+
+    def _value(self, input_id: str) -> str:
+        return self.query_one(f"#{input_id}", Input).value.strip()
+
+    def _show_errors(self, section: str, errors: list[str]) -> None:
+        self.query_one(f"#settings-{section}-error", Static).update(Content("\n".join(errors)))
+
+    def _mark(self, input_id: str, bad: bool) -> None:
+        self.query_one(f"#{input_id}", Input).set_class(bad, "-invalid")
+
+    def _read(self) -> dict[str, object] | None:
+        """Every field, checked; None (with the reasons on screen) when any is wrong."""
+        out: dict[str, object] = {}
+        failed = False
+
+        errors = []
+        for key, input_id in (("chat", "settings-chat"), ("embedding", "settings-embedding")):
+            text = self._value(input_id)
+            self._mark(input_id, not text)
+            if not text:
+                errors.append(f"The {key} model needs a name.")
+            out[key] = text
+        self._show_errors("models", errors)
+        failed |= bool(errors)
+
+        errors = []
+        weights: dict[str, float] = {}
+        for name in WEIGHTS:
+            value = _number(self._value(f"settings-w-{name}"))
+            bad = value is None or value < 0
+            self._mark(f"settings-w-{name}", bad)
+            if bad or value is None:
+                errors.append(f"{name} must be a number >= 0.")
+            else:
+                weights[name] = value
+        self._show_errors("weights", errors)
+        failed |= bool(errors)
+        out["weights"] = weights
+
+        errors = []
+        budgets: dict[str, int] = {}
+        for name in BUDGETS:
+            text = self._value(f"settings-b-{name}")
+            bad = not text.isdigit()
+            self._mark(f"settings-b-{name}", bad)
+            if bad:
+                errors.append(f"The {name} budget must be a whole number of tokens >= 0.")
+            else:
+                budgets[name] = int(text)
+        self._show_errors("budgets", errors)
+        failed |= bool(errors)
+        out["budgets"] = budgets
+        out["strategy"] = self.query_one("#settings-strategy", Select).value
+
+        errors = []
+        at = self._value("settings-sleep-at")
+        self._mark("settings-sleep-at", not _TIME.fullmatch(at))
+        if not _TIME.fullmatch(at):
+            errors.append('The sleep time must be a 24-hour time "HH:MM", like 03:00.')
+        confidence = _number(self._value("settings-confidence"))
+        bad = confidence is None or not 0 <= confidence <= 1
+        self._mark("settings-confidence", bad)
+        if bad:
+            errors.append("The confidence must be a number from 0 to 1.")
+        self._show_errors("sleep", errors)
+        failed |= bool(errors)
+        out["sleep"] = {
+            "at": at,
+            "auto_activate": self.query_one("#settings-auto", Checkbox).value,
+            "auto_activate_confidence": confidence,
+        }
+        out["profile"] = self.query_one("#settings-profile", Select).value
+        return None if failed else out
+
+    def action_save(self) -> None:
+        """Check every field; if all are good, apply them and write config.toml."""
+        from assistant.sleep import SleepSettings
+
+        values = self._read()
+        if values is None:
+            self.notify(
+                "Nothing saved: fix the fields marked in red.",
+                title="Settings",
+                severity="error",
+                markup=False,
+            )
+            return
+        config = self.config
+        sleep_table = dict(config.extra.get("sleep") or {}) if config else {}  # type: ignore[call-overload]
+        sleep_table.update(values["sleep"])  # type: ignore[arg-type]
+        try:
+            SleepSettings.from_mapping(sleep_table)
+        except ConfigError as exc:
+            self._show_errors("sleep", [str(exc)])
+            return
+        weights: dict[str, float] = values["weights"]  # type: ignore[assignment]
+        budgets: dict[str, int] = values["budgets"]  # type: ignore[assignment]
+        chat, embedding = str(values["chat"]), str(values["embedding"])
+        strategy, profile = str(values["strategy"]), str(values["profile"])
+
+        engine = self.engine
+        engine.retriever.weights = replace(engine.retriever.weights, **weights)
+        engine.context_budget = ContextBudget(**budgets)
+        engine.working_strategy = strategy  # type: ignore[assignment]
+        vector_key = engine.vector_key  # "name:latest": a new tag alone re-embeds nothing
+        if chat != engine.chat_model or embedding != engine.embedding_model:
+            engine.use_models(chat=chat, embedding=embedding)
+            self._status_models(chat, embedding)
+        if engine.vector_key != vector_key:
+            self._start_reembed(embedding)
+
+        if config is None:
+            self.notify("Applied for this session.", title="Settings", markup=False)
+            return
+        extra = dict(config.extra)
+        extra["sleep"] = sleep_table
+        updated = config.with_changes(
+            chat_model=chat,
+            embedding_model=embedding,
+            working_strategy=strategy,
+            profile=profile,
+            retrieval={**config.retrieval, **weights},
+            memory_budget={**config.memory_budget, **budgets},
+            extra=extra,
+        )
+        try:
+            path = save_config(updated)
+        except OSError as exc:
+            self.notify(f"Applied, but not saved: {exc}", title="Settings", severity="error",
+                        markup=False)  # fmt: skip
+            return
+        self.app.config = updated  # type: ignore[attr-defined]
+        self.notify(
+            f"Saved to {path}. The sleep time applies from the next start.",
+            title="Settings",
+            markup=False,
+        )
+
+    def _status_models(self, chat: str, embedding: str) -> None:
+        status = getattr(getattr(self.app, "chat", None), "status", None)
+        if status is not None:
+            status.chat_model = chat
+            status.embedding_model = embedding
+
+    # -- re-embedding progress ------------------------------------------------------------
+
+    def _start_reembed(self, model: str) -> None:
+        self._reembed_total = max(self.engine.pending_embeddings(), 1)
+        self.query_one("#settings-reembed-row").display = True
+        self.query_one("#settings-reembed", ProgressBar).update(
+            total=self._reembed_total, progress=0
+        )
+        self.query_one("#settings-reembed-note", Static).update(
+            Content(f"Re-embedding memories with {model}…")
+        )
+        if self._poll is not None:
+            self._poll.stop()
+        self._poll = self.set_interval(1.0, self._poll_reembed)
+        self._poll_reembed()
+
+    def _poll_reembed(self) -> None:
+        pending = self.engine.pending_embeddings()
+        self._reembed_total = max(self._reembed_total, pending)
+        bar = self.query_one("#settings-reembed", ProgressBar)
+        bar.update(total=self._reembed_total, progress=self._reembed_total - pending)
+        if pending == 0:
+            if self._poll is not None:
+                self._poll.stop()
+                self._poll = None
+            self.query_one("#settings-reembed-note", Static).update(
+                Content(f"Re-embedded with {self.engine.embedding_model}: done.")
+            )
