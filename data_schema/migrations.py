@@ -528,3 +528,11 @@ def m005_binary_vectors(conn: apsw.Connection) -> None:
             f"INSERT INTO {bits}(item_id, profile_id, embedding)"
             f" SELECT item_id, profile_id, vec_quantize_binary(embedding) FROM {table}"
         )
+
+
+@migration
+def m006_streaming_index(conn: apsw.Connection) -> None:
+    """A partial index of replies still streaming, so start-up finds them without a scan."""
+    conn.execute(
+        "CREATE INDEX IF NOT EXISTS messages_streaming ON messages(id) WHERE status = 'streaming'"
+    )
