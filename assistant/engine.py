@@ -16,21 +16,11 @@ from typing import TYPE_CHECKING, Any
 from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
 from assistant.llm.events import ModelInfo, PullProgress
-from assistant.memory.archival import ArchiveStore, IngestReport
-from assistant.memory.context import ContextBudget, Stores, TurnContext, build_context
-from assistant.memory.core import CoreMemory
-from assistant.memory.entities import EntityStore
-from assistant.memory.episodes import EpisodeStore
-from assistant.memory.events import Event, EventStore, LogResult
-from assistant.memory.facts import FactStore
+from assistant.memory.budget import ContextBudget
 from assistant.memory.models import Message, MessageHit, Profile, Session
-from assistant.memory.retrieval import Memory, Query, Retriever
-from assistant.memory.scoring import RetrievalWeights
 from assistant.memory.search import fuse_hits
 from assistant.memory.store import MessageStore
 from assistant.memory.summary import fold_into_summary
-from assistant.memory.tier_adapters import ChunkTier, EpisodeTier, EventTier, FactTier
-from assistant.memory.tiers import MessageTier
 from assistant.memory.usage import MemoryUse, UsageStore, memory_uses
 from assistant.memory.vectors import VectorStore
 from assistant.memory.working import Strategy, select_turns
@@ -40,7 +30,16 @@ from data_schema.connect import Database
 if TYPE_CHECKING:
     from assistant.admin import MemoryAdmin
     from assistant.llm.gateway import OllamaGateway
+    from assistant.memory.archival import ArchiveStore, IngestReport
+    from assistant.memory.context import Stores, TurnContext
+    from assistant.memory.core import CoreMemory
     from assistant.memory.embedding import EmbeddingWorker
+    from assistant.memory.entities import EntityStore
+    from assistant.memory.episodes import EpisodeStore
+    from assistant.memory.events import Event, EventStore, LogResult
+    from assistant.memory.facts import FactStore
+    from assistant.memory.retrieval import Memory, Retriever
+    from assistant.memory.scoring import RetrievalWeights
     from assistant.sleep import AwayNotice, SleepReport
 
 __all__ = ["Hippo"]
@@ -86,17 +85,70 @@ class Hippo:
         self.clock = clock or SystemClock()
         self.messages = MessageStore(lambda: self.db.conn, self.clock)
         self.vectors = VectorStore(lambda: self.db.conn, self.clock)
-        self.episodes = EpisodeStore(lambda: self.db.conn, self.clock)
-        self.archive = ArchiveStore(lambda: self.db.conn, self.clock)
-        self.events = EventStore(lambda: self.db.conn, self.clock)
-        self.facts = FactStore(lambda: self.db.conn, self.clock)
-        self.core = CoreMemory(lambda: self.db.conn, self.clock)
-        self.entities = EntityStore(lambda: self.db.conn, self.clock)
         self.usage = UsageStore(lambda: self.db.conn)
-        self._stores = Stores(self.core, self.facts, self.episodes, self.events, self.entities)
         self.working_strategy: Strategy = working_strategy
         self.context_budget = context_budget or ContextBudget()
-        self.retriever = Retriever(
+        self._weights = weights
+        self.profile: Profile = self.messages.profile(profile)
+        self.messages.mark_interrupted()
+        self._capabilities: dict[str, frozenset[str]] = {}
+        self.embedded = threading.Event()  # set after each stored batch, for waiters
+        self._new_text = threading.Event()
+        self._worker: EmbeddingWorker | None = None
+        self._summaries_due: set[int] = set()
+
+    # -- tiers, built on first use: start-up needs only messages and vectors ----------
+
+    @functools.cached_property
+    def episodes(self) -> EpisodeStore:
+        """Mid-term memory: what happened in each session."""
+        from assistant.memory.episodes import EpisodeStore
+
+        return EpisodeStore(lambda: self.db.conn, self.clock)
+
+    @functools.cached_property
+    def archive(self) -> ArchiveStore:
+        """Archival memory: documents and notes."""
+        from assistant.memory.archival import ArchiveStore
+
+        return ArchiveStore(lambda: self.db.conn, self.clock)
+
+    @functools.cached_property
+    def events(self) -> EventStore:
+        """Sensory memory: events from outside the chat."""
+        from assistant.memory.events import EventStore
+
+        return EventStore(lambda: self.db.conn, self.clock)
+
+    @functools.cached_property
+    def facts(self) -> FactStore:
+        """The long-term profile: facts with evidence and history."""
+        from assistant.memory.facts import FactStore
+
+        return FactStore(lambda: self.db.conn, self.clock)
+
+    @functools.cached_property
+    def core(self) -> CoreMemory:
+        """Core memory: the human and persona blocks."""
+        from assistant.memory.core import CoreMemory
+
+        return CoreMemory(lambda: self.db.conn, self.clock)
+
+    @functools.cached_property
+    def entities(self) -> EntityStore:
+        """Entities and their links to memory items."""
+        from assistant.memory.entities import EntityStore
+
+        return EntityStore(lambda: self.db.conn, self.clock)
+
+    @functools.cached_property
+    def retriever(self) -> Retriever:
+        """One retrieval over every tier."""
+        from assistant.memory.retrieval import Retriever
+        from assistant.memory.tier_adapters import ChunkTier, EpisodeTier, EventTier, FactTier
+        from assistant.memory.tiers import MessageTier
+
+        return Retriever(
             [
                 MessageTier(self.messages),
                 FactTier(self.facts),
@@ -106,15 +158,14 @@ class Hippo:
             ],
             self.vectors,
             lambda: self.vectors.model(self.vector_key),
-            weights,
+            self._weights,
         )
-        self.profile: Profile = self.messages.profile(profile)
-        self.messages.mark_interrupted()
-        self._capabilities: dict[str, frozenset[str]] = {}
-        self.embedded = threading.Event()  # set after each stored batch, for waiters
-        self._new_text = threading.Event()
-        self._worker: EmbeddingWorker | None = None
-        self._summaries_due: set[int] = set()
+
+    @functools.cached_property
+    def _stores(self) -> Stores:
+        from assistant.memory.context import Stores
+
+        return Stores(self.core, self.facts, self.episodes, self.events, self.entities)
 
     # -- sessions ---------------------------------------------------------------
 
@@ -169,6 +220,8 @@ class Hippo:
             summary=summary,
             summary_upto=upto,
         )
+        from assistant.memory.context import build_context
+
         scopes = (session.scope,) if session.scope else None
         return build_context(
             stores=self._stores,
@@ -297,6 +350,8 @@ class Hippo:
                 (query_vector,) = self.llm.embed(self.embedding_model, [text])
             except OllamaError:
                 query_vector = None
+        from assistant.memory.retrieval import Query
+
         query = Query(
             text=text,
             profile_id=self.profile.id,
@@ -446,7 +501,7 @@ class Hippo:
         return pending_catch_up(self)
 
     def away_notice(self) -> AwayNotice | None:
-        """"While you were away: ..." once after a consolidation, else None."""
+        """ "While you were away: ..." once after a consolidation, else None."""
         from assistant.sleep import unseen_report
 
         return unseen_report(self)

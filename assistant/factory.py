@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 from assistant.clock import Clock
 from assistant.config import Config
 from assistant.engine import Hippo
-from assistant.memory.context import ContextBudget
+from assistant.memory.budget import ContextBudget
 from assistant.memory.scoring import RetrievalWeights
 from assistant.secrets import load_token
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from assistant.errors import HippoError
 from assistant.llm.events import TextDelta, ThinkingDelta
 from assistant.memory.models import Message
-from assistant.memory.retrieval import Memory
+
+if TYPE_CHECKING:
+    from assistant.memory.retrieval import Memory
 
 __all__ = [
     "MemoryUsed",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from assistant.llm.prompts import system_prompt
+from assistant.memory.budget import ContextBudget
 from assistant.memory.core import CoreMemory
 from assistant.memory.entities import EntityStore
 from assistant.memory.episodes import EpisodeStore
@@ -42,22 +43,6 @@ _MEMORY_RULE = (
     "A fact Hippo inferred may be wrong; what the user says now wins over any memory."
 )
 _UPCOMING = timedelta(days=14)
-
-
-@dataclass(frozen=True, slots=True)
-class ContextBudget:
-    """Token budgets per memory section (together the memory part: 2,000 by default)."""
-
-    facts: int = 500
-    episodes: int = 300
-    upcoming: int = 150
-    events: int = 150
-    recalled: int = 900
-
-    @property
-    def memory(self) -> int:
-        """The whole memory part's budget."""
-        return self.facts + self.episodes + self.upcoming + self.events + self.recalled
 
 
 @dataclass(frozen=True)
