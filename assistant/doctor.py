@@ -66,16 +66,22 @@ def _check_file(config: Config, report: Report) -> None:
 
 # Cross-tier consistency: each query counts rows that break a rule the tiers promise.
 _CONSISTENCY = (
-    ("facts without evidence",
-     "SELECT count(*) FROM facts f WHERE NOT EXISTS"
-     " (SELECT 1 FROM fact_evidence e WHERE e.fact_id = f.id)"),
-    ("evidence citing another profile's or a missing message",
-     "SELECT count(*) FROM fact_evidence e JOIN facts f ON f.id = e.fact_id"
-     " WHERE e.kind = 'message' AND NOT EXISTS (SELECT 1 FROM messages m"
-     "  WHERE m.id = e.ref_id AND m.profile_id = f.profile_id)"),
-    ("messages in a session of another profile",
-     "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
-     " WHERE s.profile_id != m.profile_id"),
+    (
+        "facts without evidence",
+        "SELECT count(*) FROM facts f WHERE NOT EXISTS"
+        " (SELECT 1 FROM fact_evidence e WHERE e.fact_id = f.id)",
+    ),
+    (
+        "evidence citing another profile's or a missing message",
+        "SELECT count(*) FROM fact_evidence e JOIN facts f ON f.id = e.fact_id"
+        " WHERE e.kind = 'message' AND NOT EXISTS (SELECT 1 FROM messages m"
+        "  WHERE m.id = e.ref_id AND m.profile_id = f.profile_id)",
+    ),
+    (
+        "messages in a session of another profile",
+        "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
+        " WHERE s.profile_id != m.profile_id",
+    ),
 )
 
 

@@ -24,6 +24,7 @@ def _ruff() -> list[str]:
 
 
 def test_ruff_finds_nothing_to_fix():
-    result = subprocess.run([*_ruff(), "check", *PACKAGES], cwd=ROOT, capture_output=True,
-                            text=True, check=False)
+    result = subprocess.run(
+        [*_ruff(), "check", *PACKAGES], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stdout[-3000:]

@@ -101,7 +101,6 @@ class EventStore(Store):
     Built with ``(conn, clock)``: see `Store`.
     """
 
-
     # -- writing ----------------------------------------------------------------
 
     def log(
