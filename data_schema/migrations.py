@@ -5,6 +5,7 @@ A shipped migration is never edited: change the schema by appending a new functi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -536,3 +537,64 @@ def m006_streaming_index(conn: apsw.Connection) -> None:
     conn.execute(
         "CREATE INDEX IF NOT EXISTS messages_streaming ON messages(id) WHERE status = 'streaming'"
     )
+
+
+def _episode_body(title: str, summary: str, topics: str) -> str:
+    return "\n".join((title, summary, " ".join(json.loads(topics))))
+
+
+# Each tier's keyword-index body, as its writer makes it from the row.
+_INDEXED_BODIES: dict[str, tuple[str, Callable[..., str]]] = {
+    "episodes": ("SELECT id, title, summary, topics FROM episodes", _episode_body),
+    "facts": ("SELECT id, statement FROM facts", str),
+    "chunks": ("SELECT id, heading, content FROM chunks", lambda h, c: f"{h}\n{c}"),
+    "events": ("SELECT id, text FROM events", str),
+}
+# Each finished message with the finished messages just before and after it.
+_MESSAGES_IN_CONTEXT = """
+    SELECT id, content, speaker, created_at,
+        lag(id) OVER turns, lag(content) OVER turns, lead(id) OVER turns, lead(content) OVER turns
+    FROM messages WHERE status != 'streaming'
+    WINDOW turns AS (PARTITION BY session_id ORDER BY id)
+"""
+
+
+@migration
+def m007_cjk_characters_in_keyword_indexes(conn: apsw.Connection) -> None:
+    """Re-index CJK text with its single characters beside its bigrams.
+
+    The keyword indexes are contentless, so each indexed row that has CJK text is
+    written again from its source, as its writer writes it: a message with its date,
+    speaker and neighbours; an episode's title, summary and topics; a fact's
+    statement; a chunk's heading and content; an event's text. Rows without CJK text
+    index as before and are left alone.
+    """
+    from assistant.memory.textindex import has_cjk, index_text
+
+    _reindex_cjk_messages(conn)
+    for table, (select, body) in _INDEXED_BODIES.items():
+        indexed = {row[0] for row in conn.execute(f"SELECT rowid FROM {table}_fts")}
+        for item_id, *columns in conn.execute(select):
+            text = body(*columns)
+            if item_id in indexed and has_cjk(text):
+                conn.execute(f"DELETE FROM {table}_fts WHERE rowid = ?", (item_id,))
+                conn.execute(
+                    f"INSERT INTO {table}_fts(rowid, body) VALUES (?, ?)",
+                    (item_id, index_text(text)),
+                )
+
+
+def _reindex_cjk_messages(conn: apsw.Connection) -> None:
+    from assistant.memory.store import message_index_columns
+    from assistant.memory.textindex import has_cjk
+
+    indexed = {row[0] for row in conn.execute("SELECT rowid FROM messages_fts")}
+    for item_id, content, speaker, at, *around in conn.execute(_MESSAGES_IN_CONTEXT):
+        before, text_before, after, text_after = around
+        neighbours = [t for n, t in ((before, text_before), (after, text_after)) if n is not None]
+        if item_id in indexed and has_cjk(speaker + content + "".join(neighbours)):
+            conn.execute("DELETE FROM messages_fts WHERE rowid = ?", (item_id,))
+            conn.execute(
+                "INSERT INTO messages_fts(rowid, body, context) VALUES (?, ?, ?)",
+                (item_id, *message_index_columns(content, speaker, at, neighbours)),
+            )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from assistant.memory.textindex import query_terms
+from assistant.memory.textindex import cjk_characters, query_terms
 
 __all__ = [
     "RetrievalWeights",
@@ -32,8 +32,6 @@ __all__ = [
 
 _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-# Function and question characters: they say nothing about what a text is about.
-_CJK_FUNCTION = frozenset("的了是在我你他她它们吗呢吧啊和与就都也还又很什么哪谁怎")
 # Words that ask about the present state of things, where the newest word counts.
 _NOW = re.compile(
     r"\b(?:now|currently|current|these days|nowadays|latest|lately|still|anymore)\b"
@@ -89,7 +87,7 @@ def coverage_terms(text: str) -> frozenset[str]:
     bigram coverage stays low even for a perfect match; characters don't have that flaw.
     """
     words = {t for t in terms(text) if not _CJK_CHAR.match(t)}
-    return frozenset(words | {ch for ch in _CJK_CHAR.findall(text) if ch not in _CJK_FUNCTION})
+    return frozenset(words.union(cjk_characters(text)))
 
 
 def asks_about_now(text: str) -> bool:

@@ -18,6 +18,7 @@ from assistant.memory.scoring import (
     terms,
 )
 from assistant.memory.store import MessageStore
+from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.tiers import MessageTier
 from assistant.memory.vectors import VectorStore
 from data_schema.connect import Database
@@ -90,6 +91,19 @@ def test_a_message_is_embedded_with_its_speaker_and_the_turn_it_replies_to(archi
     assert reply.text == (
         "Caroline: Great, we hiked!\n(replying to Melanie: How was the camping trip?)"
     )
+
+
+def test_a_chinese_word_split_by_a_particle_is_still_found(archive):
+    (proposal,) = archive.session([("陈思远", "昨天在断桥求的婚，她答应了")])
+    (other,) = archive.session([("林悦", "明天去看房子")], at=START + timedelta(days=1))
+    # No bigram of the question ("求婚") is in the message ("求的婚"); its characters are.
+    hits = [i for i, _ in archive.store.keyword_search(archive.profile.id, "哪天求婚的？", 10)]
+    assert hits == [proposal, other]
+
+
+def test_english_text_is_indexed_and_searched_by_its_words_alone():
+    assert index_text("Siyuan moved to Hangzhou in March") == "Siyuan moved to Hangzhou in March"
+    assert fts_query("Where does Siyuan live now?") == '"siyuan" OR "live" OR "now"'
 
 
 # -- scoring -------------------------------------------------------------------------
