@@ -124,21 +124,27 @@ def recency(moment: datetime, now: datetime, decay_per_hour: float) -> float:
 
 
 def relevance(
-    keyword: float, vector: float | None, weights: RetrievalWeights, background: float = 0.0
+    keyword: float,
+    vector: float | None,
+    weights: RetrievalWeights,
+    background: float = 0.0,
+    trust: float = 1.0,
 ) -> float:
     """Fuse a keyword score in [0, 1] with a cosine similarity (None: no vector search ran).
 
     Similarity counts only above ``weights.vector_floor``, or above ``background`` (what
-    the query's typical near neighbour gets) where that is higher: a model that maps
-    all of a script to one corner of its space (MiniLM and Chinese) then adds noise
-    to nothing.
+    the query's typical near neighbour gets) where that is higher. ``trust`` is how
+    far the model reads the query's script (see ``reading``): the share of the vector
+    weight it does not earn goes to the keyword score, so with no trust at all
+    relevance is the keyword score, as when no vector search ran.
     """
     if vector is None:
         return keyword
     floor = max(weights.vector_floor, background)
     span = 1.0 - floor
     scaled = min(max((vector - floor) / span, 0.0), 1.0) if span > 0 else 0.0
-    return weights.keyword * keyword + weights.vector * scaled
+    earned = weights.vector * trust
+    return (weights.keyword + weights.vector - earned) * keyword + earned * scaled
 
 
 def similar(a: frozenset[str], b: frozenset[str], overlap: float) -> bool:

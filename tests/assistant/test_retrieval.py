@@ -55,10 +55,16 @@ class Archive:
         items = [pending[i] for i in vectors]
         self.vectors.store(self.model, items, [_unit(v) for v in vectors.values()])
 
-    def recall(self, text, vector=None, **weights):
+    def recall(self, text, vector=None, trust=1.0, **weights):
         self.retriever.weights = replace(RetrievalWeights(), **weights)
         query = Query(
-            text, self.profile.id, self.clock.now(), limit=10, kinds=("message",), vector=vector
+            text,
+            self.profile.id,
+            self.clock.now(),
+            limit=10,
+            kinds=("message",),
+            vector=vector,
+            vector_trust=trust,
         )
         return self.retriever.retrieve(query)
 
@@ -121,6 +127,31 @@ def test_similarity_counts_only_above_the_querys_background():
     assert relevance(0.0, 0.6, weights) == pytest.approx(0.5)
     assert relevance(0.0, 0.6, weights, background=0.5) == pytest.approx(0.2)
     assert relevance(0.0, 0.45, weights, background=0.5) == 0.0
+
+
+def test_untrusted_similarity_gives_its_weight_to_the_keyword_score():
+    weights = RetrievalWeights(keyword=0.5, vector=0.5, vector_floor=0.2)
+    assert relevance(0.4, 0.6, weights, trust=1.0) == pytest.approx(0.2 + 0.25)
+    assert relevance(0.4, 0.6, weights, trust=0.0) == pytest.approx(0.4)
+    assert relevance(0.4, 0.6, weights, trust=0.5) == pytest.approx(0.75 * 0.4 + 0.125)
+
+
+@pytest.mark.parametrize(
+    ("query", "hit_text", "near_text"),
+    [
+        ("passport renewal", "my passport expires in March", "a walk by the sea"),
+        ("护照怎么续签？", "我的护照三月到期", "海边散步"),
+    ],
+)
+def test_a_vector_list_the_model_cannot_read_does_not_outrank_keyword_evidence(
+    archive, query, hit_text, near_text
+):
+    hit, near = archive.session([("A", hit_text), ("B", near_text)])
+    # The query's vector lands on the unrelated message: how a blind model ranks.
+    archive.embed({hit: [0, 1, 0, 0], near: [1, 0, 0, 0]})
+    assert [m.item_id for m in archive.recall(query, [1, 0, 0, 0])] == [near, hit]
+    # (The unrelated message still follows: it is found by its neighbour's words.)
+    assert [m.item_id for m in archive.recall(query, [1, 0, 0, 0], trust=0.0)] == [hit, near]
 
 
 def test_questions_about_the_present_are_recognised():
