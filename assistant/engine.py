@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from assistant.memory.episodes import EpisodeStore
     from assistant.memory.events import Event, EventStore, LogResult
     from assistant.memory.facts import FactStore
+    from assistant.memory.reading import ReadingProbe
     from assistant.memory.retrieval import Memory, Retriever
     from assistant.memory.scoring import RetrievalWeights
     from assistant.sleep import AwayNotice, SleepReport
@@ -160,6 +161,13 @@ class Hippo:
             lambda: self.vectors.model(self.vector_key),
             self._weights,
         )
+
+    @functools.cached_property
+    def _reading(self) -> ReadingProbe:
+        """How well the embedding model reads each script, asked on first use."""
+        from assistant.memory.reading import ReadingProbe
+
+        return ReadingProbe(self.llm.embed)
 
     @functools.cached_property
     def _stores(self) -> Stores:
@@ -350,6 +358,7 @@ class Hippo:
                 (query_vector,) = self.llm.embed(self.embedding_model, [text])
             except OllamaError:
                 query_vector = None
+        trust = self._reading.trust(self.embedding_model, text) if query_vector is not None else 1.0
         from assistant.memory.retrieval import Query
 
         query = Query(
@@ -362,6 +371,7 @@ class Hippo:
             as_of=as_of,
             exclude=exclude,
             vector=query_vector,
+            vector_trust=trust,
         )
         return self.retriever.retrieve(query)
 

@@ -5,7 +5,8 @@ A shipped migration is never edited: change the schema by appending a new functi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 import apsw
@@ -536,3 +537,87 @@ def m006_streaming_index(conn: apsw.Connection) -> None:
     conn.execute(
         "CREATE INDEX IF NOT EXISTS messages_streaming ON messages(id) WHERE status = 'streaming'"
     )
+
+
+def _episode_body(title: str, summary: str, topics: str) -> str:
+    return "\n".join((title, summary, " ".join(json.loads(topics))))
+
+
+# Each tier's keyword-index body, as its writer makes it from the row.
+_INDEXED_BODIES: dict[str, tuple[str, Callable[..., str]]] = {
+    "episodes": ("SELECT id, title, summary, topics FROM episodes", _episode_body),
+    "facts": ("SELECT id, statement FROM facts", str),
+    "chunks": ("SELECT id, heading, content FROM chunks", lambda h, c: f"{h}\n{c}"),
+    "events": ("SELECT id, text FROM events", str),
+}
+# The rows among those an index holds (rowids), each as (rowid, *indexed columns).
+_IndexedRows = Callable[[apsw.Connection, set[int]], Iterator[tuple]]
+# Each finished message with the finished messages just before and after it.
+_MESSAGES_IN_CONTEXT = """
+    SELECT id, content, speaker, created_at,
+        lag(id) OVER turns, lag(content) OVER turns, lead(id) OVER turns, lead(content) OVER turns
+    FROM messages WHERE status != 'streaming'
+    WINDOW turns AS (PARTITION BY session_id ORDER BY id)
+"""
+
+
+@migration
+def m007_cjk_characters_in_keyword_indexes(conn: apsw.Connection) -> None:
+    """Re-index CJK text with its single characters beside its bigrams.
+
+    The keyword indexes are contentless, so an index that holds CJK text is emptied
+    and every row it held is written again from its source, as its writer writes it:
+    a message with its date, speaker and neighbours; an episode's title, summary and
+    topics; a fact's statement; a chunk's heading and content; an event's text. (One
+    bulk rewrite is several times faster than replacing rows one by one.) An index
+    without CJK text is left as it is.
+    """
+    _rewrite_cjk_index(conn, "messages_fts", ("body", "context"), _indexed_messages)
+    for table, (select, body) in _INDEXED_BODIES.items():
+        _rewrite_cjk_index(conn, f"{table}_fts", ("body",), _indexed_bodies(select, body))
+
+
+def _indexed_bodies(select: str, body: Callable[..., str]) -> _IndexedRows:
+    from assistant.memory.textindex import index_text
+
+    def rows(conn: apsw.Connection, held: set[int]) -> Iterator[tuple]:
+        for item_id, *columns in conn.execute(select):
+            if item_id in held:
+                yield item_id, index_text(body(*columns))
+
+    return rows
+
+
+def _indexed_messages(conn: apsw.Connection, held: set[int]) -> Iterator[tuple]:
+    from assistant.memory.store import message_index_columns
+
+    for item_id, content, speaker, at, *around in conn.execute(_MESSAGES_IN_CONTEXT):
+        if item_id not in held:
+            continue
+        before, text_before, after, text_after = around
+        pairs = ((before, text_before), (after, text_after))
+        neighbours = [text for n, text in pairs if n is not None]
+        yield item_id, *message_index_columns(content, speaker, at, neighbours)
+
+
+def _rewrite_cjk_index(
+    conn: apsw.Connection,
+    table: str,
+    columns: tuple[str, ...],
+    rows: _IndexedRows,
+) -> None:
+    """Rewrite ``table`` from ``rows`` (rowid, indexed columns) if any row it holds has CJK.
+
+    ``rows`` yields the rows among ``held`` (the rowids the index holds), freshly indexed.
+    """
+    from assistant.memory.textindex import has_cjk
+
+    held = {row[0] for row in conn.execute(f"SELECT rowid FROM {table}")}
+    if not any(has_cjk("".join(row[1:])) for row in rows(conn, held)):
+        return
+    conn.execute(f"INSERT INTO {table}({table}) VALUES ('delete-all')")
+    names = ", ".join(columns)
+    marks = ", ".join("?" * (len(columns) + 1))
+    insert = f"INSERT INTO {table}(rowid, {names}) VALUES ({marks})"
+    for row in rows(conn, held):
+        conn.execute(insert, row)

@@ -76,6 +76,8 @@ class Query:
     as_of: datetime | None = None
     exclude: frozenset[tuple[str, int]] = field(default_factory=frozenset)
     vector: Sequence[float] | None = None
+    # How far the embedding model reads the text's script, 0 to 1 (see ``reading``).
+    vector_trust: float = 1.0
 
 
 class Tier(Protocol):
@@ -163,7 +165,7 @@ class Retriever:
             around = coverage_terms(memory.context)
             kw = bm25 * coverage(query_terms, said, around, w.context_coverage)
             vec = vector.get(item_id, 0.0) if searched_vectors else None
-            rel = relevance(kw, vec, w, background)
+            rel = relevance(kw, vec, w, background, query.vector_trust)
             rated[item_id] = replace(memory, keyword=kw, vector=vec, relevance=rel)
         # Nothing is recalled unless something clears the floor; once something does,
         # weaker memories that still bear on the query may follow it.

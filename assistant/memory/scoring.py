@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from assistant.memory.textindex import query_terms
+from assistant.memory.textindex import cjk_characters, query_terms
 
 __all__ = [
     "RetrievalWeights",
@@ -32,8 +32,6 @@ __all__ = [
 
 _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-# Function and question characters: they say nothing about what a text is about.
-_CJK_FUNCTION = frozenset("的了是在我你他她它们吗呢吧啊和与就都也还又很什么哪谁怎")
 # Words that ask about the present state of things, where the newest word counts.
 _NOW = re.compile(
     r"\b(?:now|currently|current|these days|nowadays|latest|lately|still|anymore)\b"
@@ -89,7 +87,7 @@ def coverage_terms(text: str) -> frozenset[str]:
     bigram coverage stays low even for a perfect match; characters don't have that flaw.
     """
     words = {t for t in terms(text) if not _CJK_CHAR.match(t)}
-    return frozenset(words | {ch for ch in _CJK_CHAR.findall(text) if ch not in _CJK_FUNCTION})
+    return frozenset(words.union(cjk_characters(text)))
 
 
 def asks_about_now(text: str) -> bool:
@@ -126,21 +124,27 @@ def recency(moment: datetime, now: datetime, decay_per_hour: float) -> float:
 
 
 def relevance(
-    keyword: float, vector: float | None, weights: RetrievalWeights, background: float = 0.0
+    keyword: float,
+    vector: float | None,
+    weights: RetrievalWeights,
+    background: float = 0.0,
+    trust: float = 1.0,
 ) -> float:
     """Fuse a keyword score in [0, 1] with a cosine similarity (None: no vector search ran).
 
     Similarity counts only above ``weights.vector_floor``, or above ``background`` (what
-    the query's typical near neighbour gets) where that is higher: a model that maps
-    all of a script to one corner of its space (MiniLM and Chinese) then adds noise
-    to nothing.
+    the query's typical near neighbour gets) where that is higher. ``trust`` is how
+    far the model reads the query's script (see ``reading``): the share of the vector
+    weight it does not earn goes to the keyword score, so with no trust at all
+    relevance is the keyword score, as when no vector search ran.
     """
     if vector is None:
         return keyword
     floor = max(weights.vector_floor, background)
     span = 1.0 - floor
     scaled = min(max((vector - floor) / span, 0.0), 1.0) if span > 0 else 0.0
-    return weights.keyword * keyword + weights.vector * scaled
+    earned = weights.vector * trust
+    return (weights.keyword + weights.vector - earned) * keyword + earned * scaled
 
 
 def similar(a: frozenset[str], b: frozenset[str], overlap: float) -> bool:

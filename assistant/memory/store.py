@@ -15,7 +15,7 @@ from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.tokens import estimate_tokens
 
-__all__ = ["MessageStore"]
+__all__ = ["MessageStore", "message_index_columns"]
 
 _MESSAGE_COLUMNS = (
     "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
@@ -37,6 +37,19 @@ _MAX_FETCH = 10_000
 # is too common to search by, where the query has rarer terms.
 _COMMON_SHARE = 0.05
 _COMMON_MIN = 2_000
+
+
+def message_index_columns(
+    content: str, speaker: str, created_at: str, neighbours: Sequence[str]
+) -> tuple[str, str]:
+    """A message's two keyword-index columns: itself, and the turns around it.
+
+    The body is the text with its speaker and its date ("8 May 2023"), so a question
+    that names a month or a year finds what was said then.
+    """
+    said = from_iso(created_at)
+    body = f"{said.day} {said:%B %Y} " + (f"{speaker}: {content}" if speaker else content)
+    return index_text(body), index_text("\n".join(neighbours))
 
 
 def _message(row: tuple) -> Message:
@@ -271,9 +284,7 @@ class MessageStore(Store):
 
     def _reindex(self, conn: apsw.Connection, message_id: int) -> None:
         # A reply's content words often sit in the turn before it, so each message is
-        # indexed with its neighbours' text in a second, down-weighted column. Its date
-        # goes in with it ("8 May 2023"), so a question that names a month or a year
-        # finds what was said then.
+        # indexed with its neighbours' text in a second, down-weighted column.
         conn.execute("DELETE FROM messages_fts WHERE rowid = ?", (message_id,))
         row = conn.execute(
             "SELECT content, speaker, created_at FROM messages"
@@ -292,11 +303,9 @@ class MessageStore(Store):
                 ).fetchone()
             )
         ]
-        said = from_iso(created_at)
-        body = f"{said.day} {said:%B %Y} " + (f"{speaker}: {content}" if speaker else content)
         conn.execute(
             "INSERT INTO messages_fts(rowid, body, context) VALUES (?, ?, ?)",
-            (message_id, index_text(body), index_text("\n".join(neighbours))),
+            (message_id, *message_index_columns(content, speaker, created_at, neighbours)),
         )
 
     def message(self, message_id: int) -> Message:

@@ -1,9 +1,12 @@
-"""Text as the keyword index sees it: words for alphabetic scripts, bigrams for CJK.
+"""Text as the keyword index sees it: words for alphabetic scripts, bigrams and characters for CJK.
 
 FTS5's unicode61 tokenizer keeps a run of Chinese characters as one token, so a
 search for a word inside a sentence finds nothing. Hippo writes each CJK run into
 the index as overlapping character bigrams (the classic strong baseline for Chinese
-retrieval) and turns queries into the same bigrams, with no dictionary to load.
+retrieval) and as its single characters, and turns queries into the same, with no
+dictionary to load. Bigrams rank whole words; characters find a word that a bigram
+misses: one split by a particle ("求的婚" for "求婚"), one word of a query bigram that
+straddles two words ("远养" in "思远养"), or a one-character word ("喝").
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["fts_query", "index_text", "query_terms"]
+__all__ = ["cjk_characters", "fts_query", "has_cjk", "index_text", "query_terms"]
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -21,6 +24,8 @@ _STOPWORDS = frozenset(
     this to was we were what when where which who whom why will with would you your""".split()
 )
 _CJK_STOP = frozenset("的了是在我你他她它们吗呢吧啊和与就都也还又很")
+# Function and question characters: they say nothing about what a text is about.
+_CJK_FUNCTION = _CJK_STOP | frozenset("什么哪谁怎")
 
 
 def _bigrams(run: str) -> list[str]:
@@ -29,9 +34,28 @@ def _bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def _spaced(text: str, grams: Callable[[str], list[str]]) -> str:
+    return _CJK_RUN.sub(lambda m: " " + " ".join(grams(m.group())) + " ", text)
+
+
+def _indexed_grams(run: str) -> list[str]:
+    return _bigrams(run) + list(run) if len(run) > 1 else [run]
+
+
 def index_text(text: str) -> str:
-    """The form of ``text`` stored in an FTS5 column: CJK runs become spaced bigrams."""
-    return _CJK_RUN.sub(lambda m: " " + " ".join(_bigrams(m.group())) + " ", text)
+    """The form of ``text`` stored in an FTS5 column: CJK runs become bigrams and characters."""
+    return _spaced(text, _indexed_grams)
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` has CJK characters (whose indexed form is not the text itself)."""
+    return _CJK_RUN.search(text) is not None
+
+
+def cjk_characters(text: str) -> list[str]:
+    """The distinct CJK characters of ``text`` that carry content, in order."""
+    found = "".join(_CJK_RUN.findall(text))
+    return [ch for ch in dict.fromkeys(found) if ch not in _CJK_FUNCTION]
 
 
 def query_terms(text: str) -> list[str]:
@@ -40,7 +64,7 @@ def query_terms(text: str) -> list[str]:
     Common function words are dropped unless nothing else is left.
     """
     terms: list[str] = []
-    for token in _WORD.findall(index_text(text)):
+    for token in _WORD.findall(_spaced(text, _bigrams)):
         token = token.lower()
         if token not in terms:
             terms.append(token)
@@ -51,10 +75,12 @@ def query_terms(text: str) -> list[str]:
 def fts_query(text: str, keep: Callable[[str], bool] | None = None) -> str | None:
     """An FTS5 MATCH expression that ORs the query's terms (BM25 ranks the overlap).
 
+    CJK text searches by its content characters too (see the module docstring).
     ``keep`` may leave terms out (e.g. ones too common to be worth ranking by); if it
     would leave none, every term stays. Returns None when the text has no searchable term.
     """
     terms = query_terms(text)
+    terms += [ch for ch in cjk_characters(text) if ch not in terms]
     if not terms:
         return None
     if keep is not None:

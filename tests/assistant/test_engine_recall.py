@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from assistant.memory.embedding import retry_delay
+from assistant.memory.reading import PARAPHRASES
 
 
 def _say(engine, session, *texts):
@@ -144,3 +147,20 @@ def test_the_background_worker_stops_between_batches(engine, fake_ollama):
     stop.set()
     engine.maintain(stop)
     assert engine.pending_embeddings() == 100
+
+
+def test_recall_weighs_vectors_as_far_as_the_model_reads_the_querys_script(engine, fake_ollama):
+    session = engine.new_session()
+    _say(engine, session, "我的护照三月到期", "海边散步")
+    engine.embed_pending()
+    # The fake model embeds a bag of words: paraphrases that share none look unrelated
+    # to it, so the probe gives its similarities no weight, and relevance is keywords'.
+    for question in ("护照怎么续签？", "护照什么时候到期？"):
+        found = engine.recall(question, kinds=("message",))
+        assert found and all(m.relevance == pytest.approx(m.keyword) for m in found)
+    probes = [
+        r
+        for r in fake_ollama.requests
+        if r.path == "/api/embed" and r.body["input"] == [s for p in PARAPHRASES["han"] for s in p]
+    ]
+    assert len(probes) == 1  # asked once for the script, not once per query

@@ -18,6 +18,7 @@ from assistant.memory.scoring import (
     terms,
 )
 from assistant.memory.store import MessageStore
+from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.tiers import MessageTier
 from assistant.memory.vectors import VectorStore
 from data_schema.connect import Database
@@ -54,10 +55,16 @@ class Archive:
         items = [pending[i] for i in vectors]
         self.vectors.store(self.model, items, [_unit(v) for v in vectors.values()])
 
-    def recall(self, text, vector=None, **weights):
+    def recall(self, text, vector=None, trust=1.0, **weights):
         self.retriever.weights = replace(RetrievalWeights(), **weights)
         query = Query(
-            text, self.profile.id, self.clock.now(), limit=10, kinds=("message",), vector=vector
+            text,
+            self.profile.id,
+            self.clock.now(),
+            limit=10,
+            kinds=("message",),
+            vector=vector,
+            vector_trust=trust,
         )
         return self.retriever.retrieve(query)
 
@@ -92,6 +99,19 @@ def test_a_message_is_embedded_with_its_speaker_and_the_turn_it_replies_to(archi
     )
 
 
+def test_a_chinese_word_split_by_a_particle_is_still_found(archive):
+    (proposal,) = archive.session([("陈思远", "昨天在断桥求的婚，她答应了")])
+    (other,) = archive.session([("林悦", "明天去看房子")], at=START + timedelta(days=1))
+    # No bigram of the question ("求婚") is in the message ("求的婚"); its characters are.
+    hits = [i for i, _ in archive.store.keyword_search(archive.profile.id, "哪天求婚的？", 10)]
+    assert hits == [proposal, other]
+
+
+def test_english_text_is_indexed_and_searched_by_its_words_alone():
+    assert index_text("Siyuan moved to Hangzhou in March") == "Siyuan moved to Hangzhou in March"
+    assert fts_query("Where does Siyuan live now?") == '"siyuan" OR "live" OR "now"'
+
+
 # -- scoring -------------------------------------------------------------------------
 
 
@@ -107,6 +127,31 @@ def test_similarity_counts_only_above_the_querys_background():
     assert relevance(0.0, 0.6, weights) == pytest.approx(0.5)
     assert relevance(0.0, 0.6, weights, background=0.5) == pytest.approx(0.2)
     assert relevance(0.0, 0.45, weights, background=0.5) == 0.0
+
+
+def test_untrusted_similarity_gives_its_weight_to_the_keyword_score():
+    weights = RetrievalWeights(keyword=0.5, vector=0.5, vector_floor=0.2)
+    assert relevance(0.4, 0.6, weights, trust=1.0) == pytest.approx(0.2 + 0.25)
+    assert relevance(0.4, 0.6, weights, trust=0.0) == pytest.approx(0.4)
+    assert relevance(0.4, 0.6, weights, trust=0.5) == pytest.approx(0.75 * 0.4 + 0.125)
+
+
+@pytest.mark.parametrize(
+    ("query", "hit_text", "near_text"),
+    [
+        ("passport renewal", "my passport expires in March", "a walk by the sea"),
+        ("护照怎么续签？", "我的护照三月到期", "海边散步"),
+    ],
+)
+def test_a_vector_list_the_model_cannot_read_does_not_outrank_keyword_evidence(
+    archive, query, hit_text, near_text
+):
+    hit, near = archive.session([("A", hit_text), ("B", near_text)])
+    # The query's vector lands on the unrelated message: how a blind model ranks.
+    archive.embed({hit: [0, 1, 0, 0], near: [1, 0, 0, 0]})
+    assert [m.item_id for m in archive.recall(query, [1, 0, 0, 0])] == [near, hit]
+    # (The unrelated message still follows: it is found by its neighbour's words.)
+    assert [m.item_id for m in archive.recall(query, [1, 0, 0, 0], trust=0.0)] == [hit, near]
 
 
 def test_questions_about_the_present_are_recognised():

@@ -1,0 +1,73 @@
+"""The paraphrase probe: how far an embedding model's similarities are trusted, per script."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.errors import OllamaError
+from assistant.memory.reading import PARAPHRASES, ReadingProbe, paraphrase_margin, script
+
+_PAIR = {s: i for pairs in PARAPHRASES.values() for i, pair in enumerate(pairs) for s in pair}
+
+
+def _reads(model, texts):
+    """A model that places each sentence next to its paraphrase, away from the others."""
+    return [[1.0 if d == _PAIR[t] else 0.1 for d in range(8)] for t in texts]
+
+
+def _blind(model, texts):
+    """A model that sees only that a text is Chinese: one corner for all of them."""
+    return [[1.0, 0.05 * (len(t) % 3), 0.0] for t in texts]
+
+
+def test_a_query_is_probed_in_the_script_most_of_its_letters_are_in():
+    assert script("思远现在在哪家公司上班？") == "han"
+    assert script("思远现在用 Go 写代码吗？") == "han"
+    assert script("Where does Siyuan live now?") == "latin"
+    assert script("2026-04-05 ?!") is None
+
+
+def test_paraphrases_that_stand_out_earn_full_trust_and_a_blind_model_none():
+    probe = ReadingProbe(_reads)
+    assert probe.trust("m", "思远现在在哪家公司上班？") == 1.0
+    assert probe.trust("m", "Where does Siyuan live now?") == 1.0
+    assert ReadingProbe(_blind).trust("m", "思远现在在哪家公司上班？") == 0.0
+
+
+def test_the_margin_is_the_paraphrases_lead_over_the_room_above_the_others():
+    same = [[1.0, 0.0], [0.0, 1.0]]
+    assert paraphrase_margin(same, same) == pytest.approx(1.0)
+    alike = [[1.0, 1.0], [1.0, 1.0]]  # every sentence as close to every other
+    assert paraphrase_margin(same, alike) == pytest.approx(0.0)
+
+
+def test_the_probe_runs_once_per_model_and_script():
+    asked = []
+
+    def embed(model, texts):
+        asked.append((model, texts[0]))
+        return _reads(model, texts)
+
+    probe = ReadingProbe(embed)
+    for text in ("思远在哪？", "林悦呢？", "Where is he?", "And she?"):
+        probe.trust("m", text)
+    probe.trust("other", "思远在哪？")
+    assert [model for model, _ in asked] == ["m", "m", "other"]
+
+
+def test_a_model_that_cannot_be_asked_keeps_full_trust_and_is_asked_again():
+    calls = []
+
+    def down(model, texts):
+        calls.append(model)
+        raise OllamaError("down")
+
+    probe = ReadingProbe(down)
+    assert probe.trust("m", "思远在哪？") == 1.0
+    assert probe.trust("m", "思远在哪？") == 1.0
+    assert len(calls) == 2
+
+
+def test_text_in_a_script_without_paraphrases_keeps_full_trust():
+    probe = ReadingProbe(_blind)
+    assert probe.trust("m", "서울에 살아요") == 1.0
