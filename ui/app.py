@@ -18,7 +18,6 @@ from textual.message import Message
 
 from assistant.config import save_config
 from assistant.errors import HippoError, OllamaError
-from ui.checks import OllamaCheck, check_ollama
 from ui.memory_commands import MemoryCommands
 from ui.screens import ChatScreen
 from ui.screens.chat import read_last_session
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from assistant.engine import Hippo
     from assistant.sleep import SleepReport
     from scheduler.runner import SleepScheduler
+    from ui.checks import OllamaCheck
     from ui.screens.chat import SessionShown
     from ui.screens.models import ModelChoice
     from ui.screens.sessions import SessionChoice
@@ -156,6 +156,8 @@ class HippoApp(MemoryCommands):
 
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _probe(self) -> None:
+        from ui.checks import check_ollama
+
         try:
             self.post_message(self.Probed(check_ollama(self.engine)))
         except OllamaError as exc:
