@@ -263,12 +263,12 @@ class HippoApp(MemoryCommands):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Models, sessions and memory open from the chat only (hidden elsewhere)."""
         if action in {"models", "sessions", "memory"}:
-            return self.screen is self.chat and self.chat.ready
+            return self.screen is self.chat
         return True
 
     def action_models(self) -> None:
         """Open the model picker."""
-        if self.screen is self.chat:
+        if self.screen is self.chat and self.chat.require_engine():
             from ui.screens.models import ModelPickerScreen
 
             self.push_screen(ModelPickerScreen(self.engine), self._models_chosen)
@@ -287,7 +287,7 @@ class HippoApp(MemoryCommands):
 
     def action_sessions(self) -> None:
         """Open the session list."""
-        if self.screen is self.chat:
+        if self.screen is self.chat and self.chat.require_engine():
             from ui.screens.sessions import SessionListScreen
 
             self.push_screen(SessionListScreen(self.engine), self._session_chosen)

@@ -49,7 +49,7 @@ class MemoryCommands(App[None]):
 
     def action_memory(self, tab: str = "facts", forget: str = "") -> None:
         """Open the memory inspector on ``tab``."""
-        if self.screen is self.chat:
+        if self.screen is self.chat and self.chat.require_engine():
             # The inspector (and the admin code under it) loads on first use, not at start-up.
             from ui.screens.inspector import InspectorScreen
 

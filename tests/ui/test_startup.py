@@ -18,7 +18,7 @@ from tests.ui.helpers import (
     wait_until,
 )
 from ui import HippoApp
-from ui.screens import ChatScreen
+from ui.screens import ChatScreen, SessionListScreen
 from ui.widgets import PromptInput
 
 SIZE = (100, 30)
@@ -161,3 +161,22 @@ async def test_a_data_file_that_cannot_be_opened_ends_the_app_with_the_error(con
         await wait_until(pilot, lambda: app.open_error is not None, what="the error")
     assert app.return_code == 1 and app.opened is None
     assert "is not a readable Hippo database" in str(app.open_error)
+
+
+async def test_keys_that_need_the_data_file_are_shown_and_say_so_until_it_opens(
+    engine, config, fake_ollama
+):
+    gate = threading.Event()
+    app = HippoApp(_opens_when(gate, engine), config)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await sees(pilot, "f3 Sessions", "f4 Memory")  # the footer never changes
+            await pilot.press("f3")
+            await wait_until(pilot, lambda: notified(app, "still opening its data file"))
+            assert isinstance(app.screen, ChatScreen)
+            gate.set()
+            await wait_until(pilot, lambda: app.chat.ready, what="the engine")
+            await pilot.press("f3")
+            await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
+    finally:
+        gate.set()

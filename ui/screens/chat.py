@@ -40,7 +40,7 @@ _STOP_WAIT_S = 3.0
 _PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line, /help lists commands"
 _REVEAL_TRIES = 40
 _REVEAL_WAIT_S = 0.05
-_STILL_OPENING = "Hippo is still opening its data file: press Enter again in a moment."
+_STILL_OPENING = "Hippo is still opening its data file: try again in a moment."
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,6 @@ class ChatScreen(Screen[None]):
         if self._queued is not None:
             text, self._queued = self._queued, None
             self._start_turn(text)
-        self.refresh_bindings()
 
     @property
     def engine(self) -> Hippo:
@@ -172,6 +171,15 @@ class ChatScreen(Screen[None]):
     def ready(self) -> bool:
         """Whether the engine is attached (the data file opens just after the first frame)."""
         return self._engine is not None
+
+    def require_engine(self) -> bool:
+        """Whether the engine is attached; if not, say so (for actions that need it).
+
+        Keys stay in the footer meanwhile: hiding them for that moment would make it flicker.
+        """
+        if not self.ready:
+            self.notify(_STILL_OPENING, markup=False)
+        return self.ready
 
     async def on_unmount(self) -> None:
         # Stop a streaming reply and let its thread finish, so whoever ran the app
@@ -260,8 +268,7 @@ class ChatScreen(Screen[None]):
         slash commands other than /help wait, their text left in the box.
         """
         if (command := parse_slash(submitted.text)) is not None:
-            if not self.ready and command.name != "help":
-                self.notify(_STILL_OPENING, markup=False)
+            if command.name != "help" and not self.require_engine():
                 return
             submitted.prompt.clear()
             self.post_message(self.Command(command))
@@ -337,16 +344,11 @@ class ChatScreen(Screen[None]):
         else:
             reply.action_copy()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A new session is offered once the engine is there (the resumed one comes first)."""
-        if action == "new_session":
-            return self.ready
-        return True
-
     async def action_new_session(self) -> None:
         """Start an empty chat; the session is created when the first message is sent."""
-        await self.open_session(None)
-        self.query_one(PromptInput).focus()
+        if self.require_engine():  # else the resumed session would replace it
+            await self.open_session(None)
+            self.query_one(PromptInput).focus()
 
     async def action_new_incognito(self) -> None:
         """Start an incognito chat: nothing of it is kept once you leave it."""
