@@ -6,11 +6,14 @@ import argparse
 import sys
 import threading
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from assistant import cli_memory
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError
+
+if TYPE_CHECKING:
+    from assistant.engine import Hippo
 
 __all__ = ["build_parser", "main"]
 
@@ -111,15 +114,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from assistant.factory import open_engine
     from ui.app import HippoApp
 
-    engine = open_engine(config)
+    # The app opens the engine in a thread after its first frame: the chat shows before
+    # the engine's modules load and the data file opens.
+    app = HippoApp(lambda: _open_engine(config), config, resume=args.resume, schedule_sleep=True)
     try:
-        HippoApp(engine, config, resume=args.resume, schedule_sleep=True).run()
+        app.run()
     finally:
-        engine.close()
+        if app.opened is not None:
+            app.opened.close()
+    if app.open_error is not None:
+        raise app.open_error
     return 0
+
+
+def _open_engine(config: Config) -> Hippo:
+    from assistant.factory import open_engine
+
+    return open_engine(config)
 
 
 def _doctor(args: argparse.Namespace, config: Config, out: TextIO) -> int:

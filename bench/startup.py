@@ -2,7 +2,10 @@
 
 Runs the real console command in tmux through ../shared/tools/tui_first_frame.sh (the way
 start-up is judged), against the project's fake Ollama started as a separate process.
-Prints one line per case: first_frame_ms median/min/max over the runs.
+Prints one line per case: first_frame_ms median/min/max over the runs. The first case is
+a bare Textual app of the same shape (bench/bare_app.py), the floor to compare with; the
+last times the 100k start until the resumed history is drawn too (it follows the first
+frame: the data file is opened after it).
 
 Usage: python bench/startup.py [--runs 7] [--messages 100000] [--tool PATH]
 """
@@ -26,6 +29,8 @@ from bench.make_history import make_history  # noqa: E402
 
 # The chat input's placeholder: on screen only once the chat can take a message.
 READY = "Message Hippo"
+# A message's header in the conversation (its left border, then who wrote it).
+HISTORY = "▌ (You|Hippo)"
 CACHE = ROOT / "bench" / "out"
 
 
@@ -50,7 +55,7 @@ def _history_file(messages: int) -> Path:
     return path
 
 
-def _measure(tool: Path, runs: int, data_dir: Path, host: str, args: list[str]) -> str:
+def _measure(tool: Path, runs: int, data_dir: Path, host: str, app: list[str], pattern: str) -> str:
     env = dict(
         os.environ,
         HIPPO_DATA_DIR=str(data_dir),
@@ -58,7 +63,7 @@ def _measure(tool: Path, runs: int, data_dir: Path, host: str, args: list[str]) 
         OLLAMA_HOST=host,
         TFF_LINGER_S="0.3",
     )
-    command = [str(tool), str(runs), READY, "--", _hippo(), *args]
+    command = [str(tool), str(runs), pattern, "--", *app]
     result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         return f"FAILED: {result.stderr.strip()[-600:]}"
@@ -86,12 +91,17 @@ def main() -> None:
             empty, full = Path(tmp, "empty"), Path(tmp, "full")
             full.mkdir()
             shutil.copy(_history_file(args.messages), full / "hippo.db")
-            for label, data_dir, extra in (
-                ("empty file", empty, []),
-                (f"{args.messages} messages, --continue", full, ["--continue"]),
+            bare = [sys.executable, str(ROOT / "bench" / "bare_app.py")]
+            resumed = f"{args.messages} messages, --continue"
+            for label, data_dir, app, pattern in (
+                ("bare Textual app (reference)", empty, bare, READY),
+                ("empty file", empty, [_hippo()], READY),
+                (resumed, full, [_hippo(), "--continue"], READY),
+                (f"{resumed}, history shown", full, [_hippo(), "--continue"], HISTORY),
             ):
-                _measure(args.tool, 1, data_dir, host, extra)  # warm the OS caches once
-                print(f"{label:<32} {_measure(args.tool, args.runs, data_dir, host, extra)}")
+                _measure(args.tool, 1, data_dir, host, app, pattern)  # warm the OS caches
+                result = _measure(args.tool, args.runs, data_dir, host, app, pattern)
+                print(f"{label:<44} {result}")
     finally:
         server.terminate()
         server.wait(5)

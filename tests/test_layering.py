@@ -51,3 +51,15 @@ def test_starting_the_app_loads_neither_the_inspector_nor_the_admin_code():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_chat_draws_before_the_engine_the_data_file_or_markdown_load():
+    # The app opens the engine in a thread after its first frame, and history comes after.
+    later = (
+        "assistant.engine", "assistant.factory", "assistant.memory", "assistant.turns",
+        "assistant.llm.events", "ui.checks", "data_schema", "apsw", "markdown_it", "rich.markdown",
+        "textual.widgets._markdown",
+    )  # fmt: skip
+    code = f"import sys, assistant.cli, ui.app;print([m for m in {later} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,12 +1,13 @@
-"""Hippo's terminal app: the chat first, then Ollama checks in the background.
+"""Hippo's terminal app: the chat first, then the data file, then Ollama checks.
 
-Nothing slow happens before the first frame: the Ollama probe and the model check
-run in a thread worker once the chat screen is on screen.
+Nothing slow happens before the first frame: once the chat screen is on screen, a
+thread opens the engine (imports, data file, the session to resume), then the Ollama
+probe and the model check run in another.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -16,10 +17,10 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from assistant.config import save_config
-from assistant.errors import OllamaError
-from ui.checks import OllamaCheck, check_ollama
+from assistant.errors import HippoError, OllamaError
 from ui.memory_commands import MemoryCommands
 from ui.screens import ChatScreen
+from ui.screens.chat import read_last_session
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from assistant.engine import Hippo
     from assistant.sleep import SleepReport
     from scheduler.runner import SleepScheduler
+    from ui.checks import OllamaCheck
+    from ui.screens.chat import SessionShown
     from ui.screens.models import ModelChoice
     from ui.screens.sessions import SessionChoice
 
@@ -38,9 +41,12 @@ class HippoApp(MemoryCommands):
     """Chat with Hippo, pick models and sessions, see its memory, and get Ollama going.
 
     Args:
-        engine: the engine to drive (the caller closes it after the app exits).
+        engine: the engine to drive, or a function that opens it; it is called in a
+            thread after the first frame, so opening never delays it. The caller closes
+            the engine after the app exits (`opened` holds one the app opened).
         config: the settings in use; model choices are saved from it.
         resume: open the most recent session with its last messages.
+        schedule_sleep: consolidate memory nightly while the app is open.
     """
 
     # Absolute, so subclasses defined elsewhere (tests, embedders) still find it.
@@ -51,6 +57,20 @@ class HippoApp(MemoryCommands):
         Binding("f3", "sessions", "Sessions"),
         Binding("f4", "memory", "Memory"),
     ]
+
+    class Opened(Message):
+        """The engine is open and the session to resume read (posted from the opening thread)."""
+
+        def __init__(self, engine: Hippo, resumed: SessionShown | None) -> None:
+            super().__init__()
+            self.engine, self.resumed = engine, resumed
+
+    class OpenFailed(Message):
+        """The engine could not be opened (posted from the opening thread)."""
+
+        def __init__(self, error: HippoError) -> None:
+            super().__init__()
+            self.error = error
 
     class Probed(Message):
         """The startup check of Ollama finished."""
@@ -74,14 +94,33 @@ class HippoApp(MemoryCommands):
             self.text = text
 
     def __init__(
-        self, engine: Hippo, config: Config, *, resume: bool = False, schedule_sleep: bool = False
+        self,
+        engine: Hippo | Callable[[], Hippo],
+        config: Config,
+        *,
+        resume: bool = False,
+        schedule_sleep: bool = False,
     ) -> None:
         super().__init__()
-        self.engine = engine
         self.config = config
-        self._chat = ChatScreen(engine, resume=resume)
+        self._open = engine if callable(engine) else lambda: engine
+        self._resume = resume
+        self._chat = ChatScreen(config)
         self._schedule_sleep = schedule_sleep
         self._scheduler: SleepScheduler | None = None
+        self.opened: Hippo | None = None
+        """The engine once opened (set by the opening thread), for the caller to close."""
+        self.open_error: HippoError | None = None
+        """Why the engine could not be opened; the app exits when it can't."""
+
+    @property
+    def engine(self) -> Hippo:
+        """The engine, once the chat has it (the data file opens just after the first frame).
+
+        Raises:
+            RuntimeError: it is not open yet.
+        """
+        return self._chat.engine
 
     @property
     def chat(self) -> ChatScreen:
@@ -91,13 +130,34 @@ class HippoApp(MemoryCommands):
     def get_default_screen(self) -> Screen:
         return self._chat
 
-    def on_mount(self) -> None:
-        # After the first frame, so the chat shows before any network wait.
-        self.call_after_refresh(self._probe)
-        self.call_after_refresh(self.purge_incognito)
+    def on_chat_screen_painted(self, _: ChatScreen.Painted) -> None:
+        self._open_engine()
+
+    @work(thread=True, exclusive=True, group="open")
+    def _open_engine(self) -> None:
+        """Open the engine and read the session to resume, off the UI thread."""
+        try:
+            self.opened = engine = self._open()
+            resumed = read_last_session(engine) if self._resume else None
+        except HippoError as exc:
+            self.post_message(self.OpenFailed(exc))
+            return
+        self.post_message(self.Opened(engine, resumed))
+
+    async def on_hippo_app_opened(self, message: Opened) -> None:
+        await self.chat.attach(message.engine, message.resumed)
+        # Ollama is asked only now, so its answer finds the engine there.
+        self._probe()
+        self.purge_incognito()
+
+    def on_hippo_app_open_failed(self, message: OpenFailed) -> None:
+        self.open_error = message.error
+        self.exit(return_code=1)
 
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _probe(self) -> None:
+        from ui.checks import check_ollama
+
         try:
             self.post_message(self.Probed(check_ollama(self.engine)))
         except OllamaError as exc:
@@ -208,7 +268,7 @@ class HippoApp(MemoryCommands):
 
     def action_models(self) -> None:
         """Open the model picker."""
-        if self.screen is self.chat:
+        if self.screen is self.chat and self.chat.require_engine():
             from ui.screens.models import ModelPickerScreen
 
             self.push_screen(ModelPickerScreen(self.engine), self._models_chosen)
@@ -227,7 +287,7 @@ class HippoApp(MemoryCommands):
 
     def action_sessions(self) -> None:
         """Open the session list."""
-        if self.screen is self.chat:
+        if self.screen is self.chat and self.chat.require_engine():
             from ui.screens.sessions import SessionListScreen
 
             self.push_screen(SessionListScreen(self.engine), self._session_chosen)
@@ -238,6 +298,8 @@ class HippoApp(MemoryCommands):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
+        if not self.chat.ready:
+            return  # everything below needs the data file
         yield SystemCommand("Models", "Choose the chat and embedding models", self.action_models)
         yield SystemCommand("Sessions", "Open a past session", self.action_sessions)
         yield SystemCommand("New session", "Start an empty chat", self.chat.action_new_session)

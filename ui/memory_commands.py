@@ -9,8 +9,6 @@ from textual import work
 from textual.app import App, SystemCommand
 
 from assistant.errors import HippoError
-from assistant.memory.facts import Evidence
-from assistant.turns import UserSaved
 from ui.format import clip
 from ui.screens.chat import ChatScreen
 from ui.slash import COMMANDS, SlashCommand, help_text
@@ -41,7 +39,9 @@ _PALETTE_HELP = {
 class MemoryCommands(App[None]):
     """The memory half of `HippoApp`: opening the inspector, and the chat's memory commands."""
 
-    engine: Hippo
+    @property
+    def engine(self) -> Hippo:  # provided by HippoApp
+        raise NotImplementedError
 
     @property
     def chat(self) -> ChatScreen:  # provided by HippoApp
@@ -49,7 +49,7 @@ class MemoryCommands(App[None]):
 
     def action_memory(self, tab: str = "facts", forget: str = "") -> None:
         """Open the memory inspector on ``tab``."""
-        if self.screen is self.chat:
+        if self.screen is self.chat and self.chat.require_engine():
             # The inspector (and the admin code under it) loads on first use, not at start-up.
             from ui.screens.inspector import InspectorScreen
 
@@ -89,7 +89,7 @@ class MemoryCommands(App[None]):
         await self.run_slash(event.command)
 
     async def run_slash(self, command: SlashCommand) -> None:
-        """Carry out a slash command typed in the chat box."""
+        """Carry out a slash command typed in the chat box (all but /help need the engine)."""
         name, argument = command.name, command.argument
         if name == "remember":
             await self.remember(argument)
@@ -107,6 +107,9 @@ class MemoryCommands(App[None]):
 
     async def remember(self, text: str) -> None:
         """Save ``text`` as your message, and a fact you stated that cites it."""
+        from assistant.memory.facts import Evidence
+        from assistant.turns import UserSaved
+
         text = text.strip()
         if not text:
             self.notify(f"Say what to remember: {COMMANDS['remember']}", markup=False)

@@ -57,7 +57,14 @@ async def test_resume_shows_only_the_last_hundred_messages(engine, config, fake_
     app = HippoApp(engine, config, resume=True)
     async with app.run_test(size=SIZE) as pilot:
         conversation = app.chat.query_one(Conversation)
-        await wait_until(pilot, lambda: messages_shown(app) and not conversation.filling)
+        # The data file opens after the first frame, then 88 older messages mount in
+        # batches: on a busy machine that takes a few seconds.
+        await wait_until(
+            pilot,
+            lambda: messages_shown(app) and not conversation.filling,
+            timeout=15,
+            what="the last hundred messages",
+        )
         shown = messages_shown(app)
         assert len(shown) == 100
         assert shown[0].content == "note 50" and shown[-1].content == "note 149"

@@ -1,13 +1,24 @@
-"""Startup: the chat comes first, Ollama is checked behind it, nothing heavy is imported."""
+"""Startup: the chat comes first, the data file and Ollama open behind it, nothing heavy loads."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 
-from tests.ui.helpers import chat_ready, sees, send, type_text, wait_until
+from assistant.engine import Hippo
+from tests.ui.helpers import (
+    chat_ready,
+    messages_shown,
+    notified,
+    sees,
+    send,
+    type_text,
+    wait_until,
+)
 from ui import HippoApp
-from ui.screens import ChatScreen
+from ui.screens import ChatScreen, SessionListScreen
 from ui.widgets import PromptInput
 
 SIZE = (100, 30)
@@ -49,3 +60,123 @@ async def test_the_status_line_shows_model_host_profile_and_waiting_embeddings(
         await send(pilot, "remember this")
         app.chat.status.refresh_pending()
         await sees(pilot, "│ 2 to embed")
+
+
+def _opens_when(gate: threading.Event, engine: Hippo) -> Callable[[], Hippo]:
+    """An engine opener that waits for ``gate``, as a slow disk or a large file would."""
+
+    def open_engine() -> Hippo:
+        gate.wait(10)
+        return engine
+
+    return open_engine
+
+
+async def test_the_chat_is_drawn_before_the_data_file_opens_and_the_history_follows(
+    engine, config, fake_ollama
+):
+    session = engine.new_session()
+    engine.messages.add_message(session.id, "user", "the blue door")
+    engine.messages.add_message(session.id, "assistant", "I'll remember the blue door.")
+    gate = threading.Event()
+    app = HippoApp(_opens_when(gate, engine), config, resume=True)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            host = fake_ollama.host.removeprefix("http://")
+            await sees(pilot, "Message Hippo", f"Ollama {host} checking │ qwen3:1.7b")
+            assert not app.chat.ready and messages_shown(app) == []
+            await type_text(pilot, "typing while it opens")
+            gate.set()
+            await wait_until(pilot, lambda: len(messages_shown(app)) == 2, what="the history")
+            await sees(pilot, "I'll remember the blue door.")
+            assert app.chat.session_id == session.id
+            assert app.chat.query_one(PromptInput).text == "typing while it opens"
+            await chat_ready(pilot)
+    finally:
+        gate.set()
+
+
+async def test_a_message_sent_before_the_data_file_opens_is_queued_then_sent(
+    engine, config, fake_ollama
+):
+    gate = threading.Event()
+    app = HippoApp(_opens_when(gate, engine), config)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "sent early")
+            await pilot.press("enter")
+            await sees(pilot, "You · queued, sent when the data file is open", "sent early")
+            prompt = app.chat.query_one(PromptInput)
+            assert prompt.text == ""
+            await type_text(pilot, "a second one")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: notified(app, "Your first message goes first"))
+            assert prompt.text == "a second one"  # kept, to send once the first has gone
+            gate.set()
+            await wait_until(
+                pilot,
+                lambda: len(messages_shown(app)) == 2 and not app.chat.streaming,
+                what="the queued message's reply",
+            )
+            user, reply = messages_shown(app)
+            assert (user.content, user.status) == ("sent early", "complete")
+            assert user.message_id is not None and not user.has_class("-queued")
+            assert reply.content == "You said: sent early"
+            await sees(pilot, "You said: sent early")
+    finally:
+        gate.set()
+    stored = engine.history(app.chat.session_id)
+    assert [(m.role, m.content) for m in stored] == [
+        ("user", "sent early"),
+        ("assistant", "You said: sent early"),
+    ]
+
+
+async def test_slash_commands_wait_for_the_data_file_with_their_text_kept(
+    engine, config, fake_ollama
+):
+    gate = threading.Event()
+    app = HippoApp(_opens_when(gate, engine), config)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await type_text(pilot, "/remember I live in Lisbon")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: notified(app, "still opening its data file"))
+            assert app.chat.query_one(PromptInput).text == "/remember I live in Lisbon"
+            gate.set()
+            await wait_until(pilot, lambda: app.chat.ready, what="the engine")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: notified(app, "Remembered: I live in Lisbon"))
+    finally:
+        gate.set()
+
+
+async def test_a_data_file_that_cannot_be_opened_ends_the_app_with_the_error(config):
+    from assistant.factory import open_engine
+
+    config.db_path.parent.mkdir(parents=True)
+    config.db_path.write_bytes(b"this is not a database, just some words " * 100)
+    app = HippoApp(lambda: open_engine(config), config)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.open_error is not None, what="the error")
+    assert app.return_code == 1 and app.opened is None
+    assert "is not a readable Hippo database" in str(app.open_error)
+
+
+async def test_keys_that_need_the_data_file_are_shown_and_say_so_until_it_opens(
+    engine, config, fake_ollama
+):
+    gate = threading.Event()
+    app = HippoApp(_opens_when(gate, engine), config)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await sees(pilot, "f3 Sessions", "f4 Memory")  # the footer never changes
+            await pilot.press("f3")
+            await wait_until(pilot, lambda: notified(app, "still opening its data file"))
+            assert isinstance(app.screen, ChatScreen)
+            gate.set()
+            await wait_until(pilot, lambda: app.chat.ready, what="the engine")
+            await pilot.press("f3")
+            await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
+    finally:
+        gate.set()

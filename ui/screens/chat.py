@@ -1,9 +1,15 @@
-"""The chat screen: the conversation, the message box and the status line."""
+"""The chat screen: the conversation, the message box and the status line.
+
+The screen is drawn before the data file is open: the app opens the engine in a thread
+after the first frame and `attach`es it, with the session to resume already read. A
+message sent before that waits, shown as queued, and goes as soon as the engine is there.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
@@ -12,36 +18,64 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
-from assistant.errors import OllamaUnreachable
-from assistant.turns import MemoryWritten, ReplyCancelled, ReplyDone, ReplyFailed
+from assistant.errors import ConfigError, OllamaUnreachable
 from ui.slash import SlashCommand, parse_slash
 from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
+    from assistant.config import Config
     from assistant.engine import Hippo
+    from assistant.memory.models import Message as StoredMessage
     from assistant.memory.models import Session
     from assistant.turns import TurnEvent
 
-__all__ = ["HISTORY_LIMIT", "ChatScreen"]
+__all__ = ["HISTORY_LIMIT", "ChatScreen", "SessionShown", "read_last_session", "read_session"]
 
 HISTORY_LIMIT = 100
 """How many messages of a session are shown: never all, a file may hold 100k."""
 
-_TURN_ENDS = (ReplyDone, ReplyCancelled, ReplyFailed)
 _STOP_WAIT_S = 3.0
 _PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line, /help lists commands"
 _REVEAL_TRIES = 40
 _REVEAL_WAIT_S = 0.05
+_STILL_OPENING = "Hippo is still opening its data file: try again in a moment."
+
+
+@dataclass(frozen=True)
+class SessionShown:
+    """A session with the last messages the chat shows of it.
+
+    Attributes:
+        session: the session.
+        messages: its last `HISTORY_LIMIT` messages, oldest first.
+    """
+
+    session: Session
+    messages: list[StoredMessage]
+
+
+def read_session(engine: Hippo, session_id: int) -> SessionShown:
+    """A session and its last messages, as the chat shows them (any thread may ask).
+
+    Raises:
+        HippoError: the session is not there, or belongs to another profile.
+    """
+    return SessionShown(engine.session(session_id), engine.history(session_id, HISTORY_LIMIT))
+
+
+def read_last_session(engine: Hippo) -> SessionShown | None:
+    """The most recent session and its last messages, for ``--continue``; None if none."""
+    last = engine.last_session()
+    return read_session(engine, last.id) if last is not None else None
 
 
 class ChatScreen(Screen[None]):
     """Talk to Hippo in one session; the reply streams while the input stays usable.
 
     Args:
-        engine: the engine to talk to.
-        resume: open the most recent session instead of starting a fresh one.
+        config: the settings in use, shown in the status line until the engine is there.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -71,12 +105,16 @@ class ChatScreen(Screen[None]):
             super().__init__()
             self.text, self.error = text, error
 
-    def __init__(self, engine: Hippo, *, resume: bool = False) -> None:
+    class Painted(Message):
+        """The chat's first frame is on screen: slow start-up work may begin."""
+
+    def __init__(self, config: Config) -> None:
         super().__init__()
-        self.engine = engine
+        self._config = config
+        self._engine: Hippo | None = None
+        self._queued: str | None = None  # sent before the engine was there
         self.session_id: int | None = None
         self.incognito = False  # the shown (or next) session keeps nothing after it ends
-        self._resume = resume
         self._cancel: threading.Event | None = None
         self._idle = threading.Event()  # clear while a turn's thread runs
         self._idle.set()
@@ -85,22 +123,63 @@ class ChatScreen(Screen[None]):
         yield Header()
         yield Conversation(id="conversation")
         yield PromptInput(id="prompt", placeholder=_PLACEHOLDER)
-        yield StatusLine(
-            count_pending=self.engine.pending_embeddings,
-            # A lambda: the admin API is built on first use, in the counting thread.
-            count_review=lambda: self.engine.admin.pending_count(),
-        )
+        yield StatusLine()
         yield Footer()
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
         status = self.status
-        status.chat_model = self.engine.chat_model
-        status.embedding_model = self.engine.embedding_model
-        status.host = self.engine.llm.host
-        status.profile = self.engine.profile.name
+        status.chat_model = self._config.chat_model
+        status.embedding_model = self._config.embedding_model
+        status.host = _host_shown(self._config.ollama_host)
+        status.profile = self._config.profile
         self.query_one(PromptInput).focus()
-        if self._resume and (last := self.engine.last_session()) is not None:
-            await self.open_session(last.id)
+        self.call_after_refresh(self.post_message, self.Painted())
+
+    async def attach(self, engine: Hippo, resumed: SessionShown | None) -> None:
+        """Start using the engine: show the resumed session, then send a queued message.
+
+        Args:
+            engine: the open engine.
+            resumed: the session to show (read in the opening thread), or None.
+        """
+        self._engine = engine
+        status = self.status
+        status.chat_model = engine.chat_model
+        status.embedding_model = engine.embedding_model
+        status.host = engine.llm.host
+        status.profile = engine.profile.name
+        # A lambda: the admin API is built on first use, in the counting thread.
+        status.start_counting(engine.pending_embeddings, lambda: engine.admin.pending_count())
+        if resumed is not None:
+            await self._show(resumed)
+        if self._queued is not None:
+            text, self._queued = self._queued, None
+            self._start_turn(text)
+
+    @property
+    def engine(self) -> Hippo:
+        """The engine, once attached.
+
+        Raises:
+            RuntimeError: the data file is not open yet (see `ready`).
+        """
+        if self._engine is None:
+            raise RuntimeError("The chat's engine is not open yet.")
+        return self._engine
+
+    @property
+    def ready(self) -> bool:
+        """Whether the engine is attached (the data file opens just after the first frame)."""
+        return self._engine is not None
+
+    def require_engine(self) -> bool:
+        """Whether the engine is attached; if not, say so (for actions that need it).
+
+        Keys stay in the footer meanwhile: hiding them for that moment would make it flicker.
+        """
+        if not self.ready:
+            self.notify(_STILL_OPENING, markup=False)
+        return self.ready
 
     async def on_unmount(self) -> None:
         # Stop a streaming reply and let its thread finish, so whoever ran the app
@@ -129,13 +208,16 @@ class ChatScreen(Screen[None]):
         self.action_cancel_reply()
         if session_id != self.session_id:
             await self._end_incognito()
-        self.session_id = session_id
-        session = self.engine.session(session_id) if session_id is not None else None
-        self.incognito = session.incognito if session else incognito
+        shown = read_session(self.engine, session_id) if session_id is not None else None
+        await self._show(shown, incognito=incognito)
+
+    async def _show(self, shown: SessionShown | None, *, incognito: bool = False) -> None:
+        session = shown.session if shown is not None else None
+        self.session_id = session.id if session is not None else None
+        self.incognito = session.incognito if session is not None else incognito
         self.status.incognito = self.incognito
         self.sub_title = self._title(session)
-        messages = self.engine.history(session_id, limit=HISTORY_LIMIT) if session_id else []
-        await self.query_one(Conversation).show(messages)
+        await self.query_one(Conversation).show(shown.messages if shown is not None else [])
 
     def reveal(self, message_id: int, tries: int = _REVEAL_TRIES) -> None:
         """Scroll to a shown message and put the keyboard on it (older ones mount late)."""
@@ -179,19 +261,35 @@ class ChatScreen(Screen[None]):
         return self.session_id
 
     @on(PromptInput.Submitted)
-    def send(self, submitted: PromptInput.Submitted) -> None:
-        """Send the typed message (or carry out a slash command), unless a reply streams."""
+    async def send(self, submitted: PromptInput.Submitted) -> None:
+        """Send the typed message (or carry out a slash command), unless a reply streams.
+
+        Before the engine is there, one message is queued (shown, and sent once it is);
+        slash commands other than /help wait, their text left in the box.
+        """
         if (command := parse_slash(submitted.text)) is not None:
+            if command.name != "help" and not self.require_engine():
+                return
             submitted.prompt.clear()
             self.post_message(self.Command(command))
             return
         if self.streaming:
             self.notify("A reply is still streaming: press Esc to stop it first.")
             return
+        if self._queued is not None:
+            self.notify(_STILL_OPENING + " Your first message goes first.", markup=False)
+            return
         text = submitted.text.strip()
         text = text[1:] if text.startswith("//") else submitted.text
-        session_id = self.ensure_session()
         submitted.prompt.clear()
+        if not self.ready:
+            self._queued = text
+            await self.query_one(Conversation).queue(text)
+            return
+        self._start_turn(text)
+
+    def _start_turn(self, text: str) -> None:
+        session_id = self.ensure_session()
         self._cancel = threading.Event()
         self._idle.clear()
         self._stream_turn(session_id, text, self._cancel)
@@ -207,6 +305,8 @@ class ChatScreen(Screen[None]):
             self._idle.set()
 
     async def on_chat_screen_turn(self, message: Turn) -> None:
+        from assistant.turns import MemoryWritten, ReplyCancelled, ReplyDone, ReplyFailed
+
         event = message.event
         if isinstance(event, MemoryWritten):
             self.notify(event.notice, title="Memory updated", timeout=6, markup=False)
@@ -215,7 +315,7 @@ class ChatScreen(Screen[None]):
             self.status.reachable = True
         elif isinstance(event, ReplyFailed) and isinstance(event.error, OllamaUnreachable):
             self.status.reachable = False
-        if isinstance(event, _TURN_ENDS):
+        if isinstance(event, ReplyDone | ReplyCancelled | ReplyFailed):
             self._cancel = None
             if self.sub_title == self._title(None) and self.session_id is not None:
                 self.sub_title = self._title(self.engine.session(self.session_id))
@@ -246,8 +346,9 @@ class ChatScreen(Screen[None]):
 
     async def action_new_session(self) -> None:
         """Start an empty chat; the session is created when the first message is sent."""
-        await self.open_session(None)
-        self.query_one(PromptInput).focus()
+        if self.require_engine():  # else the resumed session would replace it
+            await self.open_session(None)
+            self.query_one(PromptInput).focus()
 
     async def action_new_incognito(self) -> None:
         """Start an incognito chat: nothing of it is kept once you leave it."""
@@ -258,3 +359,16 @@ class ChatScreen(Screen[None]):
             title="Incognito",
             markup=False,
         )
+
+
+def _host_shown(host: str | None) -> str:
+    """The Ollama host as the gateway will resolve it, or as written if it is not valid.
+
+    An invalid host fails when the engine opens, with a message that says how to fix it.
+    """
+    from assistant.llm.hosts import resolve_host
+
+    try:
+        return resolve_host(host)
+    except ConfigError:
+        return host or ""

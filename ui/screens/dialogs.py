@@ -10,6 +10,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ui.screens.styles import SCREENS_CSS
+
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
@@ -23,6 +25,8 @@ class ConfirmDialog(ModalScreen[bool]):
         question: what is about to happen, in plain words (never markup).
         yes: the label of the button that goes ahead.
     """
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
@@ -62,6 +66,8 @@ class TextDialog(ModalScreen[str | None]):
         placeholder: shown while the box is empty.
         allow_empty: whether an empty answer is accepted (e.g. "no scope").
     """
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 

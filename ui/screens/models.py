@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from assistant.errors import OllamaError
+from ui.screens.styles import SCREENS_CSS
 from ui.widgets import ModelList
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ class ModelPickerScreen(Screen[ModelChoice | None]):
     Args:
         engine: the engine whose models to list and whose current choice to start from.
     """
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", priority=True),

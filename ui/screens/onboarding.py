@@ -14,6 +14,7 @@ from textual.widgets import Button, Footer, Header, Input, Static
 
 from assistant.errors import OllamaAuthError, OllamaError, OllamaUnreachable, SecretStoreError
 from ui.checks import OllamaCheck, check_ollama
+from ui.screens.styles import SCREENS_CSS
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -42,6 +43,8 @@ class OnboardingScreen(Screen[OllamaCheck]):
         engine: the engine whose Ollama host to check.
         error: why the last check failed.
     """
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("r", "retry", "Retry")]
 

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from assistant.errors import HippoError
+from ui.screens.styles import SCREENS_CSS
 from ui.widgets import PullRow
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ class PullScreen(Screen[list[str]]):
         engine: the engine that pulls.
         models: the models to offer.
     """
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "pull", "Pull"),

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from assistant.errors import HippoError
 from ui.format import short_date
 from ui.screens.dialogs import ConfirmDialog
+from ui.screens.styles import SCREENS_CSS
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -51,6 +52,8 @@ class SessionListScreen(Screen[SessionChoice | None]):
     Args:
         engine: the engine whose sessions to list.
     """
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_session", "New session"),

@@ -9,16 +9,6 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.containers import VerticalScroll
 
-from assistant.turns import (
-    MemoryUsed,
-    ReplyCancelled,
-    ReplyDone,
-    ReplyFailed,
-    ReplyStarted,
-    TextDelta,
-    ThinkingDelta,
-    UserSaved,
-)
 from ui.widgets.message import MessageView
 
 if TYPE_CHECKING:
@@ -44,21 +34,22 @@ class Conversation(VerticalScroll):
         self.anchor()
 
     async def show(self, messages: Iterable[Message]) -> None:
-        """Replace what is shown with these stored messages.
+        """Replace what is shown with these stored messages (a queued message stays last).
 
         The newest few are mounted at once; older ones follow after the next frame,
-        in batches, so a long history never delays the first usable frame.
+        in batches, so a long history never delays the frame that shows the newest.
         """
         self._reply = None
-        self._pending_older = 0
         self._shown += 1  # older messages of what was shown before must not follow
         self.workers.cancel_group(self, "history")
-        await self.remove_children()
+        queued = self._queued()
+        await self.remove_children([c for c in self.children if not c.has_class("-queued")])
         views = [MessageView.from_message(message) for message in messages]
-        await self.mount_all(views[-_FIRST_SHOWN:])
+        older = views[:-_FIRST_SHOWN]
+        self._pending_older = len(older)  # `filling` from the start: the newest come first
+        await self.mount_all(views[-_FIRST_SHOWN:], before=queued)
         self.scroll_end(animate=False, immediate=True)
-        if older := views[:-_FIRST_SHOWN]:
-            self._pending_older = len(older)
+        if older:
             self.call_after_refresh(self._mount_older, older, self._shown)
 
     @work(exclusive=True, group="history")
@@ -70,6 +61,15 @@ class Conversation(VerticalScroll):
             self._pending_older = max(0, end - _BATCH)
             await asyncio.sleep(0)  # let keys and the stream in between batches
 
+    async def queue(self, text: str) -> None:
+        """Show a message typed before it can be stored; `apply` settles it once saved."""
+        await self.mount(MessageView("user", text, status="queued"))
+        self.anchor()
+
+    def _queued(self) -> MessageView | None:
+        queued = self.query_children(MessageView).filter(".-queued")
+        return queued.first() if queued else None
+
     @property
     def filling(self) -> bool:
         """Whether older messages are still being added at the top."""
@@ -77,9 +77,24 @@ class Conversation(VerticalScroll):
 
     async def apply(self, event: TurnEvent) -> None:
         """Show one event of a turn: a saved message, a piece of reply, its end."""
+        # Imported here, not at start-up: the first turn comes after the first frame.
+        from assistant.turns import (
+            MemoryUsed,
+            ReplyCancelled,
+            ReplyDone,
+            ReplyFailed,
+            ReplyStarted,
+            TextDelta,
+            ThinkingDelta,
+            UserSaved,
+        )
+
         match event:
             case UserSaved(message=message):
-                await self.mount(MessageView.from_message(message))
+                if (queued := self._queued()) is not None:
+                    await queued.finish(message)  # the queued message, now stored
+                else:
+                    await self.mount(MessageView.from_message(message))
                 self.anchor()  # the user just spoke: follow the reply again
             case ReplyStarted(message=message):
                 self._reply = MessageView.from_message(message)
@@ -99,10 +114,15 @@ class Conversation(VerticalScroll):
                 self._reply = None
 
     async def abandon_reply(self, error: str) -> None:
-        """End a reply whose turn broke off without a final event, showing ``error``."""
+        """End a turn that broke off without a final event: its reply shows ``error``.
+
+        A queued message that was never stored goes (the chat puts its words back in the box).
+        """
         if self._reply is not None:
             await self._reply.fail(error)
             self._reply = None
+        if (queued := self._queued()) is not None:
+            await queued.remove()
 
     def last_reply(self) -> MessageView | None:
         """The newest assistant message shown, if any."""

@@ -1,20 +1,24 @@
-"""One message of the conversation, able to stream a reply into itself."""
+"""One message of the conversation, able to stream a reply into itself.
+
+Markdown (Rich's renderer, Textual's streaming widget, markdown-it under both) loads when
+the first message is drawn, not at start-up: the first frame shows no message.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.markdown import Markdown as RichMarkdown
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message as TextualMessage
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Static
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from textual.app import ComposeResult
+    from textual.widgets import Collapsible
     from textual.widgets.markdown import MarkdownStream
 
     from assistant.memory.models import Message
@@ -23,7 +27,12 @@ if TYPE_CHECKING:
 __all__ = ["MessageView"]
 
 _WHO = {"user": "You", "assistant": "Hippo", "system": "System", "tool": "Tool"}
-_STATUS_NOTE = {"streaming": "…", "cancelled": "cancelled", "failed": "failed"}
+_STATUS_NOTE = {
+    "streaming": "…",
+    "cancelled": "cancelled",
+    "failed": "failed",
+    "queued": "queued, sent when the data file is open",
+}
 
 
 def _settled_body(role: str, content: str) -> Static:
@@ -34,6 +43,8 @@ def _settled_body(role: str, content: str) -> Static:
     typed. Neither is ever parsed as markup.
     """
     if role == "assistant":
+        from rich.markdown import Markdown as RichMarkdown
+
         return Static(RichMarkdown(content, code_theme="ansi_dark"), classes="body")
     return Static(Content(content), classes="body")
 
@@ -48,7 +59,8 @@ class MessageView(Vertical, can_focus=True):
         role: ``user``, ``assistant``, ``system`` or ``tool``.
         content: the text so far.
         thinking: the model's thinking so far.
-        status: ``complete``, ``streaming``, ``cancelled`` or ``failed``.
+        status: ``complete``, ``streaming``, ``cancelled``, ``failed``, or ``queued``
+            (typed before the data file was open, not stored yet).
         error: why the reply failed.
         model: the model that wrote it.
         message_id: the stored message's id (None for one never stored).
@@ -106,6 +118,8 @@ class MessageView(Vertical, can_focus=True):
         if self.thinking:
             yield self._thinking_box()
         if self.status == "streaming":
+            from textual.widgets import Markdown
+
             yield Markdown(self.content, open_links=False, classes="body")
         else:
             yield _settled_body(self.role, self.content)
@@ -121,6 +135,8 @@ class MessageView(Vertical, can_focus=True):
         return Content(f"{who} · {note}" if note else who)
 
     def _thinking_box(self) -> Collapsible:
+        from textual.widgets import Collapsible
+
         text = Static(Content(self.thinking), classes="thinking-text")
         return Collapsible(text, title="Thinking", collapsed=True, classes="thinking")
 
@@ -130,6 +146,8 @@ class MessageView(Vertical, can_focus=True):
         if self._stream is None:
             # Started on the first text, not before: stopping a stream whose task never
             # ran raises CancelledError into the caller (a reply that fails at once).
+            from textual.widgets import Markdown
+
             self._stream = Markdown.get_stream(self.query_one(Markdown))
         await self._stream.write(text)  # yields, so the stream's task is running
 
@@ -143,11 +161,12 @@ class MessageView(Vertical, can_focus=True):
             self.query_one(".thinking-text", Static).update(Content(self.thinking))
 
     async def finish(self, message: Message) -> None:
-        """End the stream and render the stored reply once, whole.
+        """End the stream (or the wait of a queued message) and render it once, as stored.
 
         Args:
-            message: the reply as stored (complete, cancelled or failed).
+            message: the message as stored (complete, cancelled or failed).
         """
+        self.message_id = message.id
         await self._settle(message.content, message.status, message.error)
 
     async def fail(self, error: str) -> None:
@@ -158,7 +177,7 @@ class MessageView(Vertical, can_focus=True):
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
-        self.remove_class("-streaming")
+        self.remove_class(f"-{self.status}")
         self.content, self.status, self.error = content, status, error
         self.set_class(self.status != "complete", f"-{self.status}")
         self.query_one(".header", Static).update(self._header())
@@ -184,6 +203,8 @@ class MessageView(Vertical, can_focus=True):
                 f"{m.relevance:.2f} (keyword {m.keyword:.2f}, vector {vector}), recency "
                 f"{m.recency:.2f}, importance {m.importance:.0f}\n    {text[:160]}"
             )
+        from textual.widgets import Collapsible
+
         box = Collapsible(
             Static(Content("\n".join(lines)), classes="memories-text"),
             title=f"Memories used ({len(memories)})",

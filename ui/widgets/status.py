@@ -19,9 +19,7 @@ _REACHABILITY = {None: ("…", "checking"), True: ("●", "up"), False: ("○", 
 class StatusLine(Widget):
     """One line of facts about the running assistant; every field is a reactive.
 
-    Args:
-        count_pending: how many messages wait for embeddings (a quick query, which
-            is run in a thread every few seconds and after each reply).
+    The queues are counted once `start_counting` says how (when the data file is open).
     """
 
     DEFAULT_CSS = """
@@ -45,26 +43,33 @@ class StatusLine(Widget):
             super().__init__()
             self.pending, self.review = pending, review
 
-    def __init__(
-        self,
-        count_pending: Callable[[], int] | None = None,
-        count_review: Callable[[], int] | None = None,
-    ) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self._count_pending = count_pending
-        self._count_review = count_review
+        self._count_pending: Callable[[], int] | None = None
+        self._count_review: Callable[[], int] | None = None
 
-    def on_mount(self) -> None:
-        if self._count_pending is not None or self._count_review is not None:
-            self.set_interval(_PENDING_EVERY_S, self.refresh_pending)
-            self.refresh_pending()
+    def start_counting(self, pending: Callable[[], int], review: Callable[[], int]) -> None:
+        """Count the queues now and every few seconds, in a thread.
+
+        Args:
+            pending: how many messages wait for embeddings (a quick query).
+            review: how many facts wait for review.
+        """
+        self._count_pending, self._count_review = pending, review
+        self.set_interval(_PENDING_EVERY_S, self.refresh_pending)
+        self.refresh_pending()
+
+    def refresh_pending(self) -> None:
+        """Count messages waiting for embeddings and facts waiting for review, off the UI thread.
+
+        Does nothing before `start_counting`.
+        """
+        if self._count_pending is not None and self._count_review is not None:
+            self._count(self._count_pending, self._count_review)
 
     @work(thread=True, exclusive=True, group="pending", exit_on_error=False)
-    def refresh_pending(self) -> None:
-        """Count messages waiting for embeddings and facts waiting for review, off the UI thread."""
-        pending = self._count_pending() if self._count_pending is not None else 0
-        review = self._count_review() if self._count_review is not None else 0
-        self.post_message(self.Counted(pending, review))  # thread-safe, no wait
+    def _count(self, pending: Callable[[], int], review: Callable[[], int]) -> None:
+        self.post_message(self.Counted(pending(), review()))  # thread-safe, no wait
 
     def on_status_line_counted(self, message: Counted) -> None:
         self.pending, self.review = message.pending, message.review

@@ -15,6 +15,7 @@ from assistant.errors import HippoError
 from ui.format import clip, day, stamp
 from ui.screens.inspector.history import ACTOR_NAMES
 from ui.screens.inspector.pane import Place
+from ui.screens.styles import SCREENS_CSS
 from ui.widgets import RecordTable
 from ui.widgets.fact_filters import SOURCE_LABELS
 
@@ -75,6 +76,8 @@ class ProvenanceScreen(Screen[Place | None]):
         fact_id: the fact to trace.
         reply_id: the reply whose memories to show (when no fact is given).
     """
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Back")]
 

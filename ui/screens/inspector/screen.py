@@ -30,6 +30,7 @@ from ui.screens.inspector.provenance import ProvenanceScreen
 from ui.screens.inspector.review import ReviewPane
 from ui.screens.inspector.settings import SettingsPane
 from ui.screens.inspector.sleep import SleepPane
+from ui.screens.styles import SCREENS_CSS
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -65,6 +66,8 @@ class InspectorScreen(Screen[Place | None]):
         tab: the tab to open on (an id of ``TABS``).
         forget: text to preview in the Forget tab straight away (``/forget X``).
     """
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
