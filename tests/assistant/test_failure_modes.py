@@ -7,7 +7,7 @@ where they live and the test that fails without them:
 - drift: active_facts keeps only active facts; supersede closes the old fact
   (memory/test_facts.py); here: the fact tier and the prompt.
 - fragmentation: sleep links entities (sleep/test_hygiene.py); here: the tool links them,
-  and a turn's facts section expands along the links of the entities its message names.
+  and a turn's facts section expands along the links of its message and recalled facts.
 - retrieval gap: CJK bigrams in every index (memory/test_facts.py, test_engine_recall.py);
   message search fuses keywords and vectors (test_engine_recall.py); here: recall.
 - recency bias, spurious activation, overload: the relevance and vector floors
@@ -131,6 +131,18 @@ def _linked(engine, text, importance):
     )
     engine.entities.link(engine.profile.id, "fact", fact.id, extract_entities(text))
     return fact
+
+
+def test_a_recalled_fact_brings_the_facts_that_share_its_entity(engine, fake_ollama):
+    engine.context_budget = ContextBudget(facts=120)  # room for about six facts
+    for i in range(12):
+        _linked(engine, f"Important thing number {i} about my family", importance=9)
+    launch = _linked(engine, "The Project Atlas launch is on 3 March", importance=2)
+    owner = _linked(engine, "Priya Shah leads Project Atlas", importance=1)
+    engine.embed_pending()
+    facts = _fact_ids(_used(engine, "When is the launch?"))
+    assert launch.id in facts
+    assert owner.id in facts  # shares no word with the message, only the entity
 
 
 def test_a_message_naming_an_entity_brings_its_facts_when_recall_is_full(engine, fake_ollama):
