@@ -6,7 +6,8 @@ vocabulary, so that every search word hits several profiles' rows. For every pro
 and word, each path retrieval takes must give exactly that profile's own items:
 
 * keyword: each tier's BM25 candidates are exactly its own rows that contain the word;
-* vector: sqlite-vec's nearest neighbours are exactly its own embedded rows;
+* vector: sqlite-vec's nearest neighbours, exact or prefiltered by binary codes, are
+  exactly its own embedded rows;
 * loading: of every id in the file, a tier loads exactly its own;
 * entities: a name's linked facts are exactly its own facts that name it;
 * and what a whole recall, a message search or a chat turn's context puts in front
@@ -146,8 +147,9 @@ def _check_profile(world: Layout, hippo: Hippo) -> None:
         for kind in KINDS:
             found = {i for i, _ in tiers[kind].keyword(query, 1000)}
             assert found == world.mine(kind, pid, world.containing[(kind, word)]), (kind, word)
-            near = {i for i, _ in hippo.vectors.nearest(model, kind, pid, vector, 1000)}
-            assert near == world.mine(kind, pid), (kind, "vector")
+            for exact in (True, False):  # False: the binary prefilter of large tables
+                near = hippo.vectors.nearest(model, kind, pid, vector, 1000, exact=exact)
+                assert {i for i, _ in near} == world.mine(kind, pid), (kind, "vector", exact)
             every = [i for (k, i) in world.owner if k == kind]
             assert set(tiers[kind].load(every, query)) == world.mine(kind, pid), (kind, "load")
         for memory in hippo.recall(word, limit=50, query_vector=vector):
