@@ -102,7 +102,9 @@ def _fact_lines(
     order: list[int] = [f.id for f in active if f.pinned]
     order += [m.item_id for m in relevant if m.item_id in by_id]
     # Fragmentation defence: facts that share an entity with the message or a recalled fact.
-    linked = stores.entities.items_for_query(profile_id, query, kinds=("fact",), limit=20)
+    named = [e.id for e in stores.entities.entities_in(profile_id, query)]
+    named += [e.id for m in relevant for e in stores.entities.entities_of("fact", m.item_id)]
+    linked = stores.entities.linked_items(profile_id, named, kinds=("fact",), limit=20)
     order += [item_id for _, item_id in linked if item_id in by_id]
     order += [f.id for f in active]  # the rest, by importance
     scored = {m.item_id: m for m in relevant}

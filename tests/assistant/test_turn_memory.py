@@ -7,6 +7,7 @@ from datetime import timedelta
 from assistant.memory.facts import Evidence
 from assistant.turns import MemoryUsed, MemoryWritten, ReplyDone
 from tests.fake_ollama import Reply
+from tests.sleep.helpers import episode, episodes, fact, facts, sleep
 
 
 def _chat_bodies(fake):
@@ -41,6 +42,40 @@ def test_a_fact_stated_in_one_session_reaches_a_later_sessions_prompt(engine, fa
     assert ("facts", "fact") in {(section, m.kind) for section, m in used.memories}
     reply = next(e for e in events if isinstance(e, ReplyDone)).message
     assert [u.kind for u in engine.memories_used(reply.id)] == ["fact"]
+
+
+def test_what_the_user_says_in_one_chat_is_in_a_later_chats_context(engine, fake_ollama, clock):
+    first = engine.new_session()
+    fake_ollama.script(Reply(content="Noted: no peanuts for you."))
+    list(engine.send(first.id, "I am allergic to peanuts."))
+    said, _ = engine.history(first.id)
+    engine.embed_pending()
+    clock.advance(hours=2)
+    later = engine.new_session()
+    events = list(engine.send(later.id, "Am I allergic to anything? Peanuts maybe?"))
+    used = next(e for e in events if isinstance(e, MemoryUsed)).memories
+    assert ("recalled", ("message", said.id)) in {(section, m.key) for section, m in used}
+    assert '"I am allergic to peanuts."' in _system(fake_ollama)
+
+
+def test_a_fact_sleep_learns_from_one_chat_is_in_a_later_chats_facts(engine, fake_ollama, clock):
+    first = engine.new_session()
+    fake_ollama.script(Reply(content="Noted: no peanuts for you."))
+    list(engine.send(first.id, "I am allergic to peanuts."))
+    said, answer = engine.history(first.id)
+    clock.advance(days=1)
+    fake_ollama.script(
+        episodes(episode(said.id, answer.id, "The user is allergic to peanuts.")),
+        facts(fact("The user is allergic to peanuts", [said.id])),
+    )
+    assert sleep(engine).status == "done"
+    later = engine.new_session()
+    events = list(engine.send(later.id, "Suggest a snack for my hike"))
+    used = next(e for e in events if isinstance(e, MemoryUsed)).memories
+    (peanuts,) = [m for section, m in used if section == "facts"]
+    assert (peanuts.text, peanuts.source) == ("The user is allergic to peanuts", "fact you stated")
+    assert Evidence("message", said.id) in engine.facts.get(peanuts.item_id).evidence
+    assert 'fact you stated] "The user is allergic to peanuts"' in _system(fake_ollama)
 
 
 def test_memories_are_quoted_as_data_with_date_and_source(engine, fake_ollama):
