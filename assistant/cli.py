@@ -40,6 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
         "-c", "--continue", dest="resume", action="store_true", help="resume the last session"
     )
     parser.add_argument("--profile", help="memory profile to use (e.g. work, personal)")
+    parser.add_argument(
+        "--scope",
+        default="",
+        help="start a new chat about SCOPE (e.g. work): it recalls general memories and that "
+        "scope's only, and facts learnt in it are kept in that scope",
+    )
     parser.add_argument("--model", help="chat model for this run (not saved)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("chat", help="open the chat (the default)")
@@ -114,11 +120,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from assistant.memory.models import scope_name
     from ui.app import HippoApp
 
+    scope = scope_name(args.scope)  # a bad name fails here, before the app starts
     # The app opens the engine in a thread after its first frame: the chat shows before
     # the engine's modules load and the data file opens.
-    app = HippoApp(lambda: _open_engine(config), config, resume=args.resume, schedule_sleep=True)
+    app = HippoApp(
+        lambda: _open_engine(config),
+        config,
+        resume=args.resume,
+        schedule_sleep=True,
+        scope=scope,
+    )
     try:
         app.run()
     finally:
@@ -163,7 +177,7 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         session = engine.last_session() if args.resume else None
-        session = session or engine.new_session()
+        session = session or engine.new_session(scope=args.scope)
         failed = False
         for event in engine.send(session.id, args.text, cancel=threading.Event()):
             if isinstance(event, TextDelta):

@@ -17,7 +17,7 @@ from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
 from assistant.llm.events import ModelInfo, PullProgress
 from assistant.memory.budget import ContextBudget
-from assistant.memory.models import Message, MessageHit, Profile, Session
+from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
 from assistant.memory.search import fuse_hits
 from assistant.memory.store import MessageStore
 from assistant.memory.summary import fold_into_summary
@@ -177,9 +177,20 @@ class Hippo:
 
     # -- sessions ---------------------------------------------------------------
 
-    def new_session(self, *, incognito: bool = False) -> Session:
-        """Start a new conversation in the current profile."""
-        return self.messages.create_session(self.profile.id, incognito=incognito)
+    def new_session(self, *, incognito: bool = False, scope: str = "") -> Session:
+        """Start a new conversation in the current profile.
+
+        Args:
+            incognito: nothing of it is kept once it ends.
+            scope: what it is about (e.g. work): it recalls general memories and those
+                of its scope only, and facts learnt in it take the scope.
+
+        Raises:
+            MemoryWriteError: ``scope`` is not a scope name.
+        """
+        return self.messages.create_session(
+            self.profile.id, incognito=incognito, scope=scope_name(scope)
+        )
 
     def last_session(self) -> Session | None:
         """The most recently active conversation with messages, if any."""

@@ -47,6 +47,7 @@ class HippoApp(MemoryCommands):
         config: the settings in use; model choices are saved from it.
         resume: open the most recent session with its last messages.
         schedule_sleep: consolidate memory nightly while the app is open.
+        scope: what a new chat is about (e.g. work): it leaves other scopes' memories out.
     """
 
     # Absolute, so subclasses defined elsewhere (tests, embedders) still find it.
@@ -100,12 +101,13 @@ class HippoApp(MemoryCommands):
         *,
         resume: bool = False,
         schedule_sleep: bool = False,
+        scope: str = "",
     ) -> None:
         super().__init__()
         self.config = config
         self._open = engine if callable(engine) else lambda: engine
         self._resume = resume
-        self._chat = ChatScreen(config)
+        self._chat = ChatScreen(config, scope=scope)
         self._schedule_sleep = schedule_sleep
         self._scheduler: SleepScheduler | None = None
         self.opened: Hippo | None = None

@@ -99,11 +99,28 @@ class MemoryCommands(App[None]):
             self.action_memory("facts" if name == "memory" else "review")
         elif name == "incognito":
             await self.chat.action_new_incognito()
+        elif name == "scope":
+            await self.change_scope(argument)
         elif name == "profile":
             self.profile_help(argument)
         else:
             unknown = "" if name == "help" else f"There is no command /{name}.\n"
             self.notify(unknown + help_text(), title="Commands", timeout=12, markup=False)
+
+    async def change_scope(self, name: str) -> None:
+        """Start a chat about ``name``, or say what the chat's scope is (no name)."""
+        if not name:
+            now = (
+                f"This chat's scope: {self.chat.scope}."
+                if self.chat.scope
+                else ("This chat has no scope: it recalls memories of every scope.")
+            )
+            self.notify(f"{now}\n{COMMANDS['scope']}", title="Scope", markup=False)
+            return
+        try:
+            await self.chat.new_scoped(name)
+        except HippoError as exc:
+            self.notify(str(exc), title="No new chat", severity="error", markup=False)
 
     async def remember(self, text: str) -> None:
         """Save ``text`` as your message, and a fact you stated that cites it."""

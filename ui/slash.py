@@ -13,6 +13,7 @@ COMMANDS = {
     "memory": "/memory: open the memory inspector (F4)",
     "review": "/review: the facts waiting for your review",
     "incognito": "/incognito: a new chat that keeps nothing after it ends",
+    "scope": "/scope [NAME]: a new chat about NAME (e.g. work) that leaves other scopes out",
     "profile": "/profile [NAME]: list profiles, or how to switch to NAME",
     "help": "/help: these commands",
 }

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-__all__ = ["Message", "MessageHit", "MessageStatus", "Profile", "Role", "Session"]
+from assistant.errors import MemoryWriteError
+
+__all__ = [
+    "Message",
+    "MessageHit",
+    "MessageStatus",
+    "Profile",
+    "Role",
+    "Session",
+    "scope_name",
+]
 
 Role = Literal["user", "assistant", "system", "tool"]
 MessageStatus = Literal["complete", "streaming", "cancelled", "failed"]
@@ -32,6 +43,24 @@ class Session:
     message_count: int = 0
     incognito: bool = False
     scope: str = ""
+
+
+_SCOPE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+
+
+def scope_name(text: str) -> str:
+    """``text`` as a session or fact scope ("Work" -> "work"; "" means general).
+
+    Raises:
+        MemoryWriteError: not one word of letters, digits, '-' or '_' (at most 32).
+    """
+    name = text.strip().lower()
+    if name and _SCOPE.fullmatch(name) is None:
+        raise MemoryWriteError(
+            f"{text.strip()!r} is not a scope name: use one word of letters, digits, "
+            "'-' or '_' (at most 32), e.g. work or health."
+        )
+    return name
 
 
 @dataclass(frozen=True, slots=True)

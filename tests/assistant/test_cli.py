@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from assistant.cli import build_parser, main
+from assistant.config import load_config
 from data_schema.migrations import MIGRATIONS
 from tests.fake_ollama import Reply
 
@@ -80,6 +81,20 @@ def test_ask_streams_the_reply_and_keeps_the_conversation(ollama_up, capsys):
     assert "Noted: you like tea." in capsys.readouterr().out
     assert main(["sessions"]) == 0
     assert "I like tea" in capsys.readouterr().out
+
+
+def test_scope_starts_a_scoped_session_and_a_bad_name_is_refused(ollama_up, capsys):
+    assert main(["--scope", "my work", "ask", "hello"]) == 1
+    assert "not a scope name" in capsys.readouterr().err
+    assert main(["--scope", "work", "ask", "the quarterly report is due Friday"]) == 0
+    from assistant.factory import open_engine
+
+    engine = open_engine(load_config())
+    try:
+        (session,) = engine.sessions()
+        assert session.scope == "work"
+    finally:
+        engine.close()
 
 
 def test_ask_with_ollama_down_exits_non_zero_with_advice(capsys):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
+from assistant.errors import MemoryWriteError
 from assistant.llm.events import TextDelta, ThinkingDelta
 from assistant.turns import ReplyCancelled, ReplyDone, ReplyFailed, ReplyStarted, UserSaved
 from tests.fake_ollama import Reply
@@ -27,6 +30,16 @@ def test_a_reply_streams_in_pieces_and_is_stored_whole(engine, fake_ollama):
         ("user", "Where should I travel?", "complete"),
         ("assistant", "Lisbon is lovely in May.", "complete"),
     ]
+
+
+def test_a_scope_must_be_one_word_and_nothing_is_created_otherwise(engine):
+    before = len(engine.sessions())
+    for bad in ("my work", "work;drop", "x" * 33, "-work"):
+        with pytest.raises(MemoryWriteError, match="not a scope name"):
+            engine.new_session(scope=bad)
+    assert len(engine.sessions()) == before
+    assert engine.new_session(scope=" Health-2 ").scope == "health-2"
+    assert engine.new_session().scope == ""
 
 
 def test_the_user_message_is_stored_before_the_model_is_asked(engine, fake_ollama):

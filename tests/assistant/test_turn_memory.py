@@ -105,7 +105,8 @@ def test_expired_facts_are_not_presented_as_current(engine, fake_ollama, clock):
 
 def test_scoped_facts_stay_out_of_sessions_of_another_scope(engine, fake_ollama):
     _state_fact(engine, "My blood pressure medication is lisinopril", scope="health")
-    work = engine.messages.create_session(engine.profile.id, scope="work")
+    work = engine.new_session(scope="Work")
+    assert work.scope == "work"
     list(engine.send(work.id, "What medication do I take?"))
     assert "lisinopril" not in _system(fake_ollama)
     anywhere = engine.new_session()

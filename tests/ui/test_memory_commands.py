@@ -42,6 +42,27 @@ async def test_profile_help_and_unknown_commands_answer_in_a_notice(engine, conf
         assert messages_shown(app)[0].content == "/etc/hosts is a file"
 
 
+async def test_a_scoped_chat_keeps_its_scope_and_a_bad_name_changes_nothing(
+    engine, config, fake_ollama
+):
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send_command(pilot, "/scope my work")
+        await wait_until(pilot, lambda: notified(app, "is not a scope name"))
+        assert app.chat.scope == ""
+        await send_command(pilot, "/scope Work")
+        await wait_until(pilot, lambda: app.chat.status.scope == "work")
+        assert "scope work" in str(app.chat.status.render())
+        await send(pilot, "the quarterly report is due Friday")
+        assert engine.session(app.chat.session_id).scope == "work"
+        assert app.chat.sub_title.startswith("work · ")
+        await send_command(pilot, "/scope")
+        await wait_until(pilot, lambda: notified(app, "This chat's scope: work."))
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: app.chat.scope == "" and app.chat.status.scope == "")
+
+
 async def test_an_incognito_chat_is_deleted_when_you_leave_it(engine, config, fake_ollama):
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:

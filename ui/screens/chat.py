@@ -108,13 +108,14 @@ class ChatScreen(Screen[None]):
     class Painted(Message):
         """The chat's first frame is on screen: slow start-up work may begin."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, scope: str = "") -> None:
         super().__init__()
         self._config = config
         self._engine: Hippo | None = None
         self._queued: str | None = None  # sent before the engine was there
         self.session_id: int | None = None
         self.incognito = False  # the shown (or next) session keeps nothing after it ends
+        self.scope = scope  # what the shown (or next) session is about ("": general)
         self._cancel: threading.Event | None = None
         self._idle = threading.Event()  # clear while a turn's thread runs
         self._idle.set()
@@ -132,6 +133,7 @@ class ChatScreen(Screen[None]):
         status.embedding_model = self._config.embedding_model
         status.host = _host_shown(self._config.ollama_host)
         status.profile = self._config.profile
+        status.scope = self.scope
         self.query_one(PromptInput).focus()
         self.call_after_refresh(self.post_message, self.Painted())
 
@@ -198,24 +200,31 @@ class ChatScreen(Screen[None]):
         """Whether a reply is streaming now."""
         return self._cancel is not None
 
-    async def open_session(self, session_id: int | None, *, incognito: bool = False) -> None:
+    async def open_session(
+        self, session_id: int | None, *, incognito: bool = False, scope: str = ""
+    ) -> None:
         """Show a session's last messages, or an empty chat for ``None`` (created on send).
 
         Args:
             session_id: the session to show, or None for a new one.
             incognito: the new session keeps nothing once it ends (with ``None`` only).
+            scope: what the new session is about, e.g. work (with ``None`` only).
         """
         self.action_cancel_reply()
         if session_id != self.session_id:
             await self._end_incognito()
         shown = read_session(self.engine, session_id) if session_id is not None else None
-        await self._show(shown, incognito=incognito)
+        await self._show(shown, incognito=incognito, scope=scope)
 
-    async def _show(self, shown: SessionShown | None, *, incognito: bool = False) -> None:
+    async def _show(
+        self, shown: SessionShown | None, *, incognito: bool = False, scope: str = ""
+    ) -> None:
         session = shown.session if shown is not None else None
         self.session_id = session.id if session is not None else None
         self.incognito = session.incognito if session is not None else incognito
+        self.scope = session.scope if session is not None else scope
         self.status.incognito = self.incognito
+        self.status.scope = self.scope
         self.sub_title = self._title(session)
         await self.query_one(Conversation).show(shown.messages if shown is not None else [])
 
@@ -240,6 +249,8 @@ class ChatScreen(Screen[None]):
 
     def _title(self, session: Session | None) -> str:
         title = (session.title if session else "") or "New session"
+        if self.scope:
+            title = f"{self.scope} · {title}"
         return f"Incognito · {title}" if self.incognito else title
 
     async def _end_incognito(self, *, announce: bool = True) -> None:
@@ -256,7 +267,7 @@ class ChatScreen(Screen[None]):
     def ensure_session(self) -> int:
         """The shown session's id, creating it (incognito if asked) when the chat is new."""
         if self.session_id is None:
-            session = self.engine.new_session(incognito=self.incognito)
+            session = self.engine.new_session(incognito=self.incognito, scope=self.scope)
             self.session_id, self.sub_title = session.id, self._title(None)
         return self.session_id
 
@@ -349,6 +360,26 @@ class ChatScreen(Screen[None]):
         if self.require_engine():  # else the resumed session would replace it
             await self.open_session(None)
             self.query_one(PromptInput).focus()
+
+    async def new_scoped(self, scope: str) -> None:
+        """Start a chat about ``scope`` (e.g. work): it recalls general memories and that scope's.
+
+        Raises:
+            MemoryWriteError: ``scope`` is not a scope name.
+        """
+        from assistant.memory.models import scope_name
+
+        name = scope_name(scope)
+        await self.open_session(None, scope=name)
+        self.query_one(PromptInput).focus()
+        self.notify(
+            f"A new chat about {name}: it recalls general memories and {name} ones only, and "
+            f"facts learnt in it are kept as {name}."
+            if name
+            else "A new general chat: it recalls memories of every scope.",
+            title="Scope",
+            markup=False,
+        )
 
     async def action_new_incognito(self) -> None:
         """Start an incognito chat: nothing of it is kept once you leave it."""

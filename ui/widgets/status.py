@@ -34,6 +34,7 @@ class StatusLine(Widget):
     pending: reactive[int] = reactive(0)
     review: reactive[int] = reactive(0)
     incognito: reactive[bool] = reactive(False)
+    scope: reactive[str] = reactive("")
     sleep: reactive[str] = reactive("")
 
     class Counted(Message):
@@ -83,6 +84,8 @@ class StatusLine(Widget):
             Content.assemble(self.chat_model, (" + ", "dim"), self.embedding_model),
             Content.assemble(("profile ", "dim"), self.profile),
         ]
+        if self.scope:
+            parts.append(Content.assemble(("scope ", "dim"), self.scope))
         if self.incognito:
             parts.append(Content.styled("incognito", "bold"))
         if self.review:
