@@ -153,7 +153,9 @@ class Retriever:
         ids = [i for i in keyword.keys() | vector.keys() if (tier.kind, i) not in query.exclude]
         if not ids:
             return []
-        best = max(keyword.values(), default=0.0)
+        # BM25 is scaled by the best eligible hit: an excluded one (the message being
+        # answered matches itself best of all) would push every other hit down.
+        best = max((keyword[i] for i in ids if i in keyword), default=0.0)
         searched_vectors = query.vector is not None and self._model() is not None
         w = self.weights
         rated: dict[int, Memory] = {}

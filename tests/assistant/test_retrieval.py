@@ -270,3 +270,24 @@ def test_a_chinese_question_that_names_the_speaker_prefers_their_turns(archive):
     with_prior, without = scores(), scores(speaker=0.0)
     assert with_prior[user] - without[user] == pytest.approx(0.1)
     assert with_prior[helper] == pytest.approx(without[helper])
+
+
+
+def test_the_message_being_answered_does_not_scale_down_the_others(archive):
+    # The message just sent is stored (and indexed) before its context is built; it
+    # matches itself best of all, and is excluded, so it must not set the BM25 scale:
+    # the best eligible hit keeps a BM25 share of 1, its keyword score its coverage.
+    text = "Am I allergic to anything? Peanuts maybe?"
+    (said,) = archive.session([("Mel", "I am allergic to peanuts.")])
+    (asked,) = archive.session([("Mel", text)])
+    query = Query(
+        text,
+        archive.profile.id,
+        archive.clock.now(),
+        kinds=("message",),
+        exclude=frozenset({("message", asked)}),
+    )
+    (hit,) = archive.retriever.retrieve(query)
+    assert hit.item_id == said
+    said_terms = coverage_terms("Mel I am allergic to peanuts.")
+    assert hit.keyword == pytest.approx(coverage(coverage_terms(text), said_terms))

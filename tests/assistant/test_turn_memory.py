@@ -100,7 +100,11 @@ def test_expired_facts_are_not_presented_as_current(engine, fake_ollama, clock):
     assert "Coming up" in _system(fake_ollama)
     clock.advance(days=3)
     list(engine.send(session.id, "What's on my calendar, the dentist?"))
-    assert "dentist appointment" not in _system(fake_ollama)
+    system = _system(fake_ollama)
+    # No longer a fact nor coming up; the words may be recalled, as what was said then.
+    assert "fact you stated" not in system and "Coming up" not in system
+    said = [line for line in system.splitlines() if "dentist appointment" in line]
+    assert all(line.startswith("- [2026-01-01, you said]") for line in said)
 
 
 def test_scoped_facts_stay_out_of_sessions_of_another_scope(engine, fake_ollama):
