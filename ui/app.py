@@ -21,6 +21,7 @@ from assistant.errors import HippoError, OllamaError
 from ui.memory_commands import MemoryCommands
 from ui.screens import ChatScreen
 from ui.screens.chat import read_last_session
+from ui.widgets import StatusLine
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -170,14 +171,18 @@ class HippoApp(MemoryCommands):
             self._ollama_ready(message.check)
             return
         assert message.error is not None
-        self.chat.status.reachable = False
+        if (status := self._status()) is None:
+            return
+        status.reachable = False
         from ui.screens.onboarding import OnboardingScreen
 
         self.push_screen(OnboardingScreen(self.engine, message.error), self._ollama_ready)
 
     def _ollama_ready(self, check: OllamaCheck | None) -> None:
         """Ollama answered: start embedding, and offer to pull what is missing."""
-        self.chat.status.reachable = True
+        if (status := self._status()) is None:
+            return
+        status.reachable = True
         self.engine.start_background()
         if self._schedule_sleep and self._scheduler is None:
             self._start_sleep_scheduler()
@@ -207,12 +212,23 @@ class HippoApp(MemoryCommands):
         )  # fmt: skip
         self._scheduler.start(catch_up=True)
 
+    def _status(self) -> StatusLine | None:
+        """The chat's status line; None once the app is closing and its widgets are gone.
+
+        Background work (sleep, the Ollama check) reports by message, and a report may
+        arrive while the app closes: it is then dropped, not raised.
+        """
+        return next(iter(self.chat.query(StatusLine)), None)
+
     def on_hippo_app_sleep_progress(self, message: SleepProgress) -> None:
-        self.chat.status.sleep = message.text
+        if (status := self._status()) is not None:
+            status.sleep = message.text
 
     def on_hippo_app_slept(self, message: Slept) -> None:
-        self.chat.status.sleep = ""
-        self.chat.status.refresh_pending()
+        if (status := self._status()) is None:
+            return
+        status.sleep = ""
+        status.refresh_pending()
         report = message.report
         caught_up = report.trigger == "catch_up"
         if report.proposals or report.errors or caught_up:
