@@ -272,7 +272,6 @@ def test_a_chinese_question_that_names_the_speaker_prefers_their_turns(archive):
     assert with_prior[helper] == pytest.approx(without[helper])
 
 
-
 def test_the_message_being_answered_does_not_scale_down_the_others(archive):
     # The message just sent is stored (and indexed) before its context is built; it
     # matches itself best of all, and is excluded, so it must not set the BM25 scale:
