@@ -1,4 +1,4 @@
-"""Ruff's lint rules hold for the whole tree (part of the one test command)."""
+"""Ruff's lint rules and formatting hold for the whole tree (part of the one test command)."""
 
 from __future__ import annotations
 
@@ -26,5 +26,16 @@ def _ruff() -> list[str]:
 def test_ruff_finds_nothing_to_fix():
     result = subprocess.run(
         [*_ruff(), "check", *PACKAGES], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_ruff_format_leaves_every_file_as_it_is():
+    result = subprocess.run(
+        [*_ruff(), "format", "--check", *PACKAGES],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout[-3000:]
