@@ -164,10 +164,10 @@ class Hippo:
 
     @functools.cached_property
     def _reading(self) -> ReadingProbe:
-        """How well the embedding model reads each script, asked on first use."""
-        from assistant.memory.reading import ReadingProbe
+        """How well the embedding model reads each script, asked once per model and script."""
+        from assistant.memory.reading import ReadingProbe, ReadingStore
 
-        return ReadingProbe(self.llm.embed)
+        return ReadingProbe(self.llm.embed, ReadingStore(lambda: self.db.conn, self.clock))
 
     @functools.cached_property
     def _stores(self) -> Stores:

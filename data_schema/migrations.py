@@ -621,3 +621,24 @@ def _rewrite_cjk_index(
     insert = f"INSERT INTO {table}(rowid, {names}) VALUES ({marks})"
     for row in rows(conn, held):
         conn.execute(insert, row)
+
+
+@migration
+def m008_model_reading(conn: apsw.Connection) -> None:
+    """What the reading probe learnt of each embedding model, per script.
+
+    The probe embeds a few paraphrases to see how far a model's similarities can be
+    trusted on a script (see ``assistant.memory.reading``); kept here, it runs once per
+    model and script, not on the first query of every start.
+    """
+    conn.execute(
+        """
+        CREATE TABLE model_reading (
+            model TEXT NOT NULL,
+            script TEXT NOT NULL,
+            trust REAL NOT NULL CHECK (trust BETWEEN 0 AND 1),
+            measured_at TEXT NOT NULL,
+            PRIMARY KEY (model, script)
+        )
+        """
+    )

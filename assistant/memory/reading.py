@@ -19,10 +19,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
+from assistant.clock import to_iso
 from assistant.errors import OllamaError
+from assistant.memory.base import Store
 
-__all__ = ["PARAPHRASES", "ReadingProbe", "paraphrase_margin", "script", "trust_from_margin"]
+__all__ = [
+    "PARAPHRASES",
+    "ReadingProbe",
+    "ReadingStore",
+    "paraphrase_margin",
+    "script",
+    "trust_from_margin",
+]
 
 Embed = Callable[[str, Sequence[str]], Sequence[Sequence[float]]]
 
@@ -89,15 +99,51 @@ def trust_from_margin(margin: float) -> float:
     return min(max((margin - NONE) / (FULL - NONE), 0.0), 1.0)
 
 
+class Remembered(Protocol):
+    """Where the probe's answers are kept between runs."""
+
+    def trust(self, model: str, script: str) -> float | None: ...
+
+    def keep(self, model: str, script: str, trust: float) -> None: ...
+
+
+class ReadingStore(Store):
+    """The probe's answers in the data file (``model_reading``), so it runs once per model.
+
+    Built with ``(conn, clock)``: see `Store`.
+    """
+
+    def trust(self, model: str, script: str) -> float | None:
+        """The trust measured for ``model`` on ``script``, if it ever was."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT trust FROM model_reading WHERE model = ? AND script = ?", (model, script)
+            )
+            .fetchone()
+        )
+        return row[0] if row else None
+
+    def keep(self, model: str, script: str, trust: float) -> None:
+        """Record what the probe measured."""
+        self._conn().execute(
+            "INSERT OR REPLACE INTO model_reading(model, script, trust, measured_at)"
+            " VALUES (?, ?, ?, ?)",
+            (model, script, trust, to_iso(self._clock.now())),
+        )
+
+
 class ReadingProbe:
     """Asks an embedding model, once per script, how well it reads that script.
 
     Args:
         embed: embeds texts with a model, as ``OllamaGateway.embed`` does.
+        remembered: where answers are kept between runs (None: for this run only).
     """
 
-    def __init__(self, embed: Embed) -> None:
+    def __init__(self, embed: Embed, remembered: Remembered | None = None) -> None:
         self._embed = embed
+        self._remembered = remembered
         self._trust: dict[tuple[str, str], float] = {}
 
     def trust(self, model: str, text: str) -> float:
@@ -109,12 +155,17 @@ class ReadingProbe:
         name = script(text)
         if name is None:
             return 1.0
-        if (model, name) not in self._trust:
-            pairs = PARAPHRASES[name]
-            try:
-                vectors = self._embed(model, [s for pair in pairs for s in pair])
-            except OllamaError:
-                return 1.0
-            margin = paraphrase_margin(vectors[0::2], vectors[1::2])
-            self._trust[(model, name)] = trust_from_margin(margin)
-        return self._trust[(model, name)]
+        key = (model, name)
+        if key not in self._trust:
+            kept = self._remembered.trust(model, name) if self._remembered else None
+            if kept is None:
+                pairs = PARAPHRASES[name]
+                try:
+                    vectors = self._embed(model, [s for pair in pairs for s in pair])
+                except OllamaError:
+                    return 1.0
+                kept = trust_from_margin(paraphrase_margin(vectors[0::2], vectors[1::2]))
+                if self._remembered is not None:
+                    self._remembered.keep(model, name, kept)
+            self._trust[key] = kept
+        return self._trust[key]

@@ -71,3 +71,21 @@ def test_a_model_that_cannot_be_asked_keeps_full_trust_and_is_asked_again():
 def test_text_in_a_script_without_paraphrases_keeps_full_trust():
     probe = ReadingProbe(_blind)
     assert probe.trust("m", "서울에 살아요") == 1.0
+
+
+def test_an_answer_kept_in_the_data_file_spares_the_next_run_the_probe(tmp_path):
+    from assistant.clock import ManualClock
+    from assistant.memory.reading import ReadingStore
+    from data_schema.connect import Database
+
+    db = Database(tmp_path / "hippo.db")
+    kept = ReadingStore(lambda: db.conn, ManualClock())
+    assert ReadingProbe(_blind, kept).trust("m", "思远在哪？") == 0.0
+    assert kept.trust("m", "han") == 0.0 and kept.trust("m", "latin") is None
+
+    def down(model, texts):
+        raise AssertionError("the probe ran again")
+
+    later = ReadingProbe(down, ReadingStore(lambda: db.conn, ManualClock()))
+    assert later.trust("m", "林悦呢？") == 0.0
+    db.close()
