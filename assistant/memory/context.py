@@ -23,6 +23,7 @@ from assistant.memory.episodes import EpisodeStore
 from assistant.memory.events import EventStore
 from assistant.memory.facts import Fact, FactStore
 from assistant.memory.retrieval import Memory
+from assistant.memory.scoring import similar, terms
 from assistant.memory.tier_adapters import fact_memory
 from assistant.memory.working import WorkingMemory
 from assistant.tokens import estimate_tokens
@@ -43,6 +44,8 @@ _MEMORY_RULE = (
     "A fact Hippo inferred may be wrong; what the user says now wins over any memory."
 )
 _UPCOMING = timedelta(days=14)
+# Term overlap (Jaccard) from which a recalled item repeats one already in the prompt.
+_SAME_WORDS = 0.8
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,15 @@ def _fit(candidates: Sequence[tuple[Memory, str]], budget: int) -> list[tuple[Me
         kept.append((memory, line))
         spent += cost
     return kept
+
+
+def _repeats(memory: Memory, shown: Sequence[Memory]) -> bool:
+    """Whether ``memory`` is one of ``shown``, or says what one of them says."""
+    words = terms(memory.text)
+    return any(
+        memory.key == other.key or similar(words, terms(other.text), _SAME_WORDS)
+        for other in shown
+    )
 
 
 def _validity(fact: Fact) -> str:
@@ -179,15 +191,21 @@ def build_context(
         )
         for e in stores.events.recent(profile_id, now, limit=5)
     ]
-    upcoming = [(m := fact_memory(f), _quote(m, _validity(f))) for f in upcoming_facts]
+    upcoming = _fit(
+        [(m := fact_memory(f), _quote(m, _validity(f))) for f in upcoming_facts], budget.upcoming
+    )
+    # Overload defence: an item is said once. A fact coming up is shown there, with its
+    # date, not among the facts too; a recalled message that says what a shown memory
+    # says (the words a fact was learnt from) adds nothing.
+    coming = {m.key for m, _ in upcoming}
     sections: dict[str, list[tuple[Memory, str]]] = {
-        "facts": _fit(fact_lines, budget.facts),
+        "facts": _fit([item for item in fact_lines if item[0].key not in coming], budget.facts),
         "episodes": _fit(episodes, budget.episodes),
-        "upcoming": _fit(upcoming, budget.upcoming),
+        "upcoming": upcoming,
         "events": _fit(events, budget.events),
     }
-    shown = {m.key for items in sections.values() for m, _ in items}
-    others = [(m, _quote(m)) for m in recalled if m.kind != "fact" and m.key not in shown]
+    shown = [m for items in sections.values() for m, _ in items]
+    others = [(m, _quote(m)) for m in recalled if m.kind != "fact" and not _repeats(m, shown)]
     sections["recalled"] = _fit(others, budget.recalled)
     return _assemble(stores, profile_id, now, working, sections)
 

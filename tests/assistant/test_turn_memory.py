@@ -107,6 +107,22 @@ def test_expired_facts_are_not_presented_as_current(engine, fake_ollama, clock):
     assert all(line.startswith("- [2026-01-01, you said]") for line in said)
 
 
+def test_a_memory_is_said_once_in_the_prompt(engine, fake_ollama, clock):
+    # Dated, the fact is coming up (shown there with its date, not among the facts
+    # too); the message it was learnt from says the same and is not recalled beside it.
+    _state_fact(
+        engine, "My dentist appointment is on Friday", valid_to=clock.now() + timedelta(days=2)
+    )
+    _state_fact(engine, "I floss every evening")
+    session = engine.new_session()
+    list(engine.send(session.id, "What's on my calendar, the dentist?"))
+    system = _system(fake_ollama)
+    assert system.count("dentist appointment") == 1
+    coming = system[system.index("### Coming up") :]
+    assert "dentist appointment" in coming
+    assert "I floss every evening" in system[: system.index("### Coming up")]
+
+
 def test_scoped_facts_stay_out_of_sessions_of_another_scope(engine, fake_ollama):
     _state_fact(engine, "My blood pressure medication is lisinopril", scope="health")
     work = engine.new_session(scope="Work")
