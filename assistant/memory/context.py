@@ -90,8 +90,7 @@ def _repeats(memory: Memory, shown: Sequence[Memory]) -> bool:
     """Whether ``memory`` is one of ``shown``, or says what one of them says."""
     words = terms(memory.text)
     return any(
-        memory.key == other.key or similar(words, terms(other.text), _SAME_WORDS)
-        for other in shown
+        memory.key == other.key or similar(words, terms(other.text), _SAME_WORDS) for other in shown
     )
 
 
