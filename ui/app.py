@@ -38,6 +38,14 @@ if TYPE_CHECKING:
 __all__ = ["HippoApp"]
 
 
+# After this long without the data file, the chat says it is still opening.
+_SLOW_OPEN_S = 1.0
+_SLOW_OPEN = (
+    "Opening the data file: a large one, or one being upgraded to this version of Hippo, "
+    "takes a moment. You can type meanwhile."
+)
+
+
 class HippoApp(MemoryCommands):
     """Chat with Hippo, pick models and sessions, see its memory, and get Ollama going.
 
@@ -135,6 +143,12 @@ class HippoApp(MemoryCommands):
 
     def on_chat_screen_painted(self, _: ChatScreen.Painted) -> None:
         self._open_engine()
+        self.set_timer(_SLOW_OPEN_S, self._say_still_opening)
+
+    def _say_still_opening(self) -> None:
+        """Say why the history is not there yet (a large file, or one being upgraded)."""
+        if not self.chat.ready and self.open_error is None:
+            self.notify(_SLOW_OPEN, title="Hippo", markup=False)
 
     @work(thread=True, exclusive=True, group="open")
     def _open_engine(self) -> None:

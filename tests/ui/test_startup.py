@@ -96,6 +96,23 @@ async def test_the_chat_is_drawn_before_the_data_file_opens_and_the_history_foll
         gate.set()
 
 
+async def test_a_slow_opening_says_so_and_a_quick_one_says_nothing(engine, config, fake_ollama):
+    gate = threading.Event()
+    app = HippoApp(_opens_when(gate, engine), config)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: notified(app, "Opening the data file"), timeout=5)
+            gate.set()
+            await chat_ready(pilot)
+    finally:
+        gate.set()
+    quick = HippoApp(engine, config)
+    async with quick.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await pilot.pause(1.2)
+        assert not notified(quick, "Opening the data file")
+
+
 async def test_a_message_sent_before_the_data_file_opens_is_queued_then_sent(
     engine, config, fake_ollama
 ):
