@@ -144,3 +144,20 @@ def test_the_background_worker_stops_between_batches(engine, fake_ollama):
     stop.set()
     engine.maintain(stop)
     assert engine.pending_embeddings() == 100
+
+
+def test_background_work_gives_a_large_archive_cells_and_recall_uses_them(
+    engine, fake_ollama, monkeypatch
+):
+    from assistant.memory import vector_cells, vectors
+
+    monkeypatch.setattr(vectors, "CELLS_MIN_ROWS", 20)
+    monkeypatch.setattr(vector_cells, "CELLS", 4)
+    session = engine.new_session()
+    _say(engine, session, *[f"note {i} about gardening and tomatoes" for i in range(30)])
+    wanted = engine.messages.add_message(session.id, "user", "my passport expires in March")
+    engine.maintain()
+    model = engine.vectors.model(engine.vector_key)
+    assert vector_cells.is_complete(engine.db.conn, model.table("message"))
+    found = engine.recall("when does my passport expire?", kinds=("message",))
+    assert found[0].item_id == wanted.id
