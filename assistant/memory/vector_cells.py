@@ -136,16 +136,64 @@ def build(conn: apsw.Connection, table: str, dim: int, stop: Event | None = None
                 conn.execute(statement)
             _write_centroids(conn, table, centroids)
             conn.execute("INSERT INTO vector_cells(vectors, complete) VALUES (?, 0)", (table,))
+    conn.execute(f"DROP TABLE IF EXISTS {_BACKLOG}")
+    try:
+        if not _assign(conn, table, stop) or not _copy(conn, table, stop):
+            return False
+    finally:
+        conn.execute(f"DROP TABLE IF EXISTS {_BACKLOG}")
+    with conn:
+        conn.execute("UPDATE vector_cells SET complete = 1 WHERE vectors = ?", (table,))
+    return True
+
+
+# Vectors waiting to be copied, with their cells. A temporary table: the scan that
+# fills it writes nothing to the file, because a scan held open across commits to
+# the file would keep its write-ahead log from ever restarting (it grew to 1.7 GB).
+_BACKLOG = "temp.cell_backlog"
+
+
+def _assign(conn: apsw.Connection, table: str, stop: Event | None) -> bool:
+    """Put every vector of ``table`` not yet copied, and its cell, in the backlog."""
+    conn.execute(
+        f"CREATE TABLE {_BACKLOG} (item_id INTEGER PRIMARY KEY, profile_id INTEGER,"
+        " cell INTEGER, embedding BLOB)"
+    )
+    sql = (
+        f"INSERT INTO {_BACKLOG} VALUES (?1, ?2, (SELECT cell FROM {centroid_table(table)}"
+        "  WHERE embedding MATCH ?3 ORDER BY distance LIMIT 1), ?3)"
+    )
     part = partition_table(table)
     rows = conn.execute(f"SELECT item_id, profile_id, embedding FROM {table}")
     while batch := list(islice(rows, _BATCH)):
         if stop is not None and stop.is_set():
             return False
+        copied = _present(conn, part, [row[0] for row in batch])
+        conn.executemany(sql, [row for row in batch if row[0] not in copied])
+    return True
+
+
+def _copy(conn: apsw.Connection, table: str, stop: Event | None) -> bool:
+    """Copy the backlog into the cells, a cell's vectors together (they share pages)."""
+    part = partition_table(table)
+    conn.execute(f"CREATE INDEX {_BACKLOG}_cells ON cell_backlog(profile_id, cell, item_id)")
+    after = (-1, -1, -1)
+    while batch := conn.execute(
+        f"SELECT item_id, profile_id, cell, embedding FROM {_BACKLOG}"
+        " WHERE (profile_id, cell, item_id) > (?, ?, ?) ORDER BY profile_id, cell, item_id"
+        " LIMIT ?",
+        (*after, _BATCH),
+    ).fetchall():
+        if stop is not None and stop.is_set():
+            return False
+        after = (batch[-1][1], batch[-1][2], batch[-1][0])
         with conn:
+            # One stored meanwhile was copied by the store, newer than the backlog's.
             copied = _present(conn, part, [row[0] for row in batch])
-            conn.executemany(insert_sql(table), [row for row in batch if row[0] not in copied])
-    with conn:
-        conn.execute("UPDATE vector_cells SET complete = 1 WHERE vectors = ?", (table,))
+            conn.executemany(
+                f"INSERT INTO {part}(item_id, profile_id, cell, embedding) VALUES (?, ?, ?, ?)",
+                [row for row in batch if row[0] not in copied],
+            )
     return True
 
 
