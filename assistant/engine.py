@@ -431,7 +431,7 @@ class Hippo:
         return self.vectors.queued()
 
     def maintain(self, stop: threading.Event | None = None) -> None:
-        """Background memory work: embed what is queued, fold old turns into summaries.
+        """Background memory work: embed, fold old turns into summaries, index large tables.
 
         ``stop`` is checked between batches, so a closing app is not held up.
         """
@@ -440,6 +440,9 @@ class Hippo:
         embed_queued(self, stop=stop)
         if stop is None or not stop.is_set():
             self.update_summaries()
+        model = self.vectors.model(self.vector_key)
+        if model is not None and (stop is None or not stop.is_set()):
+            self.vectors.build_cells(model, stop)
 
     def wait_for_text(self, timeout: float) -> bool:
         """Block until a new message is stored (or ``timeout``); for the embedding worker."""

@@ -48,7 +48,8 @@ KINDS = {
     "event": "events",
 }
 _BATCH = 500
-_VEC = re.compile(r"^vec_(message|episode|fact|chunk|event)_m\d+$")
+# A kind's float vectors, and their cell-partitioned copy (see memory.vector_cells).
+_VEC = re.compile(r"^vec(?:part)?_(message|episode|fact|chunk|event)_m\d+$")
 
 
 @functools.lru_cache(maxsize=64)
@@ -90,7 +91,7 @@ def vector_tables(conn: apsw.Connection) -> dict[str, list[str]]:
     """The sqlite-vec tables of each item kind (one per embedding model)."""
     out: dict[str, list[str]] = {}
     for (name,) in conn.execute(
-        "SELECT name FROM sqlite_master WHERE name LIKE 'vec\\_%' ESCAPE '\\'"
+        "SELECT name FROM sqlite_master WHERE name LIKE 'vec%\\_%' ESCAPE '\\'"
     ):
         found = _VEC.match(name)
         if found:

@@ -163,9 +163,11 @@ class Retriever:
             # BM25 is relative to this query; coverage makes it absolute (a hit on one
             # minor word of a long question stays weak). The speaker counts as said.
             bm25 = keyword.get(item_id, 0.0) / best if best > 0 else 0.0
-            said = coverage_terms(f"{memory.speaker} {memory.text}")
-            around = coverage_terms(memory.context)
-            kw = bm25 * coverage(query_terms, said, around, w.context_coverage)
+            kw = 0.0  # coverage scales BM25, so without a keyword hit it is never computed
+            if bm25 > 0:
+                said = coverage_terms(f"{memory.speaker} {memory.text}")
+                around = coverage_terms(memory.context)
+                kw = bm25 * coverage(query_terms, said, around, w.context_coverage)
             vec = vector.get(item_id, 0.0) if searched_vectors else None
             rel = relevance(kw, vec, w, background, query.vector_trust)
             rated[item_id] = replace(memory, keyword=kw, vector=vec, relevance=rel)

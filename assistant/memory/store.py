@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 import apsw
 
-from assistant.clock import from_iso, to_iso
+from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import StorageError
 from assistant.memory.base import Store
 from assistant.memory.models import Message, MessageStatus, Profile, Role, Session
@@ -15,7 +17,7 @@ from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.tokens import estimate_tokens
 
-__all__ = ["MessageStore", "message_index_columns"]
+__all__ = ["Candidate", "MessageStore", "message_index_columns"]
 
 _MESSAGE_COLUMNS = (
     "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
@@ -37,6 +39,28 @@ _MAX_FETCH = 10_000
 # is too common to search by, where the query has rarer terms.
 _COMMON_SHARE = 0.05
 _COMMON_MIN = 2_000
+# How long a term's commonness is trusted before it is counted again (seconds): a
+# count costs ~1 ms at 100k messages, and the same words come back query after query.
+_COMMON_TTL = 600.0
+
+
+class Candidate(NamedTuple):
+    """A message as recall considers it: with its session's scope and its neighbours.
+
+    ``neighbours``: (id, content) of the finished messages just before and after it
+    in its session.
+    """
+
+    message: Message
+    scope: str
+    neighbours: tuple[tuple[int, str], ...]
+
+
+# The finished message just before (max, <) or after (min, >) ``m`` in its session.
+_ADJACENT = (
+    "(SELECT {fn}(x.id) FROM messages x WHERE x.session_id = m.session_id"
+    " AND x.id {op} m.id AND x.status != 'streaming')"
+)
 
 
 def message_index_columns(
@@ -94,6 +118,10 @@ class MessageStore(Store):
 
     Built with ``(conn, clock)``: see `Store`.
     """
+
+    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
+        super().__init__(conn, clock)
+        self._commonness: dict[str, tuple[bool, float]] = {}
 
     # -- profiles ---------------------------------------------------------------
 
@@ -154,26 +182,6 @@ class MessageStore(Store):
             (profile_id, limit),
         )
         return [_session(row) for row in rows]
-
-    def session_scopes(self, session_ids: Iterable[int]) -> dict[int, str]:
-        """The scope of each of these sessions ('' for none)."""
-        ids = list(session_ids)
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self._conn().execute(f"SELECT id, scope FROM sessions WHERE id IN ({marks})", ids)
-        return dict(rows)
-
-    def incognito_sessions(self, session_ids: Iterable[int]) -> set[int]:
-        """Those of these sessions that are incognito."""
-        ids = list(session_ids)
-        if not ids:
-            return set()
-        marks = ",".join("?" * len(ids))
-        rows = self._conn().execute(
-            f"SELECT id FROM sessions WHERE incognito = 1 AND id IN ({marks})", ids
-        )
-        return {row[0] for row in rows}
 
     def last_session(self, profile_id: int) -> Session | None:
         """The profile's most recently active session that has messages, if any."""
@@ -375,21 +383,31 @@ class MessageStore(Store):
             )
         return len(rows)
 
-    def neighbour_ids(self, ids: Sequence[int]) -> dict[int, tuple[int, ...]]:
-        """For each of these messages, the finished ones just before and after it in its session."""
+    def recall_candidates(self, ids: Sequence[int], profile_id: int) -> dict[int, Candidate]:
+        """The profile's messages among ``ids`` outside incognito sessions, for recall.
+
+        One statement reads each message, its session's scope and its neighbours'
+        text (recall reads a hundred candidates a query; a statement each cost more).
+        """
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
+        columns = ", ".join(f"m.{c.strip()}" for c in _MESSAGE_COLUMNS.split(","))
         rows = self._conn().execute(
-            "SELECT m.id,"
-            " (SELECT max(n.id) FROM messages n WHERE n.session_id = m.session_id"
-            "  AND n.id < m.id AND n.status != 'streaming'),"
-            " (SELECT min(n.id) FROM messages n WHERE n.session_id = m.session_id"
-            "  AND n.id > m.id AND n.status != 'streaming')"
-            f" FROM messages m WHERE m.id IN ({marks})",
-            list(ids),
+            f"SELECT {columns}, s.scope, p.id, p.content, n.id, n.content FROM messages m"
+            " JOIN sessions s ON s.id = m.session_id"
+            f" LEFT JOIN messages p ON p.id = {_ADJACENT.format(fn='max', op='<')}"
+            f" LEFT JOIN messages n ON n.id = {_ADJACENT.format(fn='min', op='>')}"
+            f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0",
+            [*ids, profile_id],
         )
-        return {row[0]: tuple(n for n in row[1:] if n is not None) for row in rows}
+        width = len(_MESSAGE_COLUMNS.split(","))
+        found = {}
+        for row in rows:
+            pairs = (row[width + 1 : width + 3], row[width + 3 : width + 5])
+            neighbours = tuple((pair[0], pair[1]) for pair in pairs if pair[0] is not None)
+            found[row[0]] = Candidate(_message(row), row[width], neighbours)
+        return found
 
     def keyword_search(self, profile_id: int, query: str, limit: int) -> list[tuple[int, float]]:
         """Message ids matching ``query`` by BM25, best first, with their (positive) scores.
@@ -430,6 +448,10 @@ class MessageStore(Store):
         low); such words are left out of the search where rarer ones remain, and still
         count in coverage. Small archives keep every term.
         """
+        now = time.monotonic()
+        known = self._commonness.get(term)
+        if known is not None and now - known[1] < _COMMON_TTL:
+            return known[0]
         (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
         cap = max(_COMMON_MIN, int(last * _COMMON_SHARE))
         if last <= cap:
@@ -438,6 +460,9 @@ class MessageStore(Store):
             "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)",
             ('"' + term.replace('"', '""') + '"', cap + 1),
         ).fetchone()
+        if len(self._commonness) > 10_000:
+            self._commonness.clear()
+        self._commonness[term] = (count > cap, now)
         return count > cap
 
 

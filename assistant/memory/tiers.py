@@ -22,22 +22,11 @@ class MessageTier:
         return self._store.keyword_search(query.profile_id, query.text, limit)
 
     def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
-        found = self._store.messages_by_id(ids, query.profile_id)
         # An incognito chat keeps nothing: its words are never recalled elsewhere.
-        hidden = self._store.incognito_sessions({m.session_id for m in found.values()})
-        found = {mid: m for mid, m in found.items() if m.session_id not in hidden}
+        found = self._store.recall_candidates(ids, query.profile_id)
         if query.scopes is not None:
             # Scope creep defence: a scoped session recalls unscoped sessions and its scopes.
-            scopes = self._store.session_scopes({m.session_id for m in found.values()})
-            found = {
-                mid: m
-                for mid, m in found.items()
-                if scopes.get(m.session_id, "") in ("", *query.scopes)
-            }
-        around = self._store.neighbour_ids(list(found))
-        missing = {n for ns in around.values() for n in ns} - found.keys()
-        texts = {mid: m.content for mid, m in found.items()}
-        texts |= {mid: m.content for mid, m in self._store.messages_by_id(list(missing)).items()}
+            found = {mid: c for mid, c in found.items() if c.scope in ("", *query.scopes)}
         return {
             mid: Memory(
                 kind="message",
@@ -49,10 +38,10 @@ class MessageTier:
                 session_id=m.session_id,
                 source_id=m.source_id,
                 speaker=m.speaker,
-                neighbours=around.get(mid, ()),
-                context="\n".join(texts.get(n, "") for n in around.get(mid, ())),
+                neighbours=tuple(n for n, _ in around),
+                context="\n".join(text for _, text in around),
             )
-            for mid, m in found.items()
+            for mid, (m, _, around) in found.items()
             if m.status in ("complete", "cancelled")
             and (query.as_of is None or m.created_at <= query.as_of)
         }

@@ -7,6 +7,7 @@ vector table per kind, so switching models never mixes dimensions.
 
 from __future__ import annotations
 
+import threading
 import time
 from array import array
 from collections.abc import Callable, Sequence
@@ -16,11 +17,11 @@ from datetime import datetime
 import apsw
 
 from assistant.clock import Clock, to_iso
+from assistant.memory import vector_cells
 from assistant.memory.base import Store
 
 __all__ = [
-    "APPROX_MIN_ROWS",
-    "OVERSAMPLE",
+    "CELLS_MIN_ROWS",
     "TEXT_SOURCES",
     "EmbeddingModel",
     "PendingText",
@@ -28,11 +29,10 @@ __all__ = [
     "enqueue",
 ]
 
-# Below this many vectors in a table, nearest() scans the float vectors exactly (a few
-# ms); from it on, a scan of 1-bit codes (48 bytes a row instead of 1.5 KB) picks
-# OVERSAMPLE times the wanted candidates, and their float vectors rank them exactly.
-APPROX_MIN_ROWS = 200_000
-OVERSAMPLE = 4
+# Below this many vectors, a table is searched exactly (under ~10 ms); from it on, the
+# maintenance work gives it cells (see vector_cells), and once every vector is in
+# them, nearest() reads only the cells nearest the query.
+CELLS_MIN_ROWS = 20_000
 # How long a table's row count is trusted before it is counted again (seconds).
 _SIZE_TTL = 60.0
 
@@ -70,23 +70,6 @@ class EmbeddingModel:
         if kind not in TEXT_SOURCES:
             raise ValueError(f"unknown memory kind {kind!r}")
         return f"vec_{kind}_m{self.id}"
-
-    def bit_table(self, kind: str) -> str:
-        """The sqlite-vec table of the same vectors quantised to one bit a dimension."""
-        return binary_table(self.table(kind))
-
-
-def binary_table(table: str) -> str:
-    """The name of the binary companion of the float vector table ``table``."""
-    return "vecbit_" + table.removeprefix("vec_")
-
-
-def binary_schema(table: str, dim: int) -> str:
-    """CREATE statement of the binary companion of ``table`` (``dim`` divisible by 8)."""
-    return (
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {binary_table(table)} USING vec0("
-        f" item_id INTEGER PRIMARY KEY, profile_id INTEGER PARTITION KEY, embedding BIT[{dim}])"
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +135,6 @@ class VectorStore(Store):
             " item_id INTEGER PRIMARY KEY, profile_id INTEGER PARTITION KEY,"
             f" embedding FLOAT[{int(model.dim)}] distance_metric=cosine)"
         )
-        if model.dim % 8 == 0:
-            conn.execute(binary_schema(table, int(model.dim)))
         return table
 
     def pending(self, limit: int, now: datetime) -> list[PendingText]:
@@ -193,22 +174,18 @@ class VectorStore(Store):
             for kind, rows in by_kind.items():
                 table = self._ensure_table(model, kind)
                 tables = [table]
-                if model.dim % 8 == 0:
-                    tables.append(model.bit_table(kind))
+                if vector_cells.is_trained(conn, table):
+                    tables.append(vector_cells.partition_table(table))
                 for name in tables:
                     conn.executemany(
                         f"DELETE FROM {name} WHERE item_id = ?", [(i.item_id,) for i, _ in rows]
                     )
+                values = [(i.item_id, i.profile_id, packed) for i, packed in rows]
                 conn.executemany(
-                    f"INSERT INTO {table}(item_id, profile_id, embedding) VALUES (?, ?, ?)",
-                    [(i.item_id, i.profile_id, packed) for i, packed in rows],
+                    f"INSERT INTO {table}(item_id, profile_id, embedding) VALUES (?, ?, ?)", values
                 )
                 if len(tables) > 1:
-                    conn.executemany(
-                        f"INSERT INTO {tables[1]}(item_id, profile_id, embedding)"
-                        " VALUES (?, ?, vec_quantize_binary(vec_f32(?)))",
-                        [(i.item_id, i.profile_id, packed) for i, packed in rows],
-                    )
+                    conn.executemany(vector_cells.insert_sql(table), values)
                 conn.executemany(
                     "INSERT OR REPLACE INTO embeddings(kind, item_id, model_id, embedded_at)"
                     " VALUES (?, ?, ?, ?)",
@@ -261,6 +238,22 @@ class VectorStore(Store):
         self._sizes[table] = (count, now)
         return count
 
+    def build_cells(self, model: EmbeddingModel, stop: threading.Event | None = None) -> None:
+        """Give each large vector table of ``model`` its cells, or finish copying into them.
+
+        Slow for a large table met for the first time (minutes at 1M rows), so it is
+        background work; ``stop`` is checked between batches and a stopped build resumes.
+        """
+        conn = self._conn()
+        for kind in TEXT_SOURCES:
+            table = model.table(kind)
+            if stop is not None and stop.is_set():
+                return
+            if not self._exists(table) or vector_cells.is_complete(conn, table):
+                continue
+            if vector_cells.is_trained(conn, table) or self.size(table) >= CELLS_MIN_ROWS:
+                vector_cells.build(conn, table, int(model.dim), stop)
+
     def nearest(
         self,
         model: EmbeddingModel,
@@ -269,34 +262,28 @@ class VectorStore(Store):
         query: Sequence[float],
         k: int,
         *,
-        exact: bool | None = None,
+        exact: bool = False,
     ) -> list[tuple[int, float]]:
         """The ``k`` items of ``kind`` closest to ``query``, with cosine similarity, best first.
 
-        ``exact``: scan every float vector (True), prefilter by binary codes and rescore
-        (False), or choose by the table's size (None: exact below ``APPROX_MIN_ROWS``).
+        A table with complete cells is searched in the cells nearest the query (an
+        approximation: what lies in other cells is missed), unless ``exact``; any other
+        table, by scanning every vector.
         """
         table = model.table(kind)
         if not self._exists(table):
             return []
+        conn = self._conn()
         packed = _pack(query)
-        if exact is None:
-            exact = self.size(table) < APPROX_MIN_ROWS
-        if not exact and self._exists(model.bit_table(kind)):
-            rows = self._conn().execute(
-                f"SELECT item_id FROM {model.bit_table(kind)}"
-                " WHERE embedding MATCH vec_quantize_binary(vec_f32(?)) AND k = ?"
-                " AND profile_id = ?",
-                (packed, k * OVERSAMPLE, profile_id),
-            )
-            found = self._similarities(table, [row[0] for row in rows], packed)
-            return sorted(found.items(), key=lambda pair: -pair[1])[:k]
-        rows = self._conn().execute(
-            f"SELECT item_id, distance FROM {table}"
-            " WHERE embedding MATCH ? AND k = ? AND profile_id = ? ORDER BY distance",
-            (packed, k, profile_id),
-        )
-        return [(row[0], 1.0 - row[1]) for row in rows]
+        if not exact and vector_cells.is_complete(conn, table):
+            found = vector_cells.nearest(conn, table, profile_id, packed, k)
+        else:
+            found = conn.execute(
+                f"SELECT item_id, distance FROM {table}"
+                " WHERE embedding MATCH ? AND k = ? AND profile_id = ? ORDER BY distance",
+                (packed, k, profile_id),
+            ).fetchall()
+        return [(item_id, 1.0 - distance) for item_id, distance in found]
 
     def similarities(
         self, model: EmbeddingModel, kind: str, ids: Sequence[int], query: Sequence[float]
@@ -305,11 +292,12 @@ class VectorStore(Store):
         table = model.table(kind)
         if not ids or not self._exists(table):
             return {}
-        return self._similarities(table, ids, _pack(query))
-
-    def _similarities(self, table: str, ids: Sequence[int], packed: bytes) -> dict[int, float]:
-        # One primary-key lookup per item: vec0 scans the whole table for an IN list.
         conn = self._conn()
+        packed = _pack(query)
+        if vector_cells.is_complete(conn, table):
+            # The copy's small chunks make a point lookup several times cheaper.
+            table = vector_cells.partition_table(table)
+        # One primary-key lookup per item: vec0 scans the whole table for an IN list.
         sql = f"SELECT vec_distance_cosine(embedding, ?) FROM {table} WHERE item_id = ?"
         found = {}
         for item_id in ids:

@@ -218,3 +218,23 @@ def test_the_data_file_stays_private_after_a_forget(engine, admin, tmp_path):
     admin.forget("Berlin")
 
     assert oct(os.stat(engine.db.path).st_mode & 0o777) == "0o600"
+
+
+def test_forget_deletes_the_vectors_copies_in_their_cells(engine, admin, tmp_path, monkeypatch):
+    from assistant.memory import vector_cells, vectors
+
+    monkeypatch.setattr(vectors, "CELLS_MIN_ROWS", 1)
+    monkeypatch.setattr(vector_cells, "CELLS", 2)
+    seed(engine, tmp_path)
+    engine.embed_pending()
+    model = engine.vectors.model(engine.vector_key)
+    engine.vectors.build_cells(model)
+    table = model.table("message")
+    copy = vector_cells.partition_table(table)
+
+    admin.forget("Zalando")
+
+    conn = engine.db.conn
+    kept = {row[0] for row in conn.execute(f"SELECT item_id FROM {table}")}
+    copied = {row[0] for row in conn.execute(f"SELECT item_id FROM {copy}")}
+    assert copied == kept and kept

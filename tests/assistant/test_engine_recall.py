@@ -164,3 +164,20 @@ def test_recall_weighs_vectors_as_far_as_the_model_reads_the_querys_script(engin
         if r.path == "/api/embed" and r.body["input"] == [s for p in PARAPHRASES["han"] for s in p]
     ]
     assert len(probes) == 1  # asked once for the script, not once per query
+
+
+def test_background_work_gives_a_large_archive_cells_and_recall_uses_them(
+    engine, fake_ollama, monkeypatch
+):
+    from assistant.memory import vector_cells, vectors
+
+    monkeypatch.setattr(vectors, "CELLS_MIN_ROWS", 20)
+    monkeypatch.setattr(vector_cells, "CELLS", 4)
+    session = engine.new_session()
+    _say(engine, session, *[f"note {i} about gardening and tomatoes" for i in range(30)])
+    wanted = engine.messages.add_message(session.id, "user", "my passport expires in March")
+    engine.maintain()
+    model = engine.vectors.model(engine.vector_key)
+    assert vector_cells.is_complete(engine.db.conn, model.table("message"))
+    found = engine.recall("when does my passport expire?", kinds=("message",))
+    assert found[0].item_id == wanted.id

@@ -6,7 +6,8 @@ vocabulary, so that every search word hits several profiles' rows. For every pro
 and word, each path retrieval takes must give exactly that profile's own items:
 
 * keyword: each tier's BM25 candidates are exactly its own rows that contain the word;
-* vector: sqlite-vec's nearest neighbours, exact or prefiltered by binary codes, are
+* vector: sqlite-vec's nearest neighbours, exact or through the cells of a large table
+  (here every table is given cells, few enough that all of them are probed), are
   exactly its own embedded rows;
 * loading: of every id in the file, a tier loads exactly its own;
 * entities: a name's linked facts are exactly its own facts that name it;
@@ -24,6 +25,7 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -31,6 +33,8 @@ from hypothesis import strategies as st
 from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.llm.gateway import OllamaGateway
+from assistant.memory import vector_cells
+from assistant.memory import vectors as vectors_module
 from assistant.memory.entities import extract_entities
 from assistant.memory.facts import Evidence
 from assistant.memory.retrieval import Query
@@ -130,6 +134,13 @@ def test_every_retrieval_path_stays_inside_its_profile(fake_ollama, profiles, la
         for n, (who, kind, words) in enumerate(layout):
             _store(world, engines[who % profiles], n, kind, words)
         first.embed_pending()
+        # Cells for every table (large ones get them in the background), so that the
+        # approximate path is searched too; two cells, so that it finds every vector.
+        with (
+            mock.patch.object(vectors_module, "CELLS_MIN_ROWS", 1),
+            mock.patch.object(vector_cells, "CELLS", 2),
+        ):
+            first.vectors.build_cells(first.vectors.model(first.vector_key))
         try:
             for hippo in engines:
                 _check_profile(world, hippo)
@@ -147,7 +158,7 @@ def _check_profile(world: Layout, hippo: Hippo) -> None:
         for kind in KINDS:
             found = {i for i, _ in tiers[kind].keyword(query, 1000)}
             assert found == world.mine(kind, pid, world.containing[(kind, word)]), (kind, word)
-            for exact in (True, False):  # False: the binary prefilter of large tables
+            for exact in (True, False):  # False: through the cells
                 near = hippo.vectors.nearest(model, kind, pid, vector, 1000, exact=exact)
                 assert {i for i, _ in near} == world.mine(kind, pid), (kind, "vector", exact)
             every = [i for (k, i) in world.owner if k == kind]

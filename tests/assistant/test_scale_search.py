@@ -1,13 +1,16 @@
-"""Search that stays fast as the archive grows: binary prefilter, common-term pruning."""
+"""Search that stays fast as the archive grows: vector cells, common-term pruning."""
 
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 
 from assistant.clock import ManualClock
 from assistant.memory import store as store_module
+from assistant.memory import vector_cells
+from assistant.memory import vectors as vectors_module
 from assistant.memory.store import MessageStore
 from assistant.memory.textindex import fts_query
 from assistant.memory.vectors import PendingText, VectorStore
@@ -30,65 +33,129 @@ def db(tmp_path):
     database.close()
 
 
-def _fill(db, n: int, profile_id: int = 1, seed: int = 3):
-    clock = ManualClock()
-    vectors = VectorStore(lambda: db.conn, clock)
-    model = vectors.ensure_model("test-64", DIM)
-    rng = random.Random(seed)
-    rows = [_unit(rng) for _ in range(n)]
-    items = [PendingText("message", i + 1, profile_id, "", 0) for i in range(n)]
+def _clustered(rng: random.Random, n: int, centres: int = 8) -> list[list[float]]:
+    """Unit vectors around a few random directions, as embeddings of topics cluster."""
+    directions = [_unit(rng) for _ in range(centres)]
+    rows = []
+    for i in range(n):
+        v = [c + 0.6 * x for c, x in zip(directions[i % centres], _unit(rng), strict=True)]
+        norm = sum(x * x for x in v) ** 0.5
+        rows.append([x / norm for x in v])
+    return rows
+
+
+@pytest.fixture
+def few_cells(monkeypatch):
+    """Cells sized for a few hundred vectors: 8 cells, 3 probed, built from 100 rows."""
+    monkeypatch.setattr(vector_cells, "CELLS", 8)
+    monkeypatch.setattr(vector_cells, "NPROBE", 3)
+    monkeypatch.setattr(vectors_module, "CELLS_MIN_ROWS", 100)
+
+
+def _store(vectors, model, rows, first_id: int = 1, profile_id: int = 1) -> None:
+    items = [PendingText("message", first_id + i, profile_id, "", 0) for i in range(len(rows))]
     vectors.store(model, items, rows)
+
+
+def _cells_db(db, n: int = 400, seed: int = 3):
+    vectors = VectorStore(lambda: db.conn, ManualClock())
+    model = vectors.ensure_model("test-64", DIM)
+    rows = _clustered(random.Random(seed), n)
+    _store(vectors, model, rows)
     return vectors, model, rows
 
 
-def test_vectors_are_written_to_the_float_and_the_binary_table(db):
-    _, model, _ = _fill(db, 30)
-    count = db.conn.execute(f"SELECT count(*) FROM {model.bit_table('message')}").fetchone()[0]
-    assert count == 30
+def _noisy(rng: random.Random, v: list[float]) -> list[float]:
+    return [x + 0.3 * y for x, y in zip(v, _unit(rng), strict=True)]
 
 
-def test_approximate_search_finds_what_exact_search_finds(db):
-    vectors, model, rows = _fill(db, 400)
+def test_a_small_table_gets_no_cells_and_is_searched_exactly(db, few_cells):
+    vectors, model, rows = _cells_db(db, n=60)
+    vectors.build_cells(model)
+    assert not vector_cells.is_trained(db.conn, model.table("message"))
+    exact = vectors.nearest(model, "message", 1, rows[5], 10, exact=True)
+    assert vectors.nearest(model, "message", 1, rows[5], 10) == exact
+
+
+def test_cells_find_the_exact_nearest_neighbours(db, few_cells):
+    vectors, model, rows = _cells_db(db)
+    vectors.build_cells(model)
+    assert vector_cells.is_complete(db.conn, model.table("message"))
     rng = random.Random(9)
-    agree = []
-    for target in rng.sample(range(400), 20):
-        query = [x + 0.3 * y for x, y in zip(rows[target], _unit(rng), strict=True)]
-        exact = vectors.nearest(model, "message", 1, query, 5, exact=True)
-        approx = vectors.nearest(model, "message", 1, query, 5, exact=False)
-        assert approx[0][0] == target + 1  # the planted neighbour comes first
-        # Rescored with the float vectors: the similarities are exact ones.
-        assert approx[0][1] == pytest.approx(exact[0][1], abs=1e-5)
-        agree.append(len({i for i, _ in approx} & {i for i, _ in exact}) / 5)
-    # Random vectors have no real neighbours beyond the planted one; still far above
-    # chance (5 of 400).
-    assert sum(agree) / len(agree) >= 0.3
+    for target in rng.sample(range(len(rows)), 20):
+        query = _noisy(rng, rows[target])
+        exact = vectors.nearest(model, "message", 1, query, 10, exact=True)
+        found = vectors.nearest(model, "message", 1, query, 10)
+        assert [i for i, _ in found] == [i for i, _ in exact]
+        # Distances within a cell are exact float cosines.
+        assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-5)
 
 
-def test_approximate_search_keeps_to_the_profile(db):
-    vectors, model, rows = _fill(db, 50, profile_id=1)
-    clock = ManualClock()
-    other = [PendingText("message", 1000 + i, 2, "", 0) for i in range(50)]
-    vectors.store(model, other, rows)  # the same vectors, in another profile
-    found = vectors.nearest(model, "message", 1, rows[0], 10, exact=False)
+def test_similarities_read_from_the_cells_equal_the_exact_ones(db, few_cells):
+    vectors, model, rows = _cells_db(db)
+    query = rows[0]
+    before = vectors.similarities(model, "message", [3, 50, 399], query)
+    vectors.build_cells(model)
+    after = vectors.similarities(model, "message", [3, 50, 399], query)
+    assert after == pytest.approx(before, abs=1e-6)
+
+
+def test_cells_never_mix_in_another_profiles_vectors(db, few_cells):
+    vectors, model, rows = _cells_db(db)
+    _store(vectors, model, rows[:50], first_id=1000, profile_id=2)  # the same vectors
+    vectors.build_cells(model)
+    found = vectors.nearest(model, "message", 1, rows[0], 20)
     assert found and all(i < 1000 for i, _ in found)
-    del clock
+    theirs = vectors.nearest(model, "message", 2, rows[0], 20)
+    assert theirs and all(i >= 1000 for i, _ in theirs)
 
 
-def test_small_tables_are_searched_exactly(db, monkeypatch):
-    vectors, model, rows = _fill(db, 40)
-    monkeypatch.setattr("assistant.memory.vectors.APPROX_MIN_ROWS", 10**9)
-    exact = vectors.nearest(model, "message", 1, rows[5], 10)
-    assert exact == vectors.nearest(model, "message", 1, rows[5], 10, exact=True)
+def test_a_vector_stored_after_the_build_is_found(db, few_cells):
+    vectors, model, rows = _cells_db(db)
+    vectors.build_cells(model)
+    late = _unit(random.Random(42))
+    _store(vectors, model, [late], first_id=5000)
+    assert vectors.nearest(model, "message", 1, late, 3)[0][0] == 5000
+    # Stored again (a new embedding): it moves, and is not found twice.
+    _store(vectors, model, [rows[7]], first_id=5000)
+    found = [i for i, _ in vectors.nearest(model, "message", 1, rows[7], 5)]
+    assert found.count(5000) == 1 and found[:2] in ([8, 5000], [5000, 8])
 
 
-def test_the_migration_adds_binary_codes_to_existing_vectors(db):
-    _, model, _ = _fill(db, 25)
+def test_a_stopped_build_searches_exactly_until_it_resumes(db, few_cells, monkeypatch):
+    vectors, model, rows = _cells_db(db)
+    monkeypatch.setattr(vector_cells, "_BATCH", 100)
+    stop = threading.Event()
+    original = vector_cells._present
+
+    def stop_after_first_batch(*args):
+        stop.set()
+        return original(*args)
+
+    monkeypatch.setattr(vector_cells, "_present", stop_after_first_batch)
+    vectors.build_cells(model, stop)
+    table = model.table("message")
+    assert vector_cells.is_trained(db.conn, table) and not vector_cells.is_complete(db.conn, table)
+    exact = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
+    assert vectors.nearest(model, "message", 1, rows[9], 10) == exact
+    monkeypatch.setattr(vector_cells, "_present", original)
+    vectors.build_cells(model)
+    assert vector_cells.is_complete(db.conn, table)
+    part = vector_cells.partition_table(table)
+    assert db.conn.execute(f"SELECT count(*) FROM {part}").fetchone()[0] == len(rows)
+
+
+def test_the_migration_drops_the_binary_codes(db):
     conn = db.conn
-    conn.execute(f"DROP TABLE {model.bit_table('message')}")
-    conn.execute("DELETE FROM _migrations WHERE name = 'm005_binary_vectors'")
-    assert apply_migrations(conn) == ["m005_binary_vectors"]
-    count = conn.execute(f"SELECT count(*) FROM {model.bit_table('message')}").fetchone()[0]
-    assert count == 25
+    conn.execute("DROP TABLE vector_cells")
+    conn.execute(
+        "CREATE VIRTUAL TABLE vecbit_message_m1 USING vec0(item_id INTEGER PRIMARY KEY,"
+        " profile_id INTEGER PARTITION KEY, embedding BIT[64])"
+    )
+    conn.execute("DELETE FROM _migrations WHERE name = 'm009_vector_cells'")
+    assert apply_migrations(conn) == ["m009_vector_cells"]
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    assert "vector_cells" in names and not any(n.startswith("vecbit_") for n in names)
 
 
 def test_fts_query_leaves_out_terms_it_is_told_to_but_never_all():
