@@ -9,9 +9,10 @@ written through ``VectorStore.store``. Then times ``Hippo.recall`` (query embedd
 excluded) for queries made from a stored message's words and a noisy copy of its
 vector, reports p50/p95 for the message tier alone and for all tiers (wall clock, and
 the message tier's CPU time: on a shared machine the wall clock mostly measures the
-neighbours), the file size,
-the process's peak memory, and the recall of ``VectorStore.nearest``'s approximate
-search against exact search (top 10 and top 50).
+neighbours), and for a whole turn's context (``Hippo.context_for``: every tier, the
+session's working memory, the budgeted sections; ``ctx_*``), the file size, the
+process's peak memory, and the recall of ``VectorStore.nearest``'s approximate search
+against exact search (top 10 and top 50).
 
 A large table is searched through cells (see ``assistant.memory.vector_cells``) that
 the app's background work builds; the build does the same, and a file built before
@@ -41,6 +42,7 @@ import numpy as np
 
 from assistant.clock import ManualClock, to_iso
 from assistant.engine import Hippo
+from assistant.memory.models import Message
 from assistant.memory.store import MessageStore
 from assistant.memory.textindex import index_text
 from assistant.memory.vectors import PendingText
@@ -67,8 +69,12 @@ class RandomVectors:
 
     def __init__(self, seed: int = 7) -> None:
         self._rng = np.random.default_rng(seed)
+        # When set, every text embeds to this vector (a query's, computed beforehand).
+        self.fixed: list[float] | None = None
 
     def embed(self, model: str, texts: Sequence[str], *, batch_size: int = 32) -> list[list[float]]:
+        if self.fixed is not None:
+            return [self.fixed for _ in texts]
         v = self._rng.standard_normal((len(texts), DIM)).astype("f4")
         return (v / np.linalg.norm(v, axis=1, keepdims=True)).tolist()
 
@@ -216,7 +222,7 @@ def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, flo
     t0 = time.perf_counter()
     engine.recall(asked[0][0], kinds=("message",), limit=10, query_vector=asked[0][1])
     first_ms = (time.perf_counter() - t0) * 1000
-    timings: dict[str, list[float]] = {"message": [], "all": [], "cpu": []}
+    timings: dict[str, list[float]] = {"message": [], "all": [], "cpu": [], "context": []}
     for text, vector in asked:
         for label, kinds in (("message", ("message",)), ("all", None)):
             t0, c0 = time.perf_counter(), time.process_time()
@@ -224,6 +230,19 @@ def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, flo
             timings[label].append((time.perf_counter() - t0) * 1000)
             if label == "message":
                 timings["cpu"].append((time.process_time() - c0) * 1000)
+    # A whole turn's context (every tier, the session's working memory, the budget) for a
+    # message in the newest session; the query "embeds" to its precomputed vector at once.
+    session = engine.last_session()
+    assert session is not None
+    llm = engine.llm
+    assert isinstance(llm, RandomVectors)
+    for text, vector in asked:
+        llm.fixed = vector
+        said = Message(0, session.id, "user", text, engine.clock.now())
+        t0 = time.perf_counter()
+        engine.context_for(session, said)
+        timings["context"].append((time.perf_counter() - t0) * 1000)
+    llm.fixed = None
     # Approximate (as nearest() chooses for this table) against exact search.
     r10, r50, approx_ms, exact_ms = [], [], [], []
     for _, vector in asked[:50]:
@@ -253,6 +272,8 @@ def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, flo
         "cpu_p95_ms": pct(timings["cpu"], 95),
         "all_p50_ms": pct(timings["all"], 50),
         "all_p95_ms": pct(timings["all"], 95),
+        "ctx_p50_ms": pct(timings["context"], 50),
+        "ctx_p95_ms": pct(timings["context"], 95),
         "vec_approx_ms": round(statistics.median(approx_ms), 1),
         "vec_exact_ms": round(statistics.median(exact_ms), 1),
         "ann_recall10": round(statistics.mean(r10), 3),
@@ -284,6 +305,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cpu_p95_ms",
         "all_p50_ms",
         "all_p95_ms",
+        "ctx_p50_ms",
+        "ctx_p95_ms",
         "vec_approx_ms",
         "vec_exact_ms",
         "ann_recall10",
