@@ -34,6 +34,7 @@ from assistant.memory.entities import extract_entities
 from assistant.memory.facts import Evidence
 from assistant.memory.retrieval import Query
 from data_schema.connect import Database
+from tests.assistant.helpers import state_fact
 from tests.assistant.test_retrieval import START, Archive
 from tests.fake_ollama import Reply
 
@@ -44,20 +45,6 @@ def archive(tmp_path):
     db = Database(tmp_path / "archive.db")
     yield Archive(db, ManualClock(START + timedelta(days=30)))
     db.close()
-
-
-def _state(engine, text, *, said=None, **kwargs):
-    """A fact the user stated, with the message that says it (``said``) as evidence."""
-    session = engine.messages.create_session(engine.profile.id, scope=kwargs.get("scope", ""))
-    message = engine.messages.add_message(session.id, "user", said or text)
-    return engine.facts.add(
-        engine.profile.id,
-        text,
-        evidence=[Evidence("message", message.id)],
-        source_kind="user_stated",
-        actor="user",
-        **kwargs,
-    )
 
 
 def _used(engine, text, session=None):
@@ -75,9 +62,9 @@ def _fact_ids(used):
 
 
 def _moved(engine, clock):
-    porto = _state(engine, "I live in Porto")
+    porto = state_fact(engine, "I live in Porto")
     clock.advance(days=30)
-    lisbon = _state(engine, "I live in Lisbon")
+    lisbon = state_fact(engine, "I live in Lisbon")
     engine.facts.supersede(porto.id, lisbon.id, actor="user")
     return porto, lisbon
 
@@ -93,8 +80,8 @@ def test_the_fact_tier_neither_offers_nor_loads_a_superseded_fact(engine, clock)
 
 
 def test_the_fact_tier_loads_no_forgotten_or_pending_fact(engine, clock):
-    cello = _state(engine, "I play the cello")
-    violin = _state(engine, "I play the violin")
+    cello = state_fact(engine, "I play the cello")
+    violin = state_fact(engine, "I play the violin")
     engine.facts.forget(violin.id, actor="user")
     viola = engine.facts.add(
         engine.profile.id,
@@ -123,7 +110,7 @@ def test_a_superseded_fact_never_reaches_the_prompt_but_its_successor_does(
 
 
 def _linked(engine, text, importance):
-    fact = _state(
+    fact = state_fact(
         engine,
         text,
         said=f"Please remember for me: {text}, it matters at work",
@@ -219,7 +206,7 @@ def test_only_a_question_about_the_present_favours_the_newer_of_equal_memories(a
 
 
 def test_recency_decays_from_a_facts_last_use_not_from_when_it_was_learned(engine, clock):
-    fact = _state(engine, "My bike is a blue Brompton")
+    fact = state_fact(engine, "My bike is a blue Brompton")
     clock.advance(days=30)
     (memory,) = engine.recall("Brompton bike", kinds=("fact",))
     assert memory.recency == pytest.approx(0.99 ** (30 * 24))
@@ -267,7 +254,9 @@ def test_near_duplicate_memories_are_recalled_once(engine, fake_ollama):
 
 
 def test_a_fact_whose_validity_ended_is_not_recalled_even_before_sleep_expires_it(engine, clock):
-    fact = _state(engine, "My rental car is a red Fiat", valid_to=clock.now() + timedelta(days=2))
+    fact = state_fact(
+        engine, "My rental car is a red Fiat", valid_to=clock.now() + timedelta(days=2)
+    )
     assert [m.item_id for m in engine.recall("rental car Fiat", kinds=("fact",))] == [fact.id]
     clock.advance(days=3)
     assert engine.facts.get(fact.id).status == "active"  # sleep has not run yet
@@ -287,7 +276,7 @@ def test_the_event_tier_never_loads_an_expired_event(engine, clock):
 
 def test_a_work_session_recalls_no_health_memory_of_any_tier(engine, fake_ollama, clock):
     pid = engine.profile.id
-    health_fact = _state(engine, "My blood pressure medication is lisinopril", scope="health")
+    health_fact = state_fact(engine, "My blood pressure medication is lisinopril", scope="health")
     health = engine.messages.create_session(pid, scope="health")
     said = engine.messages.add_message(health.id, "user", "the doctor raised my lisinopril dose")
     episode = engine.episodes.add(
@@ -299,7 +288,7 @@ def test_a_work_session_recalls_no_health_memory_of_any_tier(engine, fake_ollama
         message_ids=[said.id],
         scope="health",
     )
-    general = _state(engine, "I take my pills with breakfast, lisinopril included")
+    general = state_fact(engine, "I take my pills with breakfast, lisinopril included")
     engine.embed_pending()
     scoped = {("fact", health_fact.id), ("message", said.id), ("episode", episode.id)}
     work = {m.key for m in engine.recall("lisinopril dose", scopes=("work",))}
@@ -323,7 +312,7 @@ def test_a_fact_the_model_remembers_in_a_scoped_session_keeps_that_scope(engine,
 
 
 def test_the_prompt_says_which_facts_the_user_stated_and_which_hippo_inferred(engine, fake_ollama):
-    stated = _state(engine, "I am vegetarian")
+    stated = state_fact(engine, "I am vegetarian")
     guess = engine.facts.add(
         engine.profile.id,
         "The user probably enjoys Italian food",
