@@ -139,6 +139,11 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         if app.opened is not None:
             app.opened.close()
     if app.open_error is not None:
+        if app.chat.queued is not None:  # typed before the file failed to open: give it back
+            print(
+                f"hippo: not sent, as the data file did not open: {app.chat.queued}",
+                file=sys.stderr,
+            )
         raise app.open_error
     return 0
 

@@ -154,3 +154,18 @@ def test_doctor_reports_tiers_that_disagree(ollama_up, capsys):
     conn.close()
     assert main(["doctor"]) == 1
     assert "1 facts without evidence" in capsys.readouterr().out
+
+
+def test_a_message_typed_before_the_file_failed_to_open_is_given_back(monkeypatch, capsys):
+    from assistant.errors import StorageError
+    from ui.app import HippoApp
+
+    def run(app):  # what the app leaves when its data file fails to open
+        app.chat._queued = "my words, typed at once"
+        app.open_error = StorageError("hippo.db is not a readable Hippo database.")
+
+    monkeypatch.setattr(HippoApp, "run", run)
+    assert main([]) == 1
+    err = capsys.readouterr().err
+    assert "not sent, as the data file did not open: my words, typed at once" in err
+    assert "is not a readable Hippo database" in err

@@ -173,11 +173,23 @@ async def test_a_data_file_that_cannot_be_opened_ends_the_app_with_the_error(con
 
     config.db_path.parent.mkdir(parents=True)
     config.db_path.write_bytes(b"this is not a database, just some words " * 100)
-    app = HippoApp(lambda: open_engine(config), config)
+    gate = threading.Event()
+
+    def open_late():
+        gate.wait(10)
+        return open_engine(config)
+
+    app = HippoApp(open_late, config)
     async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "my words, typed before the file opened")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.chat.queued is not None, what="the message queued")
+        gate.set()
         await wait_until(pilot, lambda: app.open_error is not None, what="the error")
     assert app.return_code == 1 and app.opened is None
     assert "is not a readable Hippo database" in str(app.open_error)
+    # The message was never stored: it is kept for the command line to give back.
+    assert app.chat.queued == "my words, typed before the file opened"
 
 
 async def test_keys_that_need_the_data_file_are_shown_and_say_so_until_it_opens(

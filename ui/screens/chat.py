@@ -170,6 +170,11 @@ class ChatScreen(Screen[None]):
         return self._engine
 
     @property
+    def queued(self) -> str | None:
+        """The message sent before the engine was there, until it goes (None: none)."""
+        return self._queued
+
+    @property
     def ready(self) -> bool:
         """Whether the engine is attached (the data file opens just after the first frame)."""
         return self._engine is not None
