@@ -23,6 +23,9 @@ _MESSAGE_COLUMNS = (
     "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
     " importance, speaker, source_id"
 )
+# The same columns of a message aliased ``m``, and how many there are.
+_M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _MESSAGE_COLUMNS.split(","))
+_WIDTH = _M_COLUMNS.count(",") + 1
 _TITLE_CHARS = 60
 INTERRUPTED = "Hippo closed before this reply finished."
 # The finished message just before (<, DESC) or after (>, ASC) one, in its session.
@@ -392,21 +395,19 @@ class MessageStore(Store):
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        columns = ", ".join(f"m.{c.strip()}" for c in _MESSAGE_COLUMNS.split(","))
         rows = self._conn().execute(
-            f"SELECT {columns}, s.scope, p.id, p.content, n.id, n.content FROM messages m"
+            f"SELECT {_M_COLUMNS}, s.scope, p.id, p.content, n.id, n.content FROM messages m"
             " JOIN sessions s ON s.id = m.session_id"
             f" LEFT JOIN messages p ON p.id = {_ADJACENT.format(fn='max', op='<')}"
             f" LEFT JOIN messages n ON n.id = {_ADJACENT.format(fn='min', op='>')}"
             f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0",
             [*ids, profile_id],
         )
-        width = len(_MESSAGE_COLUMNS.split(","))
         found = {}
         for row in rows:
-            pairs = (row[width + 1 : width + 3], row[width + 3 : width + 5])
+            pairs = (row[_WIDTH + 1 : _WIDTH + 3], row[_WIDTH + 3 : _WIDTH + 5])
             neighbours = tuple((pair[0], pair[1]) for pair in pairs if pair[0] is not None)
-            found[row[0]] = Candidate(_message(row), row[width], neighbours)
+            found[row[0]] = Candidate(_message(row), row[_WIDTH], neighbours)
         return found
 
     def keyword_search(self, profile_id: int, query: str, limit: int) -> list[tuple[int, float]]:
