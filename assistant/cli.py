@@ -255,6 +255,8 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         engine.close()
     if not hits:
         print("No messages match.", file=out)
+    elif note := _trust_note(hits[0].vector_trust, hits[0].vector is not None):
+        print(note, file=out)
     for hit in hits:
         msg = hit.message
         vector = f"{hit.vector:.2f}" if hit.vector is not None else "-"
@@ -266,6 +268,21 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             file=out,
         )
     return 0
+
+
+def _trust_note(trust: float, searched: bool) -> str:
+    """A line saying how little the similarities (vec) counted, or "" if fully."""
+    if not searched or trust >= 1.0:
+        return ""
+    if trust <= 0.0:
+        return (
+            "The embedding model does not read this query's script: its similarities"
+            " (vec) are shown but not counted; keywords rank."
+        )
+    return (
+        "The embedding model reads this query's script poorly: its similarities (vec)"
+        f" count at {trust:.0%} of their weight."
+    )
 
 
 def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -381,6 +398,8 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         engine.close()
     if not memories:
         print("Nothing relevant is remembered.", file=out)
+    elif note := _trust_note(memories[0].vector_trust, memories[0].vector is not None):
+        print(note, file=out)
     for m in memories:
         vector = f"{m.vector:.2f}" if m.vector is not None else "-"
         text = " ".join(m.text.split())

@@ -325,21 +325,31 @@ class Hippo:
         Ollama can't embed the query, keyword hits alone are returned.
         """
         keyword = self.messages.keyword_search(self.profile.id, query, _SEARCH_CANDIDATES)
-        vector: list[tuple[int, float]] = []
-        model = self.vectors.model(self.vector_key)
-        if model is not None and query.strip():
-            try:
-                (query_vector,) = self.llm.embed(self.embedding_model, [query])
-                vector = self.vectors.nearest(
-                    model, "message", self.profile.id, query_vector, _SEARCH_CANDIDATES
-                )
-            except OllamaError:
-                vector = []
-        ranked = fuse_hits(keyword, vector)[:limit]
+        vector, trust = self.nearest("message", query, _SEARCH_CANDIDATES)
+        ranked = fuse_hits(keyword, vector, trust)[:limit]
         found = self.messages.messages_by_id([message_id for message_id, *_ in ranked])
         return [
-            MessageHit(found[mid], score, kw, vec) for mid, score, kw, vec in ranked if mid in found
+            MessageHit(found[mid], score, kw, vec, trust)
+            for mid, score, kw, vec in ranked
+            if mid in found
         ]
+
+    def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], float]:
+        """The ``kind`` items nearest to ``query`` in meaning, and how far to trust them.
+
+        Returns (id, cosine) pairs, best first, and the embedding model's trust on the
+        query's script (see ``reading``). No vector was ever made, an empty query, or an
+        Ollama that can't embed: no pairs.
+        """
+        model = self.vectors.model(self.vector_key)
+        if model is None or not query.strip():
+            return [], 1.0
+        try:
+            (query_vector,) = self.llm.embed(self.embedding_model, [query])
+        except OllamaError:
+            return [], 1.0
+        found = self.vectors.nearest(model, kind, self.profile.id, query_vector, limit)
+        return found, self._reading.trust(self.embedding_model, query)
 
     def recall(
         self,

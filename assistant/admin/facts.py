@@ -12,7 +12,7 @@ from assistant.admin.fact_queries import FactFilter
 from assistant.admin.forget import ForgetAdmin
 from assistant.admin.models import FactDetail, ForgetReceipt
 from assistant.admin.provenance import evidence_views
-from assistant.errors import HippoError, OllamaError, StorageError
+from assistant.errors import HippoError, StorageError
 from assistant.memory.facts import Fact
 from assistant.memory.search import fuse_hits
 
@@ -80,18 +80,10 @@ class FactsAdmin(ForgetAdmin):
     def _semantic(self, where: FactFilter, query: str) -> list[int]:
         """Fact ids by fused keyword and vector score, matching ``where``, best first."""
         keyword = self._queries.keyword_ids(where, query, SEMANTIC_CANDIDATES)
-        vector: list[tuple[int, float]] = []
-        engine = self._engine
-        model = engine.vectors.model(engine.vector_key)
-        if model is not None:
-            try:
-                (vec,) = engine.llm.embed(engine.embedding_model, [query])
-                vector = engine.vectors.nearest(model, "fact", self._pid, vec, SEMANTIC_CANDIDATES)
-            except OllamaError:
-                vector = []
+        vector, trust = self._engine.nearest("fact", query, SEMANTIC_CANDIDATES)
         fused = [
             fid
-            for fid, _, kw, sim in fuse_hits(keyword, vector)
+            for fid, _, kw, sim in fuse_hits(keyword, vector, trust)
             if kw > 0 or (sim or 0) >= MIN_SIMILARITY
         ]
         allowed = self._queries.among(where, fused)

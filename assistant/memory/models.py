@@ -88,10 +88,12 @@ class MessageHit:
 
     ``keyword`` is the BM25 score scaled to [0, 1] within the result set, ``vector``
     the cosine similarity to the query (None where no vector was compared), and
-    ``score`` their weighted fusion, which orders the hits.
+    ``score`` their weighted fusion, which orders the hits. ``vector_trust`` is how far
+    the embedding model reads the query's script, the share of the vector weight used.
     """
 
     message: Message
     score: float
     keyword: float = 0.0
     vector: float | None = None
+    vector_trust: float = 1.0

@@ -37,6 +37,8 @@ class Memory:
     used since: ``last_used``); ``source`` says where it came from in words. A message
     also carries who said it (``speaker``, where known), and the ids and text of the
     messages just before and after it in its session (``neighbours``, ``context``).
+    ``vector_trust`` is the share of the vector weight that ``vector`` was given (how far
+    the embedding model reads the query's script).
     """
 
     kind: str
@@ -50,6 +52,7 @@ class Memory:
     source_id: str = ""
     keyword: float = 0.0
     vector: float | None = None
+    vector_trust: float = 1.0
     relevance: float = 0.0
     recency: float = 0.0
     score: float = 0.0
@@ -170,7 +173,9 @@ class Retriever:
                 kw = bm25 * coverage(query_terms, said, around, w.context_coverage)
             vec = vector.get(item_id, 0.0) if searched_vectors else None
             rel = relevance(kw, vec, w, background, query.vector_trust)
-            rated[item_id] = replace(memory, keyword=kw, vector=vec, relevance=rel)
+            rated[item_id] = replace(
+                memory, keyword=kw, vector=vec, vector_trust=query.vector_trust, relevance=rel
+            )
         # Nothing is recalled unless something clears the floor; once something does,
         # weaker memories that still bear on the query may follow it.
         top = max((m.relevance for m in rated.values()), default=0.0)

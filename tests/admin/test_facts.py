@@ -66,6 +66,20 @@ def test_a_semantic_search_falls_back_to_keywords_when_ollama_is_down(
     assert [f.id for f in admin.facts(query="carbonara", semantic=True)] == [seeded.pasta.id]
 
 
+@pytest.mark.parametrize(("trust", "found"), [(1.0, True), (0.0, False)])
+def test_a_semantic_search_takes_meaning_only_hits_from_a_model_that_reads_the_query(
+    engine, admin, tmp_path, monkeypatch, trust, found
+):
+    seeded = seed(engine, tmp_path)
+    # The nearest fact by meaning, sharing no word with the query ("sibling abroad").
+    nearest = [(seeded.sister.id, 0.9)]
+    monkeypatch.setattr(engine, "nearest", lambda kind, query, limit: (nearest, trust))
+
+    ids = [f.id for f in admin.facts(query="sibling abroad", semantic=True)]
+
+    assert ids == ([seeded.sister.id] if found else [])
+
+
 def test_listing_stays_fast_with_tens_of_thousands_of_facts(engine, admin):
     import time
 

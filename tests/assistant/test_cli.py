@@ -110,6 +110,17 @@ def test_search_prints_hits_with_their_scores(ollama_up, capsys):
     assert "green Brompton" in out and "kw 1.00" in out
 
 
+def test_search_and_recall_say_when_similarities_do_not_count(ollama_up, capsys):
+    main(["ask", "我的护照三月到期"])
+    assert main(["embed"]) == 0
+    capsys.readouterr()
+    # The fake model's bag of words does not read Chinese, as the probe finds out.
+    for command in ("search", "recall"):
+        assert main([command, "护照什么时候到期"]) == 0
+        out = capsys.readouterr().out
+        assert "does not read this query's script" in out and "护照三月到期" in out
+
+
 def test_models_lists_capabilities_and_use_saves_the_choice(ollama_up, capsys):
     assert main(["models"]) == 0
     out = capsys.readouterr().out

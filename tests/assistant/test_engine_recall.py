@@ -100,6 +100,32 @@ def test_search_finds_chinese_messages(engine, fake_ollama):
     assert hits[0].message.content == "我下周五要去北京出差"
 
 
+def test_search_leaves_the_ranking_to_keywords_where_the_model_does_not_read_the_script(
+    engine, fake_ollama
+):
+    _say(engine, engine.new_session(), "我的护照三月到期")
+    _say(engine, engine.new_session(), "海边散步")
+    engine.embed_pending()
+    # The fake model embeds a bag of words, which the paraphrase probe does not trust:
+    # its nearest message ("海边散步", sharing no word) must not come back as a hit.
+    (hit,) = engine.search_messages("护照什么时候到期")
+    assert hit.message.content == "我的护照三月到期"
+    assert hit.vector is not None and hit.vector_trust == 0.0
+    assert hit.score == pytest.approx(hit.keyword)
+
+
+def test_search_fuses_the_similarities_of_a_model_that_reads_the_script(
+    engine, fake_ollama, monkeypatch
+):
+    _say(engine, engine.new_session(), "我的护照三月到期")
+    _say(engine, engine.new_session(), "海边散步")
+    engine.embed_pending()
+    monkeypatch.setattr(engine._reading, "trust", lambda model, text: 1.0)
+    hits = engine.search_messages("护照什么时候到期")
+    assert [h.message.content for h in hits] == ["我的护照三月到期", "海边散步"]
+    assert hits[0].score > hits[0].keyword * 0.6
+
+
 def test_vector_search_stays_inside_the_profile(engine, fake_ollama, config):
     from assistant.engine import Hippo
 

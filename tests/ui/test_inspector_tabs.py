@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from textual.widgets import Input, Sparkline
 
+from assistant.memory.models import Message, MessageHit
 from assistant.sleep import last_report
 from tests.ui.helpers import (
     chat_ready,
@@ -18,7 +21,7 @@ from ui import HippoApp
 from ui.format import stamp
 from ui.screens import ChatScreen, ProvenanceScreen
 from ui.screens.dialogs import ConfirmDialog
-from ui.screens.inspector.archive import ArchiveSearchPane
+from ui.screens.inspector.archive import ArchiveSearchPane, _how
 from ui.screens.inspector.episodes import EpisodesPane
 from ui.screens.inspector.events import EventsDocsPane
 from ui.screens.inspector.facts import FactsPane
@@ -77,6 +80,14 @@ async def test_episodes_by_day_with_activity_charts_open_their_session(seeded, c
         pane.query_one(RecordTable).focus()
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.chat.session_id == memories.sessions[-1])
+
+
+def test_archive_search_says_whether_meaning_took_part():
+    said = Message(1, 1, "user", "我的护照三月到期", datetime(2026, 1, 1, tzinfo=UTC))
+    assert _how([MessageHit(said, 1.0, 1.0)]) == "keyword"
+    assert _how([MessageHit(said, 1.0, 1.0, 0.4)]) == "keyword + meaning"
+    unread = MessageHit(said, 1.0, 1.0, 0.4, vector_trust=0.0)
+    assert _how([unread]) == "keyword: the embedding model does not read this script"
 
 
 async def test_archive_search_within_dates_opens_a_hit_in_its_session(seeded, config):

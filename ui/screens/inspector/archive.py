@@ -17,6 +17,7 @@ from ui.screens.inspector.pane import InspectorPane, Place
 from ui.widgets import RecordTable
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from datetime import datetime
 
     from textual.app import ComposeResult
@@ -119,7 +120,7 @@ class ArchiveSearchPane(InspectorPane):
             )
             for hit in message.hits
         )
-        how = "keyword + meaning" if any(h.vector is not None for h in message.hits) else "keyword"
+        how = _how(message.hits)
         self.query_one("#archive-status", Static).update(
             Content(
                 f"{len(message.hits)} message(s) for {message.query!r} ({how}) · "
@@ -135,3 +136,13 @@ class ArchiveSearchPane(InspectorPane):
         if event.row_key.value is not None:
             message_id = int(event.row_key.value)
             self.post_message(self.OpenSession(Place(self._sessions[message_id], message_id)))
+
+
+def _how(hits: Sequence[MessageHit]) -> str:
+    """How the hits were found, for the status line."""
+    searched = [hit for hit in hits if hit.vector is not None]
+    if not searched:
+        return "keyword"
+    if searched[0].vector_trust <= 0:
+        return "keyword: the embedding model does not read this script"
+    return "keyword + meaning"
