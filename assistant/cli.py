@@ -291,9 +291,10 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         for session in engine.sessions(args.limit):
+            scope = f"[{session.scope}] " if session.scope else ""
             print(
                 f"{session.id:>6}  {session.last_active_at:%Y-%m-%d %H:%M}  "
-                f"{session.message_count:>4} msgs  {session.title or '(untitled)'}",
+                f"{session.message_count:>4} msgs  {scope}{session.title or '(untitled)'}",
                 file=out,
             )
     finally:

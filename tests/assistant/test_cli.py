@@ -95,6 +95,9 @@ def test_scope_starts_a_scoped_session_and_a_bad_name_is_refused(ollama_up, caps
         assert session.scope == "work"
     finally:
         engine.close()
+    capsys.readouterr()
+    assert main(["sessions"]) == 0
+    assert f"{session.id:>6}" in (listed := capsys.readouterr().out) and "[work] " in listed
 
 
 def test_ask_with_ollama_down_exits_non_zero_with_advice(capsys):
