@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from assistant.config import Config
 from assistant.errors import HippoError, OllamaError
+
+Embed = Callable[[str, Sequence[str]], Sequence[Sequence[float]]]
 
 __all__ = ["Report", "diagnose"]
 
@@ -130,6 +133,32 @@ def _check_ollama(config: Config, report: Report) -> None:
         report.facts.append((role, f"{name} ({caps})"))
         if info.capabilities and need not in info.capabilities:
             report.problems.append(f"The {role} '{name}' can't do {need}: choose another.")
+        elif need == "embedding":
+            report.facts.append(("it reads", _reading(gateway.embed, name)))
+
+
+# What each probed script is called in `hippo doctor`.
+_SCRIPT_NAMES = {"latin": "English (Latin script)", "han": "Chinese"}
+
+
+def _reading(embed: Embed, model: str) -> str:
+    """How far ``model`` reads each probed script, in words (see ``memory.reading``)."""
+    from assistant.memory.reading import PARAPHRASES, measure_trust
+
+    verdicts, unread = [], []
+    for script in PARAPHRASES:
+        name = _SCRIPT_NAMES.get(script, script)
+        try:
+            trust = measure_trust(embed, model, script)
+        except OllamaError as exc:
+            return f"unknown ({exc})"
+        verdicts.append(f"{name}: " + ("yes" if trust >= 1 else f"{trust:.0%}" if trust else "no"))
+        if trust <= 0:
+            unread.append(name)
+    said = "; ".join(verdicts)
+    if unread:
+        said += f"; searches in {' and '.join(unread)} match words, not meaning"
+    return said
 
 
 def diagnose(config: Config) -> Report:

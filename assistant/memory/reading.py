@@ -29,6 +29,7 @@ __all__ = [
     "PARAPHRASES",
     "ReadingProbe",
     "ReadingStore",
+    "measure_trust",
     "paraphrase_margin",
     "script",
     "trust_from_margin",
@@ -99,6 +100,17 @@ def trust_from_margin(margin: float) -> float:
     return min(max((margin - NONE) / (FULL - NONE), 0.0), 1.0)
 
 
+def measure_trust(embed: Embed, model: str, script: str) -> float:
+    """Embed ``script``'s paraphrases with ``model`` and say how far it reads them.
+
+    Raises:
+        OllamaError: the model can't be asked.
+    """
+    pairs = PARAPHRASES[script]
+    vectors = embed(model, [s for pair in pairs for s in pair])
+    return trust_from_margin(paraphrase_margin(vectors[0::2], vectors[1::2]))
+
+
 class Remembered(Protocol):
     """Where the probe's answers are kept between runs."""
 
@@ -159,12 +171,10 @@ class ReadingProbe:
         if key not in self._trust:
             kept = self._remembered.trust(model, name) if self._remembered else None
             if kept is None:
-                pairs = PARAPHRASES[name]
                 try:
-                    vectors = self._embed(model, [s for pair in pairs for s in pair])
+                    kept = measure_trust(self._embed, model, name)
                 except OllamaError:
                     return 1.0
-                kept = trust_from_margin(paraphrase_margin(vectors[0::2], vectors[1::2]))
                 if self._remembered is not None:
                     self._remembered.keep(model, name, kept)
             self._trust[key] = kept
