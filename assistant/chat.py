@@ -2,17 +2,22 @@
 
 Exactly one LLM call sits on the critical path when the model calls no tool; each
 tool round adds one. The reply is saved while it streams (a killed process keeps
-what had arrived) and closed as done, cancelled or failed.
+what had arrived) and closed as done, cancelled or failed. A data file that can't be
+written (a full disk) refuses the message whole, before anything is sent, or fails
+the reply with advice while keeping the user's message.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from assistant.errors import HippoError
+import apsw
+
+from assistant.errors import HippoError, StorageError
 from assistant.llm.events import Done, TextDelta, ToolCall
 from assistant.memory.importance import rate_importance
 from assistant.memory.models import Message, MessageStatus, Session
@@ -58,17 +63,16 @@ class ChatTurn:
         self._saved_at = time.monotonic()
 
     def run(self) -> Iterator[TurnEvent]:
-        """Stream the turn's events; errors arrive as ``ReplyFailed``, never raised."""
-        engine, session = self._engine, self._session
-        user = engine.messages.add_message(
-            session.id, "user", self._text, importance=rate_importance(self._text, "user")
-        )
-        engine.wake()
+        """Stream the turn's events; errors arrive as ``ReplyFailed``.
+
+        Raises:
+            StorageError: the message could not be saved (nothing of it was).
+        """
+        user, reply = self._save_message()
+        self._engine.wake()
         yield UserSaved(user)
-        reply = engine.messages.add_message(
-            session.id, "assistant", "", status="streaming", model=engine.chat_model
-        )
         yield ReplyStarted(reply)
+        engine, session = self._engine, self._session
         outcome: TurnEvent | None = None
         try:
             context = engine.context_for(session, user)
@@ -80,12 +84,49 @@ class ChatTurn:
             else:
                 outcome = ReplyDone(self._save(reply, "complete"))
                 engine.after_reply(session.id)
+        except apsw.Error as exc:
+            error = self._write_failed(exc)
+            outcome = ReplyFailed(self._close(reply, "failed", str(error)), error)
         except HippoError as exc:
-            outcome = ReplyFailed(self._save(reply, "failed", str(exc)), exc)
+            outcome = ReplyFailed(self._close(reply, "failed", str(exc)), exc)
         finally:
             if outcome is None:  # the caller stopped iterating: a cancel by another name
-                self._save(reply, "cancelled")
+                self._close(reply, "cancelled")
         yield outcome
+
+    def _save_message(self) -> tuple[Message, Message]:
+        """Store the user's message and the reply's placeholder: both, or neither."""
+        engine, session = self._engine, self._session
+        messages = engine.messages
+        try:
+            with engine.db.conn:
+                user = messages.add_message(
+                    session.id, "user", self._text, importance=rate_importance(self._text, "user")
+                )
+                reply = messages.add_message(
+                    session.id, "assistant", "", status="streaming", model=engine.chat_model
+                )
+        except apsw.Error as exc:
+            raise self._write_failed(exc) from exc
+        return user, reply
+
+    def _write_failed(self, exc: apsw.Error) -> StorageError:
+        from data_schema.connect import write_failed
+
+        return write_failed(exc, self._engine.db.path)
+
+    def _close(self, reply: Message, status: MessageStatus, error: str = "") -> Message:
+        """Save the reply's end; if the data file can't take it, the reply as it stands.
+
+        A reply left streaming in the file is closed as interrupted when Hippo next opens.
+        """
+        try:
+            return self._save(reply, status, error)
+        except apsw.Error:
+            content, thinking = "".join(self._content), "".join(self._thinking)
+            return dataclasses.replace(
+                reply, content=content, thinking=thinking, status=status, error=error
+            )
 
     def _rounds(
         self, reply: Message, user: Message, messages: list[dict[str, Any]]

@@ -103,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `hippo` command; return the exit status."""
     args = build_parser().parse_args(argv)
+    config: Config | None = None
     try:
         config = load_config(data_dir=args.data_dir)
         if args.profile:
@@ -117,6 +118,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("hippo: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        apsw = sys.modules.get("apsw")  # imported by whatever opened the data file
+        if apsw is None or config is None or not isinstance(exc, apsw.Error):
+            raise  # a bug
+        from data_schema.connect import write_failed
+
+        print(f"hippo: {write_failed(exc, config.db_path)}", file=sys.stderr)
+        return 1
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:

@@ -220,7 +220,9 @@ class Hippo:
 
         The user's message is stored before anything is sent; the reply is stored as
         it streams and closed as done, cancelled (``cancel`` set, or the caller stops
-        iterating) or failed. Errors arrive as ``ReplyFailed``, never as exceptions.
+        iterating) or failed. Errors arrive as ``ReplyFailed``, except one: a message
+        the data file can't take (a full disk) raises ``StorageError`` as iteration
+        starts, with nothing of it saved.
         """
         if not text.strip():
             raise HippoError("The message is empty: type something to send.")

@@ -18,7 +18,7 @@ import apsw
 
 from assistant.errors import ExtensionLoadError, StorageError
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "sqlite_vec_version"]
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "sqlite_vec_version", "write_failed"]
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -111,6 +111,46 @@ def connect(path: Path | str, *, migrate: bool = True) -> apsw.Connection:
             "or choose another place with --data-dir or HIPPO_DATA_DIR."
         ) from exc
     return conn
+
+
+def write_failed(exc: apsw.Error, path: Path | str) -> StorageError:
+    """What a failed write to the data file at ``path`` means, and what to do next.
+
+    SQLite rolls the failed statement's transaction back, so what was saved before
+    it is intact: each message says so, since a user's first worry is their memories.
+    The cause is looked for along the chain: after SQLite's own rollback, the
+    enclosing savepoint's fails too ("no transaction is active"), hiding it.
+    """
+    exc = _cause(exc)
+    if isinstance(exc, apsw.FullError):
+        return StorageError(
+            f"The disk holding Hippo's data file ({path}) is full, so nothing more can be "
+            "saved. Free some space and try again; everything saved before is intact."
+        )
+    if isinstance(exc, apsw.BusyError | apsw.LockedError):
+        return StorageError(
+            f"Hippo's data file ({path}) is busy: another Hippo (`hippo sleep`, say) is "
+            "writing to it. Try again in a moment; nothing was lost."
+        )
+    if isinstance(exc, apsw.ReadOnlyError | apsw.IOError | apsw.CantOpenError):
+        return StorageError(
+            f"Hippo could not write its data file ({path}): {exc}. Check the disk and the "
+            "file's permissions, then try again; everything saved before is intact."
+        )
+    return StorageError(f"Hippo's data file ({path}) could not be written: {exc}.")
+
+
+_TELLING = (apsw.FullError, apsw.BusyError, apsw.LockedError, apsw.ReadOnlyError, apsw.IOError)
+
+
+def _cause(exc: apsw.Error) -> apsw.Error:
+    """The first error along ``exc``'s chain that says why a write failed, else ``exc``."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, _TELLING):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return exc
 
 
 def sqlite_vec_version(conn: apsw.Connection) -> str:

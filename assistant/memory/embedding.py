@@ -7,6 +7,8 @@ import threading
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+import apsw
+
 from assistant.errors import HippoError, OllamaError
 
 if TYPE_CHECKING:
@@ -89,4 +91,10 @@ class EmbeddingWorker:
                 self._engine.maintain(self._stop)
             except HippoError as exc:
                 log.warning("background memory work failed: %s", exc)
+            except apsw.Error as exc:  # a full disk, say: tried again when text next comes
+                from data_schema.connect import write_failed
+
+                log.warning(
+                    "background memory work failed: %s", write_failed(exc, self._engine.db.path)
+                )
             self._engine.wait_for_text(self._idle_s)

@@ -147,6 +147,37 @@ def test_search_and_recall_say_when_similarities_do_not_count(ollama_up, capsys)
         assert "does not read this query's script" in out and "护照三月到期" in out
 
 
+def test_a_full_disk_ends_a_command_with_advice_not_a_traceback(ollama_up, capsys):
+    import apsw
+
+    from tests.disk import cap_file
+
+    assert main(["ask", "hello"]) == 0
+    conn = apsw.Connection(str(load_config().db_path))
+    (pages,) = conn.execute("PRAGMA page_count").fetchone()
+    conn.close()
+
+    def full(conn: apsw.Connection) -> None:
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+
+    apsw.connection_hooks.append(full)
+    try:
+        assert main(["ask", "my whole diary " * 400]) == 1
+        assert main(["ingest", str(_diary(load_config().data_dir))]) == 1
+    finally:
+        apsw.connection_hooks.remove(full)
+        cap_file(1 << 30)
+    err = capsys.readouterr().err
+    assert err.count("is full, so nothing more can be saved. Free some space") == 2
+    assert "Traceback" not in err
+
+
+def _diary(folder):
+    path = folder / "diary.md"
+    path.write_text("# Garden\n\n" + "Tomatoes and basil. " * 2000)
+    return path
+
+
 def test_models_lists_capabilities_and_use_saves_the_choice(ollama_up, capsys):
     assert main(["models"]) == 0
     out = capsys.readouterr().out

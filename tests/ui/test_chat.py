@@ -145,6 +145,25 @@ async def test_messages_can_be_copied(engine, config, fake_ollama):
         assert app.clipboard == "say something"
 
 
+async def test_a_message_a_full_disk_cannot_take_is_given_back_with_advice(
+    engine, config, fake_ollama
+):
+    from tests.disk import disk_full
+
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "hello")
+        await sees(pilot, "You said: hello")
+        words = "my whole diary " * 400
+        with disk_full(engine):
+            await type_text(pilot, words)
+            await pilot.press("enter")
+            await sees(pilot, "Not sent", "is full")
+        assert app.chat.query_one(PromptInput).text == words
+        assert not app.chat.streaming and len(messages_shown(app)) == 2
+
+
 async def test_a_message_the_engine_refuses_is_given_back_to_the_box(
     engine, config, fake_ollama, clock
 ):

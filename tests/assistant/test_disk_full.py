@@ -1,0 +1,69 @@
+"""A full disk: nothing half-saved, advice instead of a traceback, the file intact."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant import chat
+from assistant.errors import StorageError
+from assistant.turns import ReplyFailed, ReplyStarted, TextDelta
+from tests.disk import cap_file, disk_full
+from tests.fake_ollama import Reply
+
+LONG = "I keep a diary of the garden: " + "tomatoes, basil and beans. " * 800
+FULL = "is full, so nothing more can be saved. Free some space and try again"
+
+
+def test_a_message_a_full_disk_cannot_take_is_refused_whole_with_advice(engine, fake_ollama):
+    session = engine.new_session()
+    list(engine.send(session.id, "hello"))
+    asked = len(fake_ollama.requests)
+    with disk_full(engine), pytest.raises(StorageError, match=FULL):
+        list(engine.send(session.id, LONG))
+    # Neither the message nor a reply placeholder was kept, and nothing was sent.
+    assert [m.content for m in engine.history(session.id)] == ["hello", "You said: hello"]
+    assert not [r for r in fake_ollama.requests[asked:] if r.path == "/api/chat"]
+    assert engine.db.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+    list(engine.send(session.id, LONG))  # space again: it goes through
+    assert engine.history(session.id)[-2].content == LONG
+
+
+def test_a_reply_a_full_disk_cuts_off_fails_with_advice_and_the_message_stays(
+    engine, fake_ollama, monkeypatch
+):
+    monkeypatch.setattr(chat, "_SAVE_EVERY_S", 0.0)  # save the reply at every chunk
+    fake_ollama.script(Reply(content=LONG, chunk_size=2000))
+    session = engine.new_session()
+    events = []
+    with disk_full(engine):
+        turn = engine.send(session.id, "tell me about my garden")
+        for event in turn:
+            events.append(event)
+            if isinstance(event, ReplyStarted):
+                # The message and the reply's placeholder are in; now the disk fills.
+                cap_file(engine.db.conn.execute("PRAGMA page_count").fetchone()[0])
+    failed = events[-1]
+    assert isinstance(failed, ReplyFailed) and FULL in str(failed.error)
+    assert any(isinstance(e, TextDelta) for e in events)
+    assert failed.message.content  # what arrived stays on screen
+    user, reply = engine.history(session.id)
+    assert (user.content, user.status) == ("tell me about my garden", "complete")
+    # The reply's end could not be written; the next start closes it as interrupted.
+    assert reply.status == "streaming"
+    assert engine.messages.mark_interrupted() == 1
+    assert engine.db.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+
+
+def test_background_work_outlives_a_full_disk(engine, fake_ollama):
+    session = engine.new_session()
+    for n in range(40):
+        engine.messages.add_message(session.id, "user", f"note {n}: {LONG[: 200 + n]}")
+    with disk_full(engine):
+        engine.start_background()
+        engine.wake()
+        assert not engine.embedded.wait(1.0)  # nothing can be stored
+        assert engine.pending_embeddings() == 40
+    engine.wake()  # space again: the same worker carries on
+    assert engine.embedded.wait(5)
+    engine.stop_background()
+    assert engine.pending_embeddings() == 0
