@@ -106,6 +106,8 @@ class Remembered(Protocol):
 
     def keep(self, model: str, script: str, trust: float) -> None: ...
 
+    def forget(self, model: str) -> None: ...
+
 
 class ReadingStore(Store):
     """The probe's answers in the data file (``model_reading``), so it runs once per model.
@@ -132,6 +134,15 @@ class ReadingStore(Store):
             (model, script, trust, to_iso(self._clock.now())),
         )
 
+    def forget(self, model: str) -> None:
+        """Drop what was measured of ``model`` (its full name), under either spelling.
+
+        The probe keeps a model under the name it was asked with, "name" or "name:latest".
+        """
+        self._conn().execute(
+            "DELETE FROM model_reading WHERE model = ?1 OR model || ':latest' = ?1", (model,)
+        )
+
 
 class ReadingProbe:
     """Asks an embedding model, once per script, how well it reads that script.
@@ -145,6 +156,12 @@ class ReadingProbe:
         self._embed = embed
         self._remembered = remembered
         self._trust: dict[tuple[str, str], float] = {}
+
+    def forget(self, model: str) -> None:
+        """Ask again about ``model`` (its full name): its weights changed, so may its reading."""
+        self._trust.clear()  # answers of other models come back from the store as needed
+        if self._remembered is not None:
+            self._remembered.forget(model)
 
     def trust(self, model: str, text: str) -> float:
         """How far ``model``'s similarities can be trusted on ``text`` (1.0 when unknown).
