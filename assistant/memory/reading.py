@@ -159,9 +159,9 @@ class ReadingProbe:
 
     def forget(self, model: str) -> None:
         """Ask again about ``model`` (its full name): its weights changed, so may its reading."""
-        self._trust.clear()  # answers of other models come back from the store as needed
         if self._remembered is not None:
             self._remembered.forget(model)
+        self._trust.clear()  # answers of other models come back from the store as needed
 
     def trust(self, model: str, text: str) -> float:
         """How far ``model``'s similarities can be trusted on ``text`` (1.0 when unknown).
@@ -173,7 +173,9 @@ class ReadingProbe:
         if name is None:
             return 1.0
         key = (model, name)
-        if key not in self._trust:
+        # Read once: `forget` may empty the memo from the background thread meanwhile.
+        kept = self._trust.get(key)
+        if kept is None:
             kept = self._remembered.trust(model, name) if self._remembered else None
             if kept is None:
                 pairs = PARAPHRASES[name]
@@ -185,4 +187,4 @@ class ReadingProbe:
                 if self._remembered is not None:
                     self._remembered.keep(model, name, kept)
             self._trust[key] = kept
-        return self._trust[key]
+        return kept
