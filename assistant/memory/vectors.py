@@ -2,7 +2,8 @@
 
 An item (a message, and later episodes, facts, chunks, events) is queued when written
 and embedded in batches off the critical path; each embedding model gets its own
-vector table per kind, so switching models never mixes dimensions.
+vector table per kind, so switching models never mixes dimensions, and new weights
+under a model's name drop its vectors for new ones (see `assistant.memory.weights`).
 """
 
 from __future__ import annotations

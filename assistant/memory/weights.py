@@ -20,10 +20,13 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from assistant.errors import OllamaError
-from assistant.memory.reading import ReadingProbe
-from assistant.memory.vectors import VectorStore
+
+if TYPE_CHECKING:  # the engine imports this module at start-up; the probe loads on first use
+    from assistant.memory.reading import ReadingProbe
+    from assistant.memory.vectors import VectorStore
 
 __all__ = ["LISTING_TTL", "Digests", "renew_if_reweighted"]
 
