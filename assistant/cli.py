@@ -204,6 +204,8 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 failed = True
         print(file=out)
         engine.embed_pending()
+        for notice in engine.take_notices():
+            print(f"hippo: {notice}", file=sys.stderr)
         return 1 if failed else 0
     finally:
         engine.close()
@@ -318,8 +320,11 @@ def _embed(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     try:
         stored = engine.embed_pending()
         left = engine.vectors.queued()
+        notices = engine.take_notices()
     finally:
         engine.close()
+    for notice in notices:
+        print(notice, file=out)
     print(f"Embedded {stored} message(s); {left} still waiting.", file=out)
     return 0 if left == 0 else 1
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from assistant.memory.store import MessageStore
 from assistant.memory.summary import fold_into_summary
 from assistant.memory.usage import MemoryUse, UsageStore, memory_uses
 from assistant.memory.vectors import VectorStore
+from assistant.memory.weights import Digests
 from assistant.memory.working import Strategy, select_turns
 from assistant.turns import TurnEvent
 from data_schema.connect import Database
@@ -97,6 +99,8 @@ class Hippo:
         self._new_text = threading.Event()
         self._worker: EmbeddingWorker | None = None
         self._summaries_due: set[int] = set()
+        self._digests = Digests()
+        self._notices: deque[str] = deque()
 
     # -- tiers, built on first use: start-up needs only messages and vectors ----------
 
@@ -438,6 +442,30 @@ class Hippo:
         """The embedding model's full name, which keys its vectors (``name:latest``...)."""
         return _full_name(self.embedding_model)
 
+    def embedding_digest(self) -> str | None:
+        """The digest of the embedding model's weights in Ollama's latest listing, if any."""
+        return self._digests.known(self.vector_key)
+
+    def check_embedding_weights(self) -> None:
+        """Re-embed everything if the embedding model's weights changed (a pull, say).
+
+        Background work, before embedding: it lists Ollama's models when its latest
+        listing is a few minutes old (see `assistant.memory.weights`).
+        """
+        from assistant.memory.weights import renew_if_reweighted
+
+        digest = self._digests.current(self.vector_key, self.llm.digests, self.clock.now())
+        notice = renew_if_reweighted(self.vectors, self._reading, self.vector_key, digest)
+        if notice is not None:
+            self._notices.append(notice)
+
+    def take_notices(self) -> list[str]:
+        """What background work has to tell the user, in plain words; each is given once."""
+        taken = []
+        while self._notices:
+            taken.append(self._notices.popleft())
+        return taken
+
     def pending_embeddings(self) -> int:
         """How many memories wait for a vector."""
         return self.vectors.queued()
@@ -492,7 +520,10 @@ class Hippo:
         Raises:
             OllamaError: the host can't be asked.
         """
-        installed = {_full_name(info.name) for info in self.llm.list_models()}
+        listed = self.llm.list_models()
+        digests = {info.name: info.digest for info in listed if info.digest}
+        self._digests.saw(digests, self.clock.now())  # spares background work a listing
+        installed = {_full_name(info.name) for info in listed}
         wanted = dict.fromkeys([self.chat_model, self.embedding_model])
         return [name for name in wanted if _full_name(name) not in installed]
 
@@ -512,6 +543,7 @@ class Hippo:
         """Download a model, with progress summed over its layers."""
         yield from self.llm.pull(model, cancel=cancel)
         self._capabilities.pop(model, None)
+        self._digests.expire()  # the pull may have brought new weights
 
     # -- memory inspector --------------------------------------------------------------
 

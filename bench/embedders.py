@@ -58,6 +58,10 @@ class MiniLM:
         """No model metadata here: the engine falls back to no capabilities."""
         raise OllamaError(f"{model}: the bench embedder only embeds.")
 
+    def digests(self) -> dict[str, str]:
+        """No listing of weights here: the engine leaves the vectors' digest unknown."""
+        raise OllamaError("The bench embedder only embeds.")
+
     def chat(self, *args: Any, **kwargs: Any) -> Any:
         """The bench embedder can't chat."""
         raise OllamaError("The bench embedder only embeds.")

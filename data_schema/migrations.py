@@ -664,3 +664,16 @@ def m009_vector_cells(conn: apsw.Connection) -> None:
     ).fetchall()
     for (name,) in bits:
         conn.execute(f"DROP TABLE {name}")
+
+
+@migration
+def m010_embedding_digest(conn: apsw.Connection) -> None:
+    """The digest of the weights each embedding model's vectors were made with.
+
+    Ollama keeps a model's name when ``ollama pull`` fetches new weights for it, and
+    vectors from the old weights don't compare with a query's from the new ones. The
+    listing gives each model's digest, which changes with its weights: recorded here,
+    a change makes Hippo embed everything again. Existing rows get NULL (unknown),
+    and the first digest seen is taken as theirs.
+    """
+    conn.execute("ALTER TABLE embedding_models ADD COLUMN digest TEXT")

@@ -40,6 +40,8 @@ __all__ = ["HippoApp"]
 
 # After this long without the data file, the chat says it is still opening.
 _SLOW_OPEN_S = 1.0
+# How often the app looks for what background work has to tell the user (in memory: cheap).
+_NOTICES_EVERY_S = 2.0
 _SLOW_OPEN = (
     "Opening the data file: a large one, or one being upgraded to this version of Hippo, "
     "takes a moment. You can type meanwhile."
@@ -166,6 +168,12 @@ class HippoApp(MemoryCommands):
         # Ollama is asked only now, so its answer finds the engine there.
         self._probe()
         self.purge_incognito()
+        self.set_interval(_NOTICES_EVERY_S, self._show_notices)
+
+    def _show_notices(self) -> None:
+        """Say what background work found (new weights for the embedding model), once each."""
+        for text in self.engine.take_notices():
+            self.notify(text, title="Memory", timeout=15, markup=False)
 
     def on_hippo_app_open_failed(self, message: OpenFailed) -> None:
         self.open_error = message.error

@@ -68,7 +68,10 @@ class ChatResult:
 
 @dataclass(frozen=True, slots=True)
 class ModelInfo:
-    """An installed model and what it can do (from /api/tags and /api/show)."""
+    """An installed model and what it can do (from /api/tags and /api/show).
+
+    ``digest`` names the model's weights: it changes when a pull brings new ones.
+    """
 
     name: str
     size: int = 0
@@ -77,6 +80,7 @@ class ModelInfo:
     parameter_size: str = ""
     context_length: int | None = None
     embedding_length: int | None = None
+    digest: str = ""
 
     @property
     def can_use_tools(self) -> bool:

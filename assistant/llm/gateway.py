@@ -157,18 +157,32 @@ class OllamaGateway(FailureTranslation):
         """
         from concurrent.futures import ThreadPoolExecutor
 
-        with self._translated():
-            listing = self._client().list()
-        entries = [(m.model, int(m.size or 0)) for m in listing.models if m.model]
-        if not entries:
+        listed = self._listing()
+        if not listed:
             return []
-        with ThreadPoolExecutor(min(_SHOW_WORKERS, len(entries)), "ollama-show") as pool:
-            shown = list(pool.map(self._show_if_installed, [name for name, _ in entries]))
+        with ThreadPoolExecutor(min(_SHOW_WORKERS, len(listed)), "ollama-show") as pool:
+            shown = list(pool.map(self._show_if_installed, [m.model for m in listed]))
         return [
-            replace(info, size=size)
-            for (_, size), info in zip(entries, shown, strict=True)
+            replace(info, size=int(m.size or 0), digest=m.digest or "")
+            for m, info in zip(listed, shown, strict=True)
             if info is not None
         ]
+
+    def digests(self) -> dict[str, str]:
+        """Each installed model's digest, by full name: one listing, no `show`.
+
+        A digest names a model's weights, so it changes when a pull brings new ones.
+
+        Raises:
+            OllamaError: the host can't be asked.
+        """
+        return {m.model: m.digest for m in self._listing() if m.digest}
+
+    def _listing(self) -> list[Any]:
+        """`/api/tags`: the installed models, as the client parses them."""
+        with self._translated():
+            listing = self._client().list()
+        return [m for m in listing.models if m.model]
 
     def _show_if_installed(self, model: str) -> ModelInfo | None:
         try:

@@ -33,8 +33,10 @@ def embed_queued(
 ) -> int:
     """Embed queued items with the engine's embedding model; return how many were stored.
 
-    ``stop`` is checked between batches.
+    First, vectors from weights the model no longer has are dropped and their items
+    queued again. ``stop`` is checked between batches.
     """
+    engine.check_embedding_weights()
     stored = 0
     batches = 0
     while (max_batches is None or batches < max_batches) and not (stop and stop.is_set()):
@@ -49,7 +51,9 @@ def embed_queued(
             engine.vectors.postpone(batch, str(exc), engine.clock.now() + retry_delay(attempts))
             log.info("embedding postponed for %d messages: %s", len(batch), exc)
             break
-        model = engine.vectors.ensure_model(engine.vector_key, len(vectors[0]))
+        model = engine.vectors.ensure_model(
+            engine.vector_key, len(vectors[0]), engine.embedding_digest()
+        )
         engine.vectors.store(model, batch, vectors)
         stored += len(batch)
         engine.embedded.set()

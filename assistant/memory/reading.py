@@ -118,6 +118,8 @@ class Remembered(Protocol):
 
     def keep(self, model: str, script: str, trust: float) -> None: ...
 
+    def forget(self, model: str) -> None: ...
+
 
 class ReadingStore(Store):
     """The probe's answers in the data file (``model_reading``), so it runs once per model.
@@ -144,6 +146,15 @@ class ReadingStore(Store):
             (model, script, trust, to_iso(self._clock.now())),
         )
 
+    def forget(self, model: str) -> None:
+        """Drop what was measured of ``model`` (its full name), under either spelling.
+
+        The probe keeps a model under the name it was asked with, "name" or "name:latest".
+        """
+        self._conn().execute(
+            "DELETE FROM model_reading WHERE model = ?1 OR model || ':latest' = ?1", (model,)
+        )
+
 
 class ReadingProbe:
     """Asks an embedding model, once per script, how well it reads that script.
@@ -158,6 +169,12 @@ class ReadingProbe:
         self._remembered = remembered
         self._trust: dict[tuple[str, str], float] = {}
 
+    def forget(self, model: str) -> None:
+        """Ask again about ``model`` (its full name): its weights changed, so may its reading."""
+        if self._remembered is not None:
+            self._remembered.forget(model)
+        self._trust.clear()  # answers of other models come back from the store as needed
+
     def trust(self, model: str, text: str) -> float:
         """How far ``model``'s similarities can be trusted on ``text`` (1.0 when unknown).
 
@@ -168,7 +185,9 @@ class ReadingProbe:
         if name is None:
             return 1.0
         key = (model, name)
-        if key not in self._trust:
+        # Read once: `forget` may empty the memo from the background thread meanwhile.
+        kept = self._trust.get(key)
+        if kept is None:
             kept = self._remembered.trust(model, name) if self._remembered else None
             if kept is None:
                 try:
@@ -178,4 +197,4 @@ class ReadingProbe:
                 if self._remembered is not None:
                     self._remembered.keep(model, name, kept)
             self._trust[key] = kept
-        return self._trust[key]
+        return kept

@@ -30,6 +30,7 @@ __all__ = [
     "NPROBE",
     "build",
     "centroid_table",
+    "index_tables",
     "insert_sql",
     "is_complete",
     "is_trained",
@@ -61,6 +62,11 @@ def partition_table(table: str) -> str:
 def centroid_table(table: str) -> str:
     """The centroids of the cells of ``table``."""
     return "veccent_" + table.removeprefix("vec_")
+
+
+def index_tables(table: str) -> tuple[str, str]:
+    """The tables the cells of ``table`` are kept in: its centroids and its copy."""
+    return centroid_table(table), partition_table(table)
 
 
 def schema(table: str, dim: int) -> list[str]:

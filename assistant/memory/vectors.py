@@ -2,7 +2,8 @@
 
 An item (a message, and later episodes, facts, chunks, events) is queued when written
 and embedded in batches off the critical path; each embedding model gets its own
-vector table per kind, so switching models never mixes dimensions.
+vector table per kind, so switching models never mixes dimensions, and new weights
+under a model's name drop its vectors for new ones (see `assistant.memory.weights`).
 """
 
 from __future__ import annotations
@@ -59,11 +60,16 @@ _EMBED_TEXT = {
 
 @dataclass(frozen=True, slots=True)
 class EmbeddingModel:
-    """An embedding model known to the file."""
+    """An embedding model known to the file.
+
+    ``digest`` names the weights its vectors were made with (None: not known, a
+    record from before digests were kept).
+    """
 
     id: int
     name: str
     dim: int
+    digest: str | None = None
 
     def table(self, kind: str) -> str:
         """The sqlite-vec table holding this model's vectors of ``kind`` items."""
@@ -111,21 +117,52 @@ class VectorStore(Store):
         """The stored model called ``name``, if any vector was ever made with it."""
         row = (
             self._conn()
-            .execute("SELECT id, name, dim FROM embedding_models WHERE name = ?", (name,))
+            .execute("SELECT id, name, dim, digest FROM embedding_models WHERE name = ?", (name,))
             .fetchone()
         )
         return EmbeddingModel(*row) if row else None
 
-    def ensure_model(self, name: str, dim: int) -> EmbeddingModel:
-        """The model's record, created on first use."""
+    def ensure_model(self, name: str, dim: int, digest: str | None = None) -> EmbeddingModel:
+        """The model's record, created on first use with the digest of its weights, if known."""
         conn = self._conn()
         conn.execute(
-            "INSERT OR IGNORE INTO embedding_models(name, dim, created_at) VALUES (?, ?, ?)",
-            (name, dim, to_iso(self._clock.now())),
+            "INSERT OR IGNORE INTO embedding_models(name, dim, created_at, digest)"
+            " VALUES (?, ?, ?, ?)",
+            (name, dim, to_iso(self._clock.now()), digest),
         )
         model = self.model(name)
         assert model is not None
         return model
+
+    def adopt_digest(self, model: EmbeddingModel, digest: str) -> None:
+        """Take ``digest`` as that of the weights the model's vectors were made with.
+
+        Only for a record whose digest is not known: a known one changes by `renew`.
+        """
+        self._conn().execute(
+            "UPDATE embedding_models SET digest = ? WHERE id = ? AND digest IS NULL",
+            (digest, model.id),
+        )
+
+    def renew(self, model: EmbeddingModel) -> int:
+        """Drop every vector the model made and queue every item again; return how many.
+
+        For new weights under the model's name: their vectors don't compare with the
+        old ones. Its tables and their cells go, and so does its record, which the
+        first vector stored makes again with the new weights' size and digest. One
+        transaction: a crash leaves the old vectors and digest, to be renewed again.
+        """
+        tables = [model.table(kind) for kind in TEXT_SOURCES]
+        conn = self._conn()
+        with conn:
+            for table in tables:
+                for name in (table, *vector_cells.index_tables(table)):
+                    conn.execute(f"DROP TABLE IF EXISTS {name}")
+                conn.execute("DELETE FROM vector_cells WHERE vectors = ?", (table,))
+                self._sizes.pop(table, None)
+            conn.execute("DELETE FROM embeddings WHERE model_id = ?", (model.id,))
+            conn.execute("DELETE FROM embedding_models WHERE id = ?", (model.id,))
+            return self.requeue_missing(model.name)
 
     def _ensure_table(self, model: EmbeddingModel, kind: str) -> str:
         table = model.table(kind)

@@ -178,6 +178,17 @@ def _diary(folder):
     return path
 
 
+def test_embed_says_when_new_weights_make_it_embed_everything_again(ollama_up, capsys):
+    main(["ask", "my bike is a green Brompton"])
+    assert main(["embed"]) == 0
+    assert "Embedded 0 message(s); 0 still waiting." in capsys.readouterr().out
+    ollama_up.new_weights("embeddinggemma")  # `ollama pull` found an update since
+    assert main(["embed"]) == 0
+    out = capsys.readouterr().out
+    assert "new weights for the embedding model embeddinggemma:latest" in out
+    assert "Embedded 2 message(s); 0 still waiting." in out
+
+
 def test_models_lists_capabilities_and_use_saves_the_choice(ollama_up, capsys):
     assert main(["models"]) == 0
     out = capsys.readouterr().out

@@ -1,8 +1,8 @@
 """A fake Ollama server, faithful to what the official `ollama` client sends and parses.
 
 Standard library only; it binds 127.0.0.1 and nothing else. Tests script it with replies
-(`script`), failures (`fail_next`), a bearer token (`require_token`) and pulls (`pull_plan`),
-and read back every request (`requests`):
+(`script`), failures (`fail_next`), a bearer token (`require_token`), pulls (`pull_plan`) and
+updated weights (`new_weights`), and read back every request (`requests`):
 
     with FakeOllama() as srv:
         srv.script(Reply(content="Hello!"))
@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from tests.fake_ollama.transport import LoopbackHTTPServer, Signals
@@ -190,6 +191,26 @@ class FakeOllama:
         with self._lock:
             self._models[model.name] = model
             self._lock.notify_all()
+
+    def new_weights(self, name: str) -> str:
+        """Give an installed model new weights under its name, as a pull that finds an update
+        does: its digest changes, and so does every embedding it makes.
+
+        Returns:
+            The new digest.
+
+        Raises:
+            KeyError: The model is not installed.
+        """
+        with self._lock:
+            return self._revise(name, self._models[canonical(name)].revision + 1)
+
+    def _revise(self, name: str, revision: int) -> str:
+        with self._lock:
+            model = replace(self._models[canonical(name)], revision=revision)
+            self._models[model.name] = model
+            self._lock.notify_all()
+        return model.digest
 
     def remove_model(self, name: str) -> None:
         """Uninstall a model; unknown names are ignored."""
@@ -406,6 +427,9 @@ class FakeOllama:
         )
 
     def _install_pulled(self, name: str, plan: PullPlan) -> None:
+        with self._lock:
+            installed = self._models.get(name)
+            downloaded = self._pull_plans.get(name) is plan  # not a re-check of what is there
         self.add_model(
             name,
             capabilities=plan.capabilities,
@@ -414,6 +438,9 @@ class FakeOllama:
             embedding_length=plan.embedding_length,
             family="bert" if "embedding" in plan.capabilities else "qwen3",
         )
+        if installed is not None:
+            # A download over an installed model brings new weights; a re-check keeps them.
+            self._revise(name, installed.revision + downloaded)
 
     def _chat(self, body: dict[str, Any]) -> Response:
         name = body.get("model", "")
@@ -471,7 +498,7 @@ class FakeOllama:
         dim = int(body.get("dimensions") or full)
         if not 0 < dim <= full:
             return error(400, f"dimensions must be between 1 and {full}")
-        vectors = [normalised(embedding(t, full)[:dim]) for t in texts]
+        vectors = [normalised(embedding(t, full, model.revision)[:dim]) for t in texts]
         return Response(
             body={
                 "model": name,

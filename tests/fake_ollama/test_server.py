@@ -261,6 +261,30 @@ def test_a_chat_model_refuses_to_embed(client):
     assert caught.value.status_code == 400 and "does not support embeddings" in caught.value.error
 
 
+def _digest(client: ollama.Client, name: str) -> str:
+    (digest,) = [m.digest for m in client.list().models if m.model == name]
+    return digest
+
+
+def test_new_weights_change_a_models_digest_and_every_embedding(fake_ollama, client):
+    digest, other = _digest(client, "embeddinggemma:latest"), _digest(client, "all-minilm:latest")
+    (old,) = client.embed("embeddinggemma", ["The cat sat"]).embeddings
+    assert fake_ollama.new_weights("embeddinggemma") == _digest(client, "embeddinggemma:latest")
+    assert _digest(client, "embeddinggemma:latest") != digest
+    assert _digest(client, "all-minilm:latest") == other
+    new, new_again = client.embed("embeddinggemma", ["The cat sat", "the cat sat"]).embeddings
+    assert abs(_cosine(old, new)) < 0.3 and math.isclose(_cosine(new, new_again), 1.0)
+
+
+def test_pulling_a_download_over_an_installed_model_brings_new_weights(fake_ollama, client):
+    digest = _digest(client, "all-minilm:latest")
+    client.pull("all-minilm")  # nothing planned: a re-check of what is there
+    assert _digest(client, "all-minilm:latest") == digest
+    fake_ollama.pull_plan("all-minilm", capabilities=("embedding",), embedding_length=384)
+    client.pull("all-minilm")
+    assert _digest(client, "all-minilm:latest") != digest
+
+
 def test_embed_dim_rejects_models_that_do_not_embed(fake_ollama):
     with pytest.raises(ValueError):
         fake_ollama.embed_dim(CHAT)

@@ -32,14 +32,17 @@ def normalised(vector: list[float]) -> list[float]:
     return [v / norm for v in vector]
 
 
-def embedding(text: str, dim: int) -> list[float]:
+def embedding(text: str, dim: int, revision: int = 0) -> list[float]:
     """A hashed bag of `tokens(text)` in `dim` dimensions, L2-normalised.
 
     An empty text still gets a valid unit vector, as a real model gives some vector.
+    Each `revision` of a model's weights hashes words to other places, so vectors of
+    one revision are unrelated to another's, as a retrained model's would be.
     """
     vector = [0.0] * dim
+    salt = f"{revision}:" if revision else ""
     for token in tokens(text):
-        digest = hashlib.blake2b(token.encode(), digest_size=8).digest()
+        digest = hashlib.blake2b((salt + token).encode(), digest_size=8).digest()
         index = int.from_bytes(digest[:4], "little") % dim
         # A signed hash keeps collisions of unrelated words from adding up to similarity.
         vector[index] += 1.0 if digest[4] & 1 else -1.0

@@ -77,7 +77,7 @@ class RecordedRequest:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """An installed model."""
+    """An installed model; `revision` counts the new weights it got under its name."""
 
     name: str
     capabilities: tuple[str, ...]
@@ -86,10 +86,13 @@ class ModelSpec:
     embedding_length: int | None
     family: str
     parameter_size: str
+    revision: int = 0
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.name.encode()).hexdigest()
+        """The weights' sha256, as `/api/tags` lists it: new weights, a new digest."""
+        weights = f"{self.name}@{self.revision}" if self.revision else self.name
+        return hashlib.sha256(weights.encode()).hexdigest()
 
 
 @dataclass(frozen=True)

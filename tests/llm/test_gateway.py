@@ -140,6 +140,15 @@ def test_models_are_listed_with_their_capabilities_and_sizes(gateway, fake_ollam
     assert len(shows) == 3
 
 
+def test_each_models_digest_is_listed_and_changes_with_its_weights(gateway, fake_ollama):
+    digests = gateway.digests()
+    assert set(digests) == {"qwen3:1.7b", "embeddinggemma:latest", "all-minilm:latest"}
+    assert [r.path for r in fake_ollama.requests] == ["/api/tags"]  # no show per model
+    assert {m.name: m.digest for m in gateway.list_models()} == digests
+    new = fake_ollama.new_weights("embeddinggemma")
+    assert gateway.digests() == {**digests, "embeddinggemma:latest": new}
+
+
 def test_a_model_removed_while_listing_is_left_out(gateway, fake_ollama):
     fake_ollama.fail_next("/api/show", "not_found")  # one model is gone by the time it is shown
     assert len(gateway.list_models()) == len(fake_ollama.models) - 1

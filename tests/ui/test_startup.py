@@ -209,3 +209,20 @@ async def test_keys_that_need_the_data_file_are_shown_and_say_so_until_it_opens(
             await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
     finally:
         gate.set()
+
+
+async def test_new_weights_for_the_embedding_model_are_reported_once(engine, config, fake_ollama):
+    engine.messages.add_message(engine.new_session().id, "user", "my passport expires in March")
+    engine.embed_pending()
+    fake_ollama.new_weights("embeddinggemma")  # `ollama pull` found an update since
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await wait_until(
+            pilot,
+            lambda: notified(app, "new weights for the embedding model embeddinggemma:latest"),
+            timeout=10,
+            what="the notice of new weights",
+        )
+        await wait_until(pilot, lambda: engine.pending_embeddings() == 0, what="re-embedding")
+        assert engine.take_notices() == []

@@ -1,0 +1,121 @@
+"""Vectors from one set of an embedding model's weights only: new weights, new vectors.
+
+``ollama pull embeddinggemma`` may bring new weights under the same name. Vectors made
+with the old ones, compared with a query's made with the new ones, rank by chance, and
+nothing fails to say so. Ollama's listing gives each model's digest, which changes with
+its weights, and the file records the digest each model's vectors were made with
+(``EmbeddingModel.digest``). When the listing shows another, the reading probe's answers
+for the model are forgotten, then its vectors and cells are dropped and every item is
+queued to be embedded again (one transaction, `VectorStore.renew`); until the queue
+drains, an item without a vector is found by its words, as with a new model. A record
+from before digests were kept takes the first digest seen, without re-embedding.
+
+Ollama is listed at most every few minutes, by background work only; the start-up
+check of the models hands over the listing it makes anyway.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from assistant.errors import OllamaError
+
+if TYPE_CHECKING:  # the engine imports this module at start-up; the probe loads on first use
+    from assistant.memory.reading import ReadingProbe
+    from assistant.memory.vectors import VectorStore
+
+__all__ = ["LISTING_TTL", "Digests", "renew_if_reweighted"]
+
+log = logging.getLogger(__name__)
+
+# How long a listing of Ollama's models is trusted before background work lists again.
+LISTING_TTL = timedelta(minutes=5)
+
+
+class Digests:
+    """The installed models' digests from Ollama's latest listing; thread-safe.
+
+    Args:
+        ttl: how long a listing is trusted before `current` lists again.
+    """
+
+    def __init__(self, ttl: timedelta = LISTING_TTL) -> None:
+        self._ttl = ttl
+        self._known: dict[str, str] = {}
+        self._listed_at: datetime | None = None
+        self._lock = threading.Lock()
+
+    def saw(self, digests: Mapping[str, str], at: datetime) -> None:
+        """Keep a listing of full model names and their digests, made at ``at``."""
+        with self._lock:
+            self._known, self._listed_at = dict(digests), at
+
+    def expire(self) -> None:
+        """Make the next `current` list again (a pull may have changed a model)."""
+        with self._lock:
+            self._listed_at = None
+
+    def known(self, model: str) -> str | None:
+        """The digest of ``model`` (full name) in the latest listing, without listing."""
+        with self._lock:
+            return self._known.get(model)
+
+    def current(
+        self, model: str, list_digests: Callable[[], Mapping[str, str]], now: datetime
+    ) -> str | None:
+        """The digest of ``model``, listing again first if the latest listing is stale.
+
+        None when Ollama can't be asked (then not again before the listing would be
+        stale) or lacks the model.
+        """
+        with self._lock:
+            fresh = self._listed_at is not None and now - self._listed_at < self._ttl
+        if not fresh:
+            try:
+                listed: Mapping[str, str] = list_digests()
+            except OllamaError as exc:
+                log.info("could not list Ollama's models to check their weights: %s", exc)
+                listed = {}
+            self.saw(listed, now)
+        return self.known(model)
+
+
+def renew_if_reweighted(
+    vectors: VectorStore, reading: ReadingProbe, model_name: str, digest: str | None
+) -> str | None:
+    """Re-embed everything if ``model_name``'s weights are no longer those of its vectors.
+
+    Args:
+        vectors: the vector store.
+        reading: the reading probe, whose answers for the model go with its vectors.
+        model_name: the embedding model's full name.
+        digest: the digest of its weights now (None: not known, nothing is done).
+
+    Returns:
+        A notice for the user when the vectors were dropped, else None.
+    """
+    model = vectors.model(model_name)
+    if digest is None or model is None or model.digest == digest:
+        return None
+    if model.digest is None:
+        vectors.adopt_digest(model, digest)
+        return None
+    # Forgotten first: if a crash stops the renewal, the next check forgets again.
+    reading.forget(model_name)
+    queued = vectors.renew(model)
+    log.info(
+        "%s has new weights (digest %s, was %s): its vectors were dropped, %d items requeued",
+        model_name,
+        digest[:12],
+        model.digest[:12],
+        queued,
+    )
+    return (
+        f"Ollama has new weights for the embedding model {model_name}, and the vectors made "
+        f"with the old ones don't match them: Hippo is embedding your {queued} memories "
+        "again. Until it is done, they are found by their words."
+    )

@@ -1,0 +1,194 @@
+"""New weights under the embedding model's name: its old vectors go and everything is re-embedded.
+
+The fake Ollama gives a model new weights (`new_weights`, or a pull that downloads) with
+a new digest and embeddings unrelated to the old ones, as a retrained model's are.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.memory.reading import PARAPHRASES
+from assistant.memory.weights import LISTING_TTL
+from tests.assistant.helpers import state_fact
+
+PASSPORT = "my passport expires in March"
+
+
+def _remember(engine):
+    """A message, a fact (with the message it cites) and an event, each embedded."""
+    message = engine.messages.add_message(engine.new_session().id, "user", PASSPORT)
+    state_fact(engine, "The user's sister is a nurse")
+    engine.log_event("the plumber comes on Tuesday")
+    items = engine.pending_embeddings()
+    assert engine.embed_pending() == items
+    return message, items
+
+
+def _later(clock):
+    """Past the time a listing of Ollama's models is trusted."""
+    clock.advance(seconds=LISTING_TTL.total_seconds() + 1)
+
+
+def _embeds(fake_ollama):
+    return [r for r in fake_ollama.requests if r.path == "/api/embed"]
+
+
+def _probes(fake_ollama, script):
+    asked = [s for pair in PARAPHRASES[script] for s in pair]
+    return [r for r in _embeds(fake_ollama) if r.body["input"] == asked]
+
+
+def test_new_weights_reembed_everything_and_recall_uses_the_new_vectors(engine, fake_ollama, clock):
+    message, items = _remember(engine)
+    stale = engine.recall(PASSPORT, kinds=("message",))[0]
+    assert stale.item_id == message.id and stale.vector == pytest.approx(1.0, abs=1e-5)
+    digest = fake_ollama.new_weights("embeddinggemma")
+    _later(clock)
+    assert engine.embed_pending() == items  # every message, fact and event again
+    assert engine.pending_embeddings() == 0
+    assert engine.vectors.model(engine.vector_key).digest == digest
+    found = engine.recall(PASSPORT, kinds=("message",))[0]
+    # Old vectors against the new weights' query would be unrelated (about 0).
+    assert found.item_id == message.id and found.vector == pytest.approx(1.0, abs=1e-5)
+    (fact,) = engine.recall("The user's sister is a nurse", kinds=("fact",))
+    assert fact.vector == pytest.approx(1.0, abs=1e-5)
+
+
+def test_until_reembedded_items_are_found_by_their_words(engine, fake_ollama, clock):
+    message, items = _remember(engine)
+    fake_ollama.new_weights("embeddinggemma")
+    _later(clock)
+    engine.check_embedding_weights()
+    assert engine.pending_embeddings() == items
+    (found,) = engine.recall("passport", kinds=("message",))
+    assert found.item_id == message.id and found.vector is None and found.keyword > 0
+    assert engine.history(message.session_id)[0].content == PASSPORT  # memories untouched
+
+
+def test_the_user_is_told_once_that_memories_are_being_embedded_again(engine, fake_ollama, clock):
+    _, items = _remember(engine)
+    assert engine.take_notices() == []
+    fake_ollama.new_weights("embeddinggemma")
+    _later(clock)
+    engine.embed_pending()
+    (notice,) = engine.take_notices()
+    assert "new weights" in notice and f"{items} memories" in notice
+    _later(clock)
+    engine.embed_pending()
+    assert engine.take_notices() == []
+
+
+def test_unchanged_weights_requeue_nothing(engine, fake_ollama, clock):
+    _remember(engine)
+    before = len(_embeds(fake_ollama))
+    _later(clock)
+    assert engine.embed_pending() == 0
+    assert engine.pending_embeddings() == 0 and len(_embeds(fake_ollama)) == before
+    listed = [r for r in fake_ollama.requests if r.path == "/api/tags"]
+    assert len(listed) == 2  # looked, at most once per listing's lifetime
+    model = engine.vectors.model(engine.vector_key)
+    assert model.digest == _digest(fake_ollama, "embeddinggemma:latest")
+    assert engine.take_notices() == []
+
+
+def _digest(fake_ollama, name):
+    import httpx
+
+    (entry,) = [
+        m for m in httpx.get(f"{fake_ollama.host}/api/tags").json()["models"] if m["name"] == name
+    ]
+    return entry["digest"]
+
+
+def test_vectors_from_before_digests_were_kept_adopt_the_first_one_seen(engine, fake_ollama, clock):
+    _remember(engine)
+    # What m010 leaves a model's record made by an older Hippo: no digest.
+    engine.db.conn.execute("UPDATE embedding_models SET digest = NULL")
+    assert engine.vectors.model(engine.vector_key).digest is None
+    before = len(_embeds(fake_ollama))
+    _later(clock)
+    assert engine.embed_pending() == 0
+    assert len(_embeds(fake_ollama)) == before
+    model = engine.vectors.model(engine.vector_key)
+    assert model.digest == _digest(fake_ollama, "embeddinggemma:latest")
+
+
+def test_pulling_new_weights_reembeds_at_the_next_background_pass(engine, fake_ollama):
+    message, items = _remember(engine)
+    fake_ollama.pull_plan("embeddinggemma", capabilities=("embedding",), embedding_length=768)
+    list(engine.pull("embeddinggemma"))
+    assert engine.embed_pending() == items  # no waiting for the listing to grow stale
+    found = engine.recall(PASSPORT, kinds=("message",))[0]
+    assert found.item_id == message.id and found.vector == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_start_up_listing_spares_background_work_a_listing(engine, fake_ollama):
+    _remember(engine)
+    fake_ollama.new_weights("embeddinggemma")
+    assert engine.missing_models() == []
+    listed = len([r for r in fake_ollama.requests if r.path == "/api/tags"])
+    assert engine.embed_pending() > 0
+    assert len([r for r in fake_ollama.requests if r.path == "/api/tags"]) == listed
+
+
+def test_new_weights_clear_the_cells_too(engine, fake_ollama, clock, monkeypatch):
+    from assistant.memory import vector_cells, vectors
+
+    monkeypatch.setattr(vectors, "CELLS_MIN_ROWS", 20)
+    monkeypatch.setattr(vector_cells, "CELLS", 4)
+    session = engine.new_session()
+    for i in range(30):
+        engine.messages.add_message(session.id, "user", f"note {i} about gardening and tomatoes")
+    wanted = engine.messages.add_message(engine.new_session().id, "user", PASSPORT)
+    engine.maintain()
+    table = engine.vectors.model(engine.vector_key).table("message")
+    assert vector_cells.is_complete(engine.db.conn, table)
+    fake_ollama.new_weights("embeddinggemma")
+    _later(clock)
+    engine.check_embedding_weights()
+    assert not vector_cells.is_trained(engine.db.conn, table)
+    tables = {row[0] for row in engine.db.conn.execute("SELECT name FROM sqlite_master")}
+    assert tables.isdisjoint({table, *vector_cells.index_tables(table)})
+    engine.maintain()  # re-embeds, and the table grows its cells again from new vectors
+    table = engine.vectors.model(engine.vector_key).table("message")
+    assert vector_cells.is_complete(engine.db.conn, table)
+    found = engine.recall(PASSPORT, kinds=("message",))[0]
+    assert found.item_id == wanted.id and found.vector == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_reading_probe_asks_the_new_weights_again(engine, fake_ollama, clock):
+    _remember(engine)
+    engine.recall("when does my passport expire?")
+    engine.recall("who is a nurse?")
+    assert len(_probes(fake_ollama, "latin")) == 1
+    fake_ollama.new_weights("embeddinggemma")
+    _later(clock)
+    engine.embed_pending()
+    engine.recall("when does my passport expire?")
+    engine.recall("who is a nurse?")
+    assert len(_probes(fake_ollama, "latin")) == 2  # once for the new weights, then kept
+
+
+def test_a_renewal_cut_short_keeps_the_old_vectors_and_is_done_again(engine, fake_ollama, clock):
+    import apsw
+
+    message, items = _remember(engine)
+    old = engine.vectors.model(engine.vector_key)
+    conn = engine.db.conn
+    # The disk fails while items are queued again, after the tables went.
+    conn.execute(
+        "CREATE TEMP TRIGGER fail_requeue BEFORE INSERT ON main.embedding_queue"
+        " BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END"
+    )
+    fake_ollama.new_weights("embeddinggemma")
+    _later(clock)
+    with pytest.raises(apsw.Error):
+        engine.check_embedding_weights()
+    assert engine.vectors.model(engine.vector_key) == old
+    assert engine.pending_embeddings() == 0
+    assert conn.execute(f"SELECT count(*) FROM {old.table('message')}").fetchone()[0] == 2
+    conn.execute("DROP TRIGGER fail_requeue")
+    assert engine.embed_pending() == items
+    found = engine.recall(PASSPORT, kinds=("message",))[0]
+    assert found.item_id == message.id and found.vector == pytest.approx(1.0, abs=1e-5)
