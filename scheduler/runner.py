@@ -8,6 +8,7 @@ the consolidation lock keeps it from overlapping a ``hippo sleep`` started elsew
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime, tzinfo
@@ -118,6 +119,13 @@ class SleepScheduler:
 
     def shutdown(self, *, wait: bool = False) -> None:
         """Stop the scheduler (a running consolidation stops at its next unit if ``wait``)."""
+        from apscheduler.jobstores.base import JobLookupError
+
         if self._scheduler is not None and self._scheduler.running:
+            # APScheduler 3 removes a run-once job after starting it; if shutdown has
+            # begun by then, the removal raises in its thread (JobLookupError). Removing
+            # the catch-up job first waits for that step and leaves it nothing to remove.
+            with contextlib.suppress(JobLookupError):
+                self._scheduler.remove_job(CATCH_UP_JOB)
             self._scheduler.shutdown(wait=wait)
         self._scheduler = None
