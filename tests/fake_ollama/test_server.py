@@ -55,6 +55,22 @@ def test_it_listens_on_loopback_only_and_answers_its_version(fake_ollama):
     assert httpx.get(fake_ollama.host).text == "Ollama is running"
 
 
+def test_a_client_gone_between_requests_prints_nothing(fake_ollama, capsys):
+    import socket
+    import struct
+    import time
+
+    host, port = urllib.parse.urlsplit(fake_ollama.host).netloc.split(":")
+    sock = socket.create_connection((host, int(port)))
+    sock.sendall(b"GET /api/version HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+    # A reset, not a close: the server's wait for the next request fails.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+    time.sleep(0.3)
+    assert "Traceback" not in capsys.readouterr().err
+
+
 def test_unknown_paths_get_gos_plain_text_404(fake_ollama):
     response = httpx.get(f"{fake_ollama.host}/api/nothing")
     assert (response.status_code, response.text) == (404, "404 page not found")
