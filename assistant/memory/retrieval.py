@@ -35,8 +35,9 @@ class Memory:
 
     ``at`` is when it was said or learned (what recency decays from, unless it was
     used since: ``last_used``); ``source`` says where it came from in words. A message
-    also carries who said it (``speaker``, where known), and the ids and text of the
-    messages just before and after it in its session (``neighbours``, ``context``).
+    also carries its role ("user" or "assistant"), who said it (``speaker``, where
+    known), and the ids and text of the messages just before and after it in its
+    session (``neighbours``, ``context``).
     ``vector_trust`` is the share of the vector weight that ``vector`` was given (how far
     the embedding model reads the query's script).
     """
@@ -56,6 +57,7 @@ class Memory:
     relevance: float = 0.0
     recency: float = 0.0
     score: float = 0.0
+    role: str = ""
     speaker: str = ""
     neighbours: tuple[int, ...] = ()
     context: str = ""
@@ -226,16 +228,34 @@ class Retriever:
         return replace(memory, recency=rec, score=score)
 
     def _deduplicate(self, ranked: list[Memory], limit: int) -> list[Memory]:
+        """The best of each group of near-duplicates, in rank order, at most ``limit``.
+
+        Of a reply that repeats what the user said and the user's words, the user's
+        are kept (at the better rank of the two): they are the evidence, the reply a
+        restatement that may have shifted the meaning.
+        """
         kept: list[Memory] = []
         kept_terms: list[frozenset[str]] = []
         for memory in ranked:
+            if len(kept) == limit and (
+                memory.role != "user" or all(k.role != "assistant" for k in kept)
+            ):
+                continue  # full: only the user's words for a reply's may still come in
             t = terms(memory.text)
-            if any(similar(t, other, self.weights.duplicate_overlap) for other in kept_terms):
-                continue
-            kept.append(memory)
-            kept_terms.append(t)
-            if len(kept) == limit:
-                break
+            twin = next(
+                (
+                    i
+                    for i, other in enumerate(kept_terms)
+                    if similar(t, other, self.weights.duplicate_overlap)
+                ),
+                None,
+            )
+            if twin is not None:
+                if memory.role == "user" and kept[twin].role == "assistant":
+                    kept[twin], kept_terms[twin] = memory, t
+            elif len(kept) < limit:
+                kept.append(memory)
+                kept_terms.append(t)
         return kept
 
 

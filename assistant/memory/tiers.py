@@ -37,6 +37,7 @@ class MessageTier:
                 importance=m.importance,
                 session_id=m.session_id,
                 source_id=m.source_id,
+                role=m.role,
                 speaker=m.speaker,
                 neighbours=tuple(n for n, _ in around),
                 context="\n".join(text for _, text in around),

@@ -325,3 +325,14 @@ def test_the_prompt_says_which_facts_the_user_stated_and_which_hippo_inferred(en
     system = [r.body for r in fake_ollama.requests if r.path == "/api/chat"][-1]["messages"][0]
     assert 'fact you stated] "I am vegetarian"' in system["content"]
     assert 'fact Hippo inferred] "The user probably enjoys Italian food"' in system["content"]
+
+
+def test_of_a_reply_that_repeats_the_user_the_users_own_words_are_recalled(engine, fake_ollama):
+    said = "My sister Anna lives in Berlin and works as a nurse."
+    session = engine.new_session()
+    engine.messages.add_message(session.id, "user", said, importance=3)
+    # A reply that repeats it, rated higher: it would rank first and hide the user's words.
+    engine.messages.add_message(session.id, "assistant", f"Noted: {said}", importance=8)
+    for limit in (10, 1):  # at the limit too, the user's words take the reply's place
+        (memory,) = engine.recall("Where does my sister live?", kinds=("message",), limit=limit)
+        assert (memory.text, memory.role, memory.source) == (said, "user", "you said")
