@@ -22,9 +22,11 @@ from assistant.llm.events import Done, TextDelta, ToolCall
 from assistant.memory.importance import rate_importance
 from assistant.memory.models import Message, MessageStatus, Session
 from assistant.memory.tools import TOOL_SPECS, MemoryTools
+from assistant.tokens import estimate_tokens
 from assistant.turns import (
     MemoryUsed,
     MemoryWritten,
+    PromptTooLong,
     ReplyCancelled,
     ReplyDone,
     ReplyFailed,
@@ -78,6 +80,9 @@ class ChatTurn:
             context = engine.context_for(session, user)
             engine.record_use(reply.id, context.used)
             yield MemoryUsed(reply.id, tuple(context.used))
+            size = sum(estimate_tokens(m["content"]) for m in context.messages)
+            if size > engine.context_tokens:
+                yield PromptTooLong(size, engine.context_tokens)
             yield from self._rounds(reply, user, context.messages)
             if self._cancel.is_set():
                 outcome = ReplyCancelled(self._save(reply, "cancelled"))

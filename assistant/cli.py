@@ -186,7 +186,7 @@ def _path(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
-    from assistant.turns import ReplyCancelled, ReplyFailed, TextDelta
+    from assistant.turns import PromptTooLong, ReplyCancelled, ReplyFailed, TextDelta
 
     engine = open_engine(config)
     try:
@@ -197,6 +197,8 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             if isinstance(event, TextDelta):
                 out.write(event.text)
                 out.flush()
+            elif isinstance(event, PromptTooLong):
+                print(f"hippo: {event.advice}", file=sys.stderr)
             elif isinstance(event, ReplyFailed):
                 print(f"\nhippo: {event.error}", file=sys.stderr)
                 failed = True

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MemoryUsed",
     "MemoryWritten",
+    "PromptTooLong",
     "ReplyCancelled",
     "ReplyDone",
     "ReplyFailed",
@@ -78,6 +79,28 @@ class MemoryWritten:
     tool: str
 
 
+@dataclass(frozen=True, slots=True)
+class PromptTooLong:
+    """The prompt exceeds the context window the model is given: it will see only part.
+
+    ``tokens`` is the prompt's estimated size, ``window`` the model's context window.
+    """
+
+    tokens: int
+    window: int
+
+    @property
+    def advice(self) -> str:
+        """What happens, and what to do, in words."""
+        return (
+            f"Your message makes the prompt about {self.tokens:,} tokens, more than the "
+            f"{self.window:,} the model is given, so it will read only part of it and may "
+            "miss what Hippo remembers. For a document, `hippo ingest FILE` keeps it "
+            "searchable; or raise [models] context_tokens in config.toml, if the model "
+            "allows it."
+        )
+
+
 TurnEvent = (
     UserSaved
     | ReplyStarted
@@ -85,6 +108,7 @@ TurnEvent = (
     | TextDelta
     | ThinkingDelta
     | MemoryWritten
+    | PromptTooLong
     | ReplyDone
     | ReplyCancelled
     | ReplyFailed

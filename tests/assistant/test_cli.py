@@ -123,6 +123,11 @@ def test_scope_starts_a_scoped_session_and_a_bad_name_is_refused(ollama_up, caps
     assert f"{session.id:>6}" in (listed := capsys.readouterr().out) and "[work] " in listed
 
 
+def test_ask_warns_when_the_message_is_longer_than_the_model_reads(ollama_up, capsys):
+    assert main(["ask", "a pasted report, " * 12_000]) == 0
+    assert "more than the 8,192 the model is given" in capsys.readouterr().err
+
+
 def test_ask_with_ollama_down_exits_non_zero_with_advice(capsys):
     assert main(["ask", "hello"]) == 1
     assert "ollama serve" in capsys.readouterr().err

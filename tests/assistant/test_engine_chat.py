@@ -8,7 +8,14 @@ import pytest
 
 from assistant.errors import MemoryWriteError
 from assistant.llm.events import TextDelta, ThinkingDelta
-from assistant.turns import ReplyCancelled, ReplyDone, ReplyFailed, ReplyStarted, UserSaved
+from assistant.turns import (
+    PromptTooLong,
+    ReplyCancelled,
+    ReplyDone,
+    ReplyFailed,
+    ReplyStarted,
+    UserSaved,
+)
 from tests.fake_ollama import Reply
 
 
@@ -50,6 +57,16 @@ def test_the_user_message_is_stored_before_the_model_is_asked(engine, fake_ollam
     assert not [r for r in fake_ollama.requests if r.path == "/api/chat"]
     assert engine.history(session.id)[0].content == "remember the milk"
     list(stream)
+
+
+def test_a_message_longer_than_the_context_window_is_answered_with_a_warning(engine, fake_ollama):
+    session = engine.new_session()
+    assert not [e for e in engine.send(session.id, "hello") if isinstance(e, PromptTooLong)]
+    events = list(engine.send(session.id, "a pasted report, " * 12_000))
+    (warning,) = [e for e in events if isinstance(e, PromptTooLong)]
+    assert warning.window == engine.context_tokens < warning.tokens
+    assert "hippo ingest" in warning.advice and "context_tokens" in warning.advice
+    assert isinstance(events[-1], ReplyDone)  # warned, not refused
 
 
 def test_thinking_arrives_separately_for_models_that_think(engine, fake_ollama):

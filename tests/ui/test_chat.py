@@ -164,6 +164,20 @@ async def test_a_message_a_full_disk_cannot_take_is_given_back_with_advice(
         assert not app.chat.streaming and len(messages_shown(app)) == 2
 
 
+async def test_a_message_longer_than_the_model_reads_is_sent_with_a_warning(
+    engine, config, fake_ollama
+):
+    fake_ollama.script(Reply(content="That is a long report."))
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await chat_ready(pilot)
+        app.chat.query_one(PromptInput).text = "a pasted report, " * 12_000
+        await pilot.press("enter")
+        await sees(pilot, "Message too long", "hippo ingest FILE")
+        await wait_until(pilot, lambda: not app.chat.streaming)
+        assert len(messages_shown(app)) == 2
+
+
 async def test_a_message_the_engine_refuses_is_given_back_to_the_box(
     engine, config, fake_ollama, clock
 ):

@@ -321,11 +321,21 @@ class ChatScreen(Screen[None]):
             self._idle.set()
 
     async def on_chat_screen_turn(self, message: Turn) -> None:
-        from assistant.turns import MemoryWritten, ReplyCancelled, ReplyDone, ReplyFailed
+        from assistant.turns import (
+            MemoryWritten,
+            PromptTooLong,
+            ReplyCancelled,
+            ReplyDone,
+            ReplyFailed,
+        )
 
         event = message.event
         if isinstance(event, MemoryWritten):
             self.notify(event.notice, title="Memory updated", timeout=6, markup=False)
+        elif isinstance(event, PromptTooLong):
+            self.notify(
+                event.advice, title="Message too long", severity="warning", timeout=15, markup=False
+            )
         await self.query_one(Conversation).apply(event)
         if isinstance(event, ReplyDone):
             self.status.reachable = True
