@@ -140,7 +140,14 @@ def write_failed(exc: apsw.Error, path: Path | str) -> StorageError:
     return StorageError(f"Hippo's data file ({path}) could not be written: {exc}.")
 
 
-_TELLING = (apsw.FullError, apsw.BusyError, apsw.LockedError, apsw.ReadOnlyError, apsw.IOError)
+_TELLING = (
+    apsw.FullError,
+    apsw.BusyError,
+    apsw.LockedError,
+    apsw.ReadOnlyError,
+    apsw.IOError,
+    apsw.CantOpenError,
+)
 
 
 def _cause(exc: apsw.Error) -> apsw.Error:
