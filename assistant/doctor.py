@@ -137,17 +137,13 @@ def _check_ollama(config: Config, report: Report) -> None:
             report.facts.append(("it reads", _reading(gateway.embed, name)))
 
 
-# What each probed script is called in `hippo doctor`.
-_SCRIPT_NAMES = {"latin": "English (Latin script)", "han": "Chinese"}
-
-
 def _reading(embed: Embed, model: str) -> str:
     """How far ``model`` reads each probed script, in words (see ``memory.reading``)."""
-    from assistant.memory.reading import PARAPHRASES, measure_trust
+    from assistant.memory.reading import PARAPHRASES, SCRIPT_NAMES, measure_trust
 
     verdicts, unread = [], []
     for script in PARAPHRASES:
-        name = _SCRIPT_NAMES.get(script, script)
+        name = SCRIPT_NAMES.get(script, script)
         try:
             trust = measure_trust(embed, model, script)
         except OllamaError as exc:

@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 __all__ = ["Hippo"]
 
 _SEARCH_CANDIDATES = 50
+# Embedding models on Ollama that read many languages, Chinese among them.
+_MULTILINGUAL = ("embeddinggemma", "bge-m3")
 
 
 class Hippo:
@@ -171,7 +173,25 @@ class Hippo:
         """How well the embedding model reads each script, asked once per model and script."""
         from assistant.memory.reading import ReadingProbe, ReadingStore
 
-        return ReadingProbe(self.llm.embed, ReadingStore(lambda: self.db.conn, self.clock))
+        return ReadingProbe(
+            self.llm.embed,
+            ReadingStore(lambda: self.db.conn, self.clock),
+            on_measured=self._unread_script,
+        )
+
+    def _unread_script(self, model: str, script: str, trust: float) -> None:
+        """Tell the user, once per model and script, that the model does not read it."""
+        from assistant.memory.reading import SCRIPT_NAMES
+
+        if trust > 0:
+            return
+        language = SCRIPT_NAMES.get(script, script)
+        others = ", ".join(m for m in _MULTILINGUAL if _full_name(m) != _full_name(model))
+        self._notices.append(
+            f"The embedding model {model} does not read {language}: Hippo finds your "
+            f"{language} memories by their words, not their meaning. A model that reads it "
+            f"({others}) can be chosen with F2, or `hippo models use --embedding NAME`."
+        )
 
     @functools.cached_property
     def _stores(self) -> Stores:

@@ -27,6 +27,7 @@ from assistant.memory.base import Store
 
 __all__ = [
     "PARAPHRASES",
+    "SCRIPT_NAMES",
     "ReadingProbe",
     "ReadingStore",
     "measure_trust",
@@ -56,6 +57,8 @@ PARAPHRASES: dict[str, tuple[tuple[str, str], ...]] = {
         ("我搬进了新公寓", "换到另一套住房"),
     ),
 }
+# What each probed script is called, for people.
+SCRIPT_NAMES = {"latin": "English (Latin script)", "han": "Chinese"}
 _SCRIPTS = {
     "latin": re.compile(r"[A-Za-z\u00c0-\u024f]"),
     "han": re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"),
@@ -162,11 +165,19 @@ class ReadingProbe:
     Args:
         embed: embeds texts with a model, as ``OllamaGateway.embed`` does.
         remembered: where answers are kept between runs (None: for this run only).
+        on_measured: told (model, script, trust) each time the probe runs, e.g. to
+            tell the user once that their model does not read their language.
     """
 
-    def __init__(self, embed: Embed, remembered: Remembered | None = None) -> None:
+    def __init__(
+        self,
+        embed: Embed,
+        remembered: Remembered | None = None,
+        on_measured: Callable[[str, str, float], None] | None = None,
+    ) -> None:
         self._embed = embed
         self._remembered = remembered
+        self._on_measured = on_measured
         self._trust: dict[tuple[str, str], float] = {}
 
     def forget(self, model: str) -> None:
@@ -196,5 +207,7 @@ class ReadingProbe:
                     return 1.0
                 if self._remembered is not None:
                     self._remembered.keep(model, name, kept)
+                if self._on_measured is not None:
+                    self._on_measured(model, name, kept)
             self._trust[key] = kept
         return kept

@@ -192,6 +192,26 @@ def test_recall_weighs_vectors_as_far_as_the_model_reads_the_querys_script(engin
     assert len(probes) == 1  # asked once for the script, not once per query
 
 
+def test_the_user_is_told_once_that_the_model_does_not_read_their_language(
+    engine, fake_ollama, config
+):
+    from assistant.engine import Hippo
+
+    _say(engine, engine.new_session(), "我的护照三月到期")
+    engine.embed_pending()
+    engine.take_notices()
+    engine.recall("护照什么时候到期？")
+    (notice,) = engine.take_notices()
+    assert "embeddinggemma does not read Chinese" in notice and "F2" in notice
+    engine.recall("护照怎么续签？")
+    assert engine.take_notices() == []  # once per model and script
+    again = Hippo(
+        engine.db, engine.llm, chat_model=config.chat_model, embedding_model=config.embedding_model
+    )
+    again.recall("护照在哪里办？")
+    assert again.take_notices() == []  # the answer is kept in the file: not the next run either
+
+
 def test_background_work_gives_a_large_archive_cells_and_recall_uses_them(
     engine, fake_ollama, monkeypatch
 ):

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from tests.fake_ollama import Reply
-from tests.ui.helpers import chat_ready, messages_shown, sees, send, type_text, wait_until
+from tests.ui.helpers import (
+    chat_ready,
+    messages_shown,
+    notified,
+    sees,
+    send,
+    type_text,
+    wait_until,
+)
 from ui import HippoApp
 from ui.widgets import PromptInput
 
@@ -176,6 +184,17 @@ async def test_a_message_longer_than_the_model_reads_is_sent_with_a_warning(
         await sees(pilot, "Message too long", "hippo ingest FILE")
         await wait_until(pilot, lambda: not app.chat.streaming)
         assert len(messages_shown(app)) == 2
+
+
+async def test_the_chat_says_once_when_the_embedding_model_cannot_read_the_language(
+    engine, config, fake_ollama
+):
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "我的护照三月到期")
+        await wait_until(pilot, lambda: notified(app, "does not read Chinese"))
+        assert notified(app, "(bge-m3) can be chosen with F2")  # not the model in use
 
 
 async def test_a_message_the_engine_refuses_is_given_back_to_the_box(
