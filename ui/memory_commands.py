@@ -9,6 +9,7 @@ from textual import work
 from textual.app import App, SystemCommand
 
 from assistant.errors import HippoError
+from ui.failures import explained
 from ui.format import clip
 from ui.screens.chat import ChatScreen
 from ui.slash import COMMANDS, SlashCommand, help_text
@@ -132,18 +133,22 @@ class MemoryCommands(App[None]):
             self.notify(f"Say what to remember: {COMMANDS['remember']}", markup=False)
             return
         chat = self.chat
+        engine = self.engine
         try:
             session_id = chat.ensure_session()
-            said = self.engine.messages.add_message(session_id, "user", text)
-            self.engine.facts.add(
-                self.engine.profile.id,
-                text,
-                source_kind="user_stated",
-                actor="user",
-                evidence=[Evidence("message", said.id)],
-            )
-        except HippoError as exc:
-            self.notify(str(exc), title="Not remembered", severity="error", markup=False)
+            with engine.db.conn:  # the message and its fact, or neither
+                said = engine.messages.add_message(session_id, "user", text)
+                engine.facts.add(
+                    engine.profile.id,
+                    text,
+                    source_kind="user_stated",
+                    actor="user",
+                    evidence=[Evidence("message", said.id)],
+                )
+        except Exception as exc:
+            if (why := explained(exc, engine.db.path)) is None:
+                raise  # a bug
+            self.notify(why, title="Not remembered", severity="error", markup=False)
             return
         self.engine.wake()  # embed the new message and fact
         await chat.query_one(Conversation).apply(UserSaved(said))

@@ -81,6 +81,26 @@ async def test_editing_a_fact_records_it_as_something_you_said(seeded, config):
     assert engine.facts.history(fact_id)[-1].actor == "user"
 
 
+async def test_an_edit_a_full_disk_cannot_take_is_refused_with_advice(seeded, config):
+    from tests.disk import disk_full
+    from tests.ui.helpers import notified
+
+    engine, memories = seeded
+    fact_id = memories.facts["Prefers meetings in the morning"]
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_inspector(pilot)
+        await select_row(pilot, _pane(app).table, fact_id)
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        with disk_full(engine):
+            app.screen.query_one(Input).value = "Prefers meetings early. " * 300
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: notified(app, "is full, so nothing more can be saved"))
+        assert app.is_running
+    assert engine.facts.get(fact_id).statement == "Prefers meetings in the morning"
+
+
 async def test_pin_scope_wrong_outdated_and_delete(seeded, config):
     engine, memories = seeded
     bolo = memories.facts["Has a dog called Bolo"]

@@ -30,6 +30,22 @@ async def test_remember_saves_your_words_and_a_fact_citing_them(seeded, config):
     assert engine.facts.count(engine.profile.id, "active") == before + 1
 
 
+async def test_remember_on_a_full_disk_keeps_neither_the_words_nor_a_fact(seeded, config):
+    from tests.disk import disk_full
+
+    engine, _ = seeded
+    before = engine.facts.count(engine.profile.id, "active")
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await chat_ready(pilot)
+        with disk_full(engine):
+            await send_command(pilot, "/remember " + "my locker code is 4471. " * 300)
+            await wait_until(pilot, lambda: notified(app, "is full, so nothing more can be saved"))
+        assert app.is_running and messages_shown(app) == []
+    assert engine.facts.count(engine.profile.id, "active") == before
+    assert engine.admin.search_messages("locker code") == []
+
+
 async def test_profile_help_and_unknown_commands_answer_in_a_notice(engine, config, fake_ollama):
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:

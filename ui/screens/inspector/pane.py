@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
 
-from assistant.errors import HippoError
+from ui.failures import explained
 
 if TYPE_CHECKING:
     from assistant.admin import MemoryAdmin
@@ -102,8 +102,10 @@ class InspectorPane(Vertical):
         """
         try:
             result = call()
-        except (HippoError, ValueError) as exc:
-            self.notify(str(exc), title="Not done", severity="error", timeout=8, markup=False)
+        except Exception as exc:
+            if (said := explained(exc, self.engine.db.path)) is None:
+                raise  # a bug
+            self.notify(said, title="Not done", severity="error", timeout=8, markup=False)
             return None
         if done:
             self.changed(done)
