@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from assistant.errors import HippoError, StorageError
+from assistant.errors import HippoError
 from assistant.llm.events import Done, TextDelta, ToolCall
 from assistant.memory.importance import rate_importance
 from assistant.memory.models import Message, MessageStatus, Session
@@ -90,7 +90,7 @@ class ChatTurn:
                 outcome = ReplyDone(self._save(reply, "complete"))
                 engine.after_reply(session.id)
         except apsw.Error as exc:
-            error = self._write_failed(exc)
+            error = engine.db.write_failed(exc)
             outcome = ReplyFailed(self._close(reply, "failed", str(error)), error)
         except HippoError as exc:
             outcome = ReplyFailed(self._close(reply, "failed", str(exc)), exc)
@@ -112,13 +112,8 @@ class ChatTurn:
                     session.id, "assistant", "", status="streaming", model=engine.chat_model
                 )
         except apsw.Error as exc:
-            raise self._write_failed(exc) from exc
+            raise engine.db.write_failed(exc) from exc
         return user, reply
-
-    def _write_failed(self, exc: apsw.Error) -> StorageError:
-        from data_schema.connect import write_failed
-
-        return write_failed(exc, self._engine.db.path)
 
     def _close(self, reply: Message, status: MessageStatus, error: str = "") -> Message:
         """Save the reply's end; if the data file can't take it, the reply as it stands.

@@ -119,12 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("hippo: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        apsw = sys.modules.get("apsw")  # imported by whatever opened the data file
-        if apsw is None or config is None or not isinstance(exc, apsw.Error):
-            raise  # a bug
-        from data_schema.connect import write_failed
+        from data_schema.connect import storage_error
 
-        print(f"hippo: {write_failed(exc, config.db_path)}", file=sys.stderr)
+        if config is None or (failed := storage_error(exc, config.db_path)) is None:
+            raise  # a bug
+        print(f"hippo: {failed}", file=sys.stderr)
         return 1
 
 

@@ -368,14 +368,25 @@ class Hippo:
         Ollama that can't embed: no pairs.
         """
         model = self.vectors.model(self.vector_key)
-        if model is None or not query.strip():
+        if model is None:
             return [], 1.0
+        query_vector, trust = self._embedded(query)
+        if query_vector is None:
+            return [], 1.0
+        return self.vectors.nearest(model, kind, self.profile.id, query_vector, limit), trust
+
+    def _embedded(self, text: str) -> tuple[Sequence[float] | None, float]:
+        """``text``'s embedding and the model's trust on its script (see ``reading``).
+
+        An empty text, or an Ollama that can't embed: no embedding, and full trust.
+        """
+        if not text.strip():
+            return None, 1.0
         try:
-            (query_vector,) = self.llm.embed(self.embedding_model, [query])
+            (vector,) = self.llm.embed(self.embedding_model, [text])
         except OllamaError:
-            return [], 1.0
-        found = self.vectors.nearest(model, kind, self.profile.id, query_vector, limit)
-        return found, self._reading.trust(self.embedding_model, query)
+            return None, 1.0
+        return vector, self._reading.trust(self.embedding_model, text)
 
     def recall(
         self,
@@ -400,12 +411,10 @@ class Hippo:
             query_vector: the text's embedding, if already made; otherwise it is made
                 here, and on failure retrieval falls back to keywords.
         """
-        if query_vector is None and text.strip():
-            try:
-                (query_vector,) = self.llm.embed(self.embedding_model, [text])
-            except OllamaError:
-                query_vector = None
-        trust = self._reading.trust(self.embedding_model, text) if query_vector is not None else 1.0
+        if query_vector is None:
+            query_vector, trust = self._embedded(text)
+        else:
+            trust = self._reading.trust(self.embedding_model, text)
         from assistant.memory.retrieval import Query
 
         query = Query(

@@ -18,7 +18,14 @@ import apsw
 
 from assistant.errors import ExtensionLoadError, StorageError
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "connect", "sqlite_vec_version", "write_failed"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "Database",
+    "connect",
+    "sqlite_vec_version",
+    "storage_error",
+    "write_failed",
+]
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -140,6 +147,11 @@ def write_failed(exc: apsw.Error, path: Path | str) -> StorageError:
     return StorageError(f"Hippo's data file ({path}) could not be written: {exc}.")
 
 
+def storage_error(exc: BaseException, path: Path | str) -> StorageError | None:
+    """What ``exc`` means for the data file at ``path`` if it is SQLite's error, else None."""
+    return write_failed(exc, path) if isinstance(exc, apsw.Error) else None
+
+
 _TELLING = (
     apsw.FullError,
     apsw.BusyError,
@@ -178,6 +190,14 @@ class Database:
         self._lock = threading.Lock()
         self._all: list[apsw.Connection] = []
         self._migrated = False
+
+    def write_failed(self, exc: apsw.Error) -> StorageError:
+        """What SQLite's error ``exc`` on a write means for this file (see `write_failed`)."""
+        return write_failed(exc, self.path)
+
+    def storage_error(self, exc: BaseException) -> StorageError | None:
+        """What ``exc`` means for this file if it is SQLite's error, else None."""
+        return storage_error(exc, self.path)
 
     @property
     def conn(self) -> apsw.Connection:

@@ -146,7 +146,7 @@ class MemoryCommands(App[None]):
                     evidence=[Evidence("message", said.id)],
                 )
         except Exception as exc:
-            if (why := explained(exc, engine.db.path)) is None:
+            if (why := explained(exc, engine.db)) is None:
                 raise  # a bug
             self.notify(why, title="Not remembered", severity="error", markup=False)
             return

@@ -96,9 +96,5 @@ class EmbeddingWorker:
             except HippoError as exc:
                 log.warning("background memory work failed: %s", exc)
             except apsw.Error as exc:  # a full disk, say: tried again when text next comes
-                from data_schema.connect import write_failed
-
-                log.warning(
-                    "background memory work failed: %s", write_failed(exc, self._engine.db.path)
-                )
+                log.warning("background memory work failed: %s", self._engine.db.write_failed(exc))
             self._engine.wait_for_text(self._idle_s)

@@ -120,7 +120,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
             try:
                 receipt = self.engine.admin.delete_session(session_id)
             except Exception as exc:
-                if (why := explained(exc, self.engine.db.path)) is None:
+                if (why := explained(exc, self.engine.db)) is None:
                     raise  # a bug
                 self.notify(why, title="Not deleted", severity="error", markup=False)
                 return
