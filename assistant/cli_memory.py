@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from assistant.config import Config
 from assistant.errors import HippoError
+from assistant.terminal import json_visible
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -202,9 +203,8 @@ def parse_time(value: str) -> datetime:
 
 
 def dump_json(value: object, out: TextIO) -> None:
-    """Write ``value`` as one line of JSON."""
-    json.dump(value, out, ensure_ascii=False, default=str)
-    out.write("\n")
+    """Write ``value`` as one line of JSON (terminal controls as JSON escapes)."""
+    out.write(json_visible(json.dumps(value, ensure_ascii=False, default=str)) + "\n")
 
 
 COMMANDS = {"memory": memory_command, "import": import_command}

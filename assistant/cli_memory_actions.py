@@ -12,6 +12,7 @@ from typing import TextIO
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import dump_json, parse_time
 from assistant.errors import HippoError
+from assistant.terminal import json_visible
 
 __all__ = ["ACTIONS"]
 
@@ -212,8 +213,8 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         import json
 
         body = json.dumps(admin.export(), ensure_ascii=False, indent=1) + "\n"
-    if not args.output:
-        out.write(body)
+    if not args.output:  # JSON keeps its value exactly; Markdown shows controls escaped
+        out.write(json_visible(body) if args.format == "json" else body)
         return 0
     path = Path(args.output).expanduser()
     path.write_text(body, encoding="utf-8")
