@@ -18,12 +18,14 @@ from textual.message import Message
 
 from assistant.config import save_config
 from assistant.errors import HippoError, OllamaError
+from assistant.terminal import visible
 from ui.memory_commands import MemoryCommands
 from ui.screens import ChatScreen
 from ui.screens.chat import read_last_session
 from ui.widgets import StatusLine
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from assistant.config import Config
@@ -347,3 +349,25 @@ class HippoApp(MemoryCommands):
             "Sleep now", "Consolidate memory now (episodes, facts to review)", self.action_sleep_now
         )
         yield from self.memory_commands(screen)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a notification; stored text in it shows its control characters escaped.
+
+        Every screen's ``notify`` lands here, so no notice can hand the terminal an escape
+        sequence from a memory, a reply or an error.
+        """
+        super().notify(
+            visible(message),
+            title=visible(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
