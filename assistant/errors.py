@@ -9,6 +9,7 @@ HippoError
 ├── StorageError                the SQLite file
 │   ├── ExtensionLoadError      sqlite-vec could not be loaded
 │   └── MigrationError          a schema migration failed (nothing was changed)
+├── MemoryWriteError            a memory write was refused (CoreMemoryError, UndoConflict)
 ├── ConfigError                 a bad setting in config.toml or the environment
 └── SecretStoreError            no usable keyring backend
 """
@@ -29,6 +30,7 @@ __all__ = [
     "OllamaUnreachable",
     "SecretStoreError",
     "StorageError",
+    "UndoConflict",
 ]
 
 
@@ -116,3 +118,7 @@ class ConfigError(HippoError):
 
 class SecretStoreError(HippoError):
     """No usable keyring backend to keep a secret in."""
+
+
+class UndoConflict(MemoryWriteError):
+    """An undo was refused: a later change touched what it would revert; the message names it."""
