@@ -7,6 +7,7 @@ HippoError
 │   ├── ModelNotFound           the host answered, but lacks the model
 │   └── OllamaResponseError     the host answered with an error or broken data
 ├── StorageError                the SQLite file
+│   ├── DamagedFile             the file failed SQLite's integrity check
 │   ├── ExtensionLoadError      sqlite-vec could not be loaded
 │   └── MigrationError          a schema migration failed (nothing was changed)
 ├── MemoryWriteError            a memory write was refused (CoreMemoryError, UndoConflict)
@@ -19,6 +20,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "CoreMemoryError",
+    "DamagedFile",
     "ExtensionLoadError",
     "HippoError",
     "MemoryWriteError",
@@ -122,3 +124,7 @@ class SecretStoreError(HippoError):
 
 class UndoConflict(MemoryWriteError):
     """An undo was refused: a later change touched what it would revert; the message names it."""
+
+
+class DamagedFile(StorageError):
+    """The data file failed SQLite's integrity check; the message offers a good backup."""
