@@ -145,6 +145,11 @@ def _file_parsers(verbs: argparse._SubParsersAction) -> None:
         default="scrub",
         help="what to do with backups next to the data file (scrub)",
     )
+    forget.add_argument(
+        "--all-profiles",
+        action="store_true",
+        help="forget it in every profile (by default only in the profile in use)",
+    )
     export = verbs.add_parser("export", help="export the profile (JSON or Markdown)")
     export.add_argument("-o", "--output", help="write to this file (default: stdout)")
     export.add_argument("--format", choices=["json", "markdown"], default="json")

@@ -190,9 +190,10 @@ def _stats(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    preview = admin.forget_preview(args.text)
+    preview = admin.forget_preview(args.text, all_profiles=args.all_profiles)
     if preview.empty:
-        print(f"Nothing mentions {preview.text!r}.", file=out)
+        nothing = f"Nothing mentions {preview.text!r} {preview.where}."
+        print(nothing, *text.elsewhere_lines(preview), sep="\n", file=out)
         return 0
     if not args.yes:
         print("\n".join(text.preview_lines(preview)), file=out)
@@ -202,7 +203,8 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if answer not in ("y", "yes"):
             print("Nothing was forgotten.", file=out)
             return 1
-    print(admin.forget(args.text, backups=args.backups).text(), file=out)
+    receipt = admin.forget(args.text, backups=args.backups, all_profiles=args.all_profiles)
+    print(receipt.text(), file=out)
     return 0
 
 

@@ -110,11 +110,15 @@ class ForgetPane(InspectorPane):
     def _summary(preview: ForgetPreview) -> Content:
         if preview.empty:
             said = visible(repr(preview.text))
-            return Content(f"Nothing mentions {said}: there is nothing to forget.")
+            return Content(f"Nothing mentions {said} {preview.where}: there is nothing to forget.")
         counts = ", ".join(f"{tier} {n}" for tier, n in preview.counts.items() if n)
         return Content.assemble(
-            (f"{preview.total} row(s) mention {visible(repr(preview.text))}: ", "bold"),
+            (
+                f"{preview.total} row(s) mention {visible(repr(preview.text))} {preview.where}: ",
+                "bold",
+            ),
             counts,
+            (visible(_elsewhere(preview)), "yellow"),
             (" · f forgets them all (you will be asked)", "dim"),
         )
 
@@ -163,3 +167,11 @@ class ForgetPane(InspectorPane):
         receipt = Content(visible(message.receipt.text()))
         self.query_one("#forget-receipt", Static).update(receipt)
         self.changed(f"Forgot {message.text!r}: {message.receipt.total} row(s).")
+
+
+def _elsewhere(preview: ForgetPreview) -> str:
+    """Other profiles that still mention it (this tab forgets in the profile in use only)."""
+    if not preview.elsewhere:
+        return ""
+    held = ", ".join(f"{name!r} {n}" for name, n in preview.elsewhere.items())
+    return f" · left in other profiles: {held} (`hippo memory forget TEXT --all-profiles`)"
