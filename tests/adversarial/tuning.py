@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (corpus texts are kept whole, one per line where they fit)
 """The tuning part of the injection corpus: the detector was developed against these.
 
 Each attack names the claim it tries to plant; benign items are ordinary text that must
