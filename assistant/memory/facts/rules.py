@@ -24,8 +24,9 @@ _DEFAULTS: dict[str, tuple[str, float]] = {
     "document": ("pending", 0.6),
     "event": ("pending", 0.6),
     "reflection": ("pending", 0.5),
+    "pasted": ("pending", 0.6),  # quoted from an email, a page or a log: not the user's word
 }
-_UNTRUSTED_SOURCES = frozenset({"document", "event", "reflection"})
+_UNTRUSTED_SOURCES = frozenset({"document", "event", "reflection", "pasted"})
 
 
 def choice(value: str, allowed: Sequence[str], what: str) -> str:
