@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -72,7 +72,7 @@ class ChatTurn:
         self._text = text
         self._origin = "pasted" if pasted or looks_pasted(text) else "typed"
         self._cancel = cancel
-        self._taint = ""
+        self._taint: Callable[[], str] = lambda: ""
         self._content: list[str] = []
         self._thinking: list[str] = []
         self._saved_at = time.monotonic()
@@ -94,7 +94,7 @@ class ChatTurn:
             engine.record_use(reply.id, context.used)
             earlier = [m["content"] for m in context.messages[1:] if m["role"] == "user"]
             quoted = [memory.text for _, memory in context.used] + earlier
-            self._taint = turn_taint(user, quoted)
+            self._taint = lambda: turn_taint(user, quoted)
             yield MemoryUsed(reply.id, tuple(context.used))
             size = sum(estimate_tokens(m["content"]) for m in context.messages)
             if size > engine.context_tokens:

@@ -194,16 +194,22 @@ class MemoryTools:
         engine: the engine.
         session: the session of the turn.
         user_message: the message being answered: the evidence for a remembered fact.
-        taint: why this turn's writes can't be trusted (see `turn_taint`), or ''.
+        taint: says why this turn's writes can't be trusted (see `turn_taint`), or '';
+            asked only when the model writes, so a turn without writes never waits for it.
     """
 
     def __init__(
-        self, engine: Hippo, session: Session, user_message: Message, taint: str = ""
+        self,
+        engine: Hippo,
+        session: Session,
+        user_message: Message,
+        taint: Callable[[], str] = lambda: "",
     ) -> None:
         self._engine = engine
         self._session = session
         self._user = user_message
-        self.taint = taint
+        self._taint = taint
+        self._tainted: str | None = None
         self._handlers: dict[str, Callable[[dict[str, Any]], ToolResult]] = {
             "core_memory_append": self._core_append,
             "core_memory_replace": self._core_replace,
@@ -213,6 +219,13 @@ class MemoryTools:
             "remember_fact": self._remember,
             "forget_fact": self._forget,
         }
+
+    @property
+    def taint(self) -> str:
+        """Why this turn's writes can't be trusted ('' if nothing says so)."""
+        if self._tainted is None:
+            self._tainted = self._taint()
+        return self._tainted
 
     def run(self, call: ToolCall) -> ToolResult:
         """Validate and run one call; failures come back as readable error results."""
@@ -226,7 +239,7 @@ class MemoryTools:
         try:
             result = self._handlers[call.name](_validate(call.name, call.arguments))
             if call.name in _READS and not self.taint and looks_like_instruction(result.content):
-                self.taint = f"{INSTRUCTION_REASON} (a tool result in its turn)"
+                self._tainted = f"{INSTRUCTION_REASON} (a tool result in its turn)"
             return result
         except ToolError as exc:
             return ToolResult(call.name, f"Error: {exc}", ok=False)

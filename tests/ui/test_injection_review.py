@@ -43,7 +43,7 @@ async def test_the_models_core_edit_is_announced_listed_and_approved_in_review(
         Reply(content="Noted."),
     )  # fmt: skip
     app = HippoApp(engine, config)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await chat_ready(pilot)
         await send(pilot, "I think in kilometres")
         await wait_until(

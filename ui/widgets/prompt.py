@@ -56,9 +56,9 @@ class PromptInput(TextArea):
         self.pasted = False
 
     async def _on_paste(self, event: events.Paste) -> None:
+        # Textual calls TextArea's own handler after this one: it inserts the text.
         if not self.read_only and ("\n" in event.text.strip() or len(event.text) >= _PASTE_CHARS):
             self.pasted = True
-        await super()._on_paste(event)
 
     def clear(self) -> EditResult:
         """Empty the box; the next message starts out typed."""

@@ -28,6 +28,13 @@ _ESCAPES = re.compile(
     r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
 )
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Unicode's format characters (category Cf): zero-width, bidi, soft hyphen, tags...
+_FORMAT = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f]"
+)
 _TAGS = re.compile(r"[\U000e0000-\U000e007f]+")
 _SPACES = re.compile(r"[ \t\f\v]+")
 _CONFUSABLES = str.maketrans(
@@ -67,7 +74,9 @@ def fold(text: str) -> str:
 
 def _fold_keeping_spaces(text: str) -> str:
     text = strip_escapes(text)
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    if text.isascii():  # nothing below changes ASCII but the case
+        return text.lower()
+    text = _FORMAT.sub("", text)
     text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = unicodedata.normalize("NFKC", text).casefold()

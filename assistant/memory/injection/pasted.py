@@ -11,6 +11,7 @@ import re
 
 __all__ = ["looks_pasted"]
 
+_SCANNED = 20_000
 _HEADER = re.compile(
     r"^\s*(?:from|to|cc|bcc|subject|date|sent|reply-to|发件人|收件人|主题|日期|发送时间|抄送)"
     r"\s*[:：]\s*\S",
@@ -51,6 +52,7 @@ def _chat_log(text: str) -> bool:
 
 def looks_pasted(text: str) -> str:
     """Why ``text`` looks quoted from elsewhere ("an email", ...), or "" if it does not."""
+    text = text[:_SCANNED]  # structure shows at the start; a long text's tail adds nothing
     if len(_HEADER.findall(text)) >= 2 or _MAIL_MARK.search(text):
         return "an email"
     if len(_QUOTED.findall(text)) >= 2:
