@@ -90,10 +90,14 @@ def _filters(parser: argparse.ArgumentParser) -> None:
 
 def _review_parsers(verbs: argparse._SubParsersAction) -> None:
     review = verbs.add_parser("review", help="the proposals waiting for approval")
-    review.add_argument("kind", nargs="?", help="fact, conflict, reflection, sleep, agent, ...")
+    review.add_argument(
+        "kind", nargs="?", help="fact, conflict, reflection, sleep, agent, core, ..."
+    )
     for name in ("approve", "reject"):
         action = verbs.add_parser(name, help=f"{name} a proposal (or --all of a kind)")
-        action.add_argument("id", type=int, nargs="?")
+        action.add_argument(
+            "id", nargs="?", help="a fact's id, or core#ID for a core memory edit (see review)"
+        )
         action.add_argument(
             "--all",
             nargs="?",

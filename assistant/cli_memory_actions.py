@@ -73,9 +73,22 @@ def _fact_verb(verb: str) -> Action:
 
 
 def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    items = admin.review_queue(args.kind)
-    print("\n".join(text.review_lines(items)) if items else "Nothing awaits review.", file=out)
+    lines = text.review_lines(admin.review_queue(args.kind))
+    if args.kind in (None, "core"):
+        lines += text.core_review_lines(admin.core_queue())
+    print("\n".join(lines) if lines else "Nothing awaits review.", file=out)
     return 0
+
+
+def _proposal_id(value: str, verb: str) -> tuple[str, int]:
+    """("fact", 12) for "12" or "fact#12"; ("core", 3) for "core#3"."""
+    kind, _, number = value.strip().rpartition("#")
+    if kind not in ("", "fact", "core") or not number.isdigit() or len(number) > 18:
+        raise HippoError(
+            f"{value!r} is not a proposal id. Say which proposal to {verb}: a fact's id (12), "
+            "or core#ID for a core memory edit, as `hippo memory review` lists them."
+        )
+    return kind or "fact", int(number)
 
 
 def _decide(verb: str) -> Action:
@@ -87,10 +100,20 @@ def _decide(verb: str) -> Action:
             done = admin.approve_all(kind) if verb == "approve" else admin.reject_all(kind)
             print(f"{_PAST[verb]} {len(done)} proposal(s).", file=out)
             return 0
+        kind, number = _proposal_id(args.id, verb)
+        if kind == "core":
+            if verb == "approve":
+                block = admin.approve_core(number)
+                print(f"Approved: core#{number}; the {block.label} block now reads:", file=out)
+                print(text.indent(block.value), file=out)
+            else:
+                proposal = admin.reject_core(number)
+                print(f"Rejected: core#{number} ({proposal.description})", file=out)
+            return 0
         if verb == "approve":
-            fact = admin.approve(args.id, statement=args.statement)
+            fact = admin.approve(number, statement=args.statement)
         else:
-            fact = admin.reject(args.id)
+            fact = admin.reject(number)
         print(f"{_PAST[verb]}: {text.fact_line(fact)}", file=out)
         return 0
 

@@ -40,6 +40,7 @@ _WEIGHTS = (
     "min_relevance", "tail_relevance", "vector_floor", "duplicate_overlap", "candidates",
     "speaker", "neighbour", "context_coverage", "session", "present",
 )  # fmt: skip
+_CORE_EDITS = ("review", "apply")
 _SECTIONS = ("facts", "episodes", "upcoming", "events", "recalled")
 _OWN_TABLES = {"models", "ollama", "profile", "memory", "retrieval"}
 
@@ -58,6 +59,7 @@ class Config:
     working_strategy: str = "summary_buffer"
     retrieval: dict[str, float] = field(default_factory=dict)
     memory_budget: dict[str, int] = field(default_factory=dict)
+    model_core_edits: str = "review"  # or "apply": the model's core memory edits at once
     extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     @property
@@ -135,6 +137,13 @@ def load_config(
     strategy = _text(memory, "strategy", path) or "summary_buffer"
     if strategy not in _STRATEGIES:
         raise ConfigError(f"In {path}, memory.strategy must be one of {', '.join(_STRATEGIES)}.")
+    core_edits = _text(memory, "model_core_edits", path) or "review"
+    if core_edits not in _CORE_EDITS:
+        raise ConfigError(
+            f"In {path}, memory.model_core_edits must be one of {', '.join(_CORE_EDITS)} "
+            f"(it is {core_edits!r}): 'review' keeps the model's core memory edits for your "
+            "approval, 'apply' applies them at once."
+        )
     return Config(
         data_dir=Path(chosen_data).expanduser(),
         config_dir=config_dir,
@@ -144,6 +153,7 @@ def load_config(
         profile=_text(raw.get("profile", {}) or {}, "name", path) or "default",
         context_tokens=context,
         working_strategy=strategy,
+        model_core_edits=core_edits,
         retrieval=_numbers(_table(raw, "retrieval", path), _WEIGHTS, path, "retrieval"),
         memory_budget={
             k: int(v)
@@ -191,6 +201,8 @@ def save_config(config: Config) -> Path:
         raw["ollama"] = {"host": config.ollama_host}
     raw["profile"] = {"name": config.profile}
     raw["memory"] = {"strategy": config.working_strategy}
+    if config.model_core_edits != "review":
+        raw["memory"]["model_core_edits"] = config.model_core_edits
     if config.memory_budget:
         raw["memory"]["budget"] = dict(config.memory_budget)
     if config.retrieval:

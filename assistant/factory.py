@@ -45,6 +45,7 @@ def open_engine(config: Config, *, clock: Clock | None = None) -> Hippo:
         context_tokens=config.context_tokens,
         clock=clock,
         working_strategy=config.working_strategy,  # type: ignore[arg-type]
+        core_edits=config.model_core_edits,  # type: ignore[arg-type]
         context_budget=ContextBudget(**config.memory_budget),
         weights=RetrievalWeights(
             **{k: int(v) if k == "candidates" else v for k, v in config.retrieval.items()}

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from tests.fake_ollama.fooled import FooledModel
 from tests.fake_ollama.transport import LoopbackHTTPServer, Signals
 from tests.fake_ollama.vectors import embedding, normalised, tokens
 from tests.fake_ollama.wire import (
@@ -78,6 +79,7 @@ class FakeOllama:
         self._pull_plans: dict[str, PullPlan] = {}
         self._requests: list[RecordedRequest] = []
         self._token: str | None = None
+        self._fooled: FooledModel | None = None
         self._httpd: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
         if default_models:
@@ -268,6 +270,14 @@ class FakeOllama:
             raise ValueError(f"unknown failure kind {kind!r}; use one of {sorted(FAILURE_KINDS)}")
         with self._lock:
             self._failures.setdefault(path, deque()).extend([kind] * count)
+
+    def fool(self, model: FooledModel | None) -> None:
+        """Answer unscripted chats as a model fooled by injected text (None: stop).
+
+        See `FooledModel`: its tool calls and sleep answers propose exactly the claim.
+        """
+        with self._lock:
+            self._fooled = model
 
     def require_token(self, token: str | None) -> None:
         """Answer 401 to requests without "Authorization: Bearer <token>" (None: no check)."""
@@ -476,6 +486,10 @@ class FakeOllama:
         with self._lock:
             if self._replies:
                 return self._replies.popleft()
+            fooled = self._fooled
+        answer = fooled.reply(body) if fooled is not None else None
+        if answer is not None:
+            return answer
         if body.get("format"):
             return Reply()  # a minimal instance of the schema, not an echo
         messages = body.get("messages") or []

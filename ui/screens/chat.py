@@ -114,6 +114,7 @@ class ChatScreen(Screen[None]):
         self._config = config
         self._engine: Hippo | None = None
         self._queued: str | None = None  # sent before the engine was there
+        self._queued_pasted = False  # whether that message holds pasted text
         self.session_id: int | None = None
         self.incognito = False  # the shown (or next) session keeps nothing after it ends
         self.scope = scope  # what the shown (or next) session is about ("": general)
@@ -157,7 +158,7 @@ class ChatScreen(Screen[None]):
             await self._show(resumed)
         if self._queued is not None:
             text, self._queued = self._queued, None
-            self._start_turn(text)
+            self._start_turn(text, pasted=self._queued_pasted)
 
     @property
     def engine(self) -> Hippo:
@@ -298,23 +299,26 @@ class ChatScreen(Screen[None]):
             return
         text = submitted.text.strip()
         text = text[1:] if text.startswith("//") else submitted.text
+        pasted = submitted.pasted
         submitted.prompt.clear()
         if not self.ready:
-            self._queued = text
+            self._queued, self._queued_pasted = text, pasted
             await self.query_one(Conversation).queue(text)
             return
-        self._start_turn(text)
+        self._start_turn(text, pasted=pasted)
 
-    def _start_turn(self, text: str) -> None:
+    def _start_turn(self, text: str, *, pasted: bool = False) -> None:
         session_id = self.ensure_session()
         self._cancel = threading.Event()
         self._idle.clear()
-        self._stream_turn(session_id, text, self._cancel)
+        self._stream_turn(session_id, text, self._cancel, pasted)
 
     @work(thread=True, group="reply")
-    def _stream_turn(self, session_id: int, text: str, cancel: threading.Event) -> None:
+    def _stream_turn(
+        self, session_id: int, text: str, cancel: threading.Event, pasted: bool = False
+    ) -> None:
         try:
-            for event in self.engine.send(session_id, text, cancel=cancel):
+            for event in self.engine.send(session_id, text, cancel=cancel, pasted=pasted):
                 self.post_message(self.Turn(event))
         except Exception as exc:  # whatever broke, the chat must stay usable
             self.post_message(self.TurnCrashed(text, exc))
@@ -332,7 +336,8 @@ class ChatScreen(Screen[None]):
 
         event = message.event
         if isinstance(event, MemoryWritten):
-            self.notify(event.notice, title="Memory updated", timeout=6, markup=False)
+            title = "Proposed for review" if event.pending else "Memory updated"
+            self.notify(event.notice, title=title, timeout=8, markup=False)
         elif isinstance(event, PromptTooLong):
             self.notify(
                 event.advice, title="Message too long", severity="warning", timeout=15, markup=False
