@@ -40,6 +40,7 @@ class Call:
         self.deadline: float | None = None
         self.waited = 0.0  # the seconds of the last `expect`, for messages
         self.midway = False  # an answer has begun: a later silence is a stall
+        self.hurried = False  # its first wait was cut short: the host was silent before
         self.reason: Reason | None = None
         """Why the call was stopped, once it was (None: it was not)."""
 

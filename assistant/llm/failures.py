@@ -82,15 +82,18 @@ class FailureTranslation:
     def _stopped(self, call: Call, model: str, pulling: bool) -> OllamaError:
         """The error for a call the gateway stopped itself."""
         if call.reason == "timeout":
-            return self._timed_out(call.waited, model, call.midway, pulling)
+            return self._timed_out(call.waited, model, call.midway, pulling, call.hurried)
         why = "it was cancelled" if call.reason == "cancelled" else "Hippo is closing"
         return OllamaStopped(f"Hippo stopped its request to Ollama at {self.host}: {why}.",
                              host=self.host)  # fmt: skip
 
     def _timed_out(
-        self, waited: float, model: str, midway: bool, pulling: bool = False
+        self, waited: float, model: str, midway: bool, pulling: bool = False, hurried: bool = False
     ) -> OllamaTimeout:
-        """The error for an answer that did not come (or go on) within `waited` seconds."""
+        """The error for an answer that did not come (or go on) within `waited` seconds.
+
+        `hurried`: the wait was cut short because the host had left a request unanswered.
+        """
         if midway:
             what = "the download" if pulling else "the reply"
             text = (
@@ -100,7 +103,7 @@ class FailureTranslation:
                 + (", to resume the download." if pulling else
                    ", or raise stall_timeout under [ollama] in config.toml.")
             )  # fmt: skip
-        elif model and not pulling:
+        elif model and not pulling and not hurried:
             text = (
                 f"Ollama at {self.host} did not answer within {waited:g} s. It may still be "
                 f"loading {model} (a large model can take minutes: raise load_timeout under "
@@ -108,10 +111,11 @@ class FailureTranslation:
                 "try again."
             )
         else:
+            earlier = " (nor the one before)" if hurried else ""
             text = (
                 f"Ollama at {self.host} took the request but did not answer within {waited:g} "
-                "s. It may be stuck or overloaded: restart it (`ollama serve`) and try again, "
-                "or check that OLLAMA_HOST points at Ollama."
+                f"s{earlier}. It may be stuck or overloaded: restart it (`ollama serve`) and "
+                "try again, or check that OLLAMA_HOST points at Ollama."
             )
         return OllamaTimeout(text, host=self.host, waited=waited, midway=midway)
 
@@ -128,7 +132,9 @@ class FailureTranslation:
             return OllamaUnreachable(self.host, self._connect_detail(exc))
         if isinstance(exc, httpx.TimeoutException):  # the watchdog is first, as a rule
             waited = call.waited if call is not None else 0.0
-            return self._timed_out(waited, model, bool(call and call.midway), pulling)
+            return self._timed_out(
+                waited, model, bool(call and call.midway), pulling, bool(call and call.hurried)
+            )
         if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
             return self._mid_way(_first_line(exc), pulling=pulling)
         if isinstance(exc, httpx.HTTPError):

@@ -114,6 +114,16 @@ class OllamaGateway(FailureTranslation):
         for client in clients:
             client.close()
 
+    def with_token(self, token: str) -> OllamaGateway:
+        """A gateway to the same host, with the same limits, that sends `token`."""
+        return OllamaGateway(
+            self.host,
+            token=token,
+            connect_timeout=self.connect_timeout,
+            load_timeout=self.load_timeout,
+            stall_timeout=self.stall_timeout,
+        )
+
     def abort(self) -> None:
         """Stop every call in flight now (they fail with `OllamaStopped`), e.g. when quitting.
 
@@ -179,9 +189,10 @@ class OllamaGateway(FailureTranslation):
 
     # -- waiting -----------------------------------------------------------------------------
 
-    def _first_byte(self, allowed: float) -> float:
-        """How long the first byte of an answer may take: less once the host is silent."""
-        return min(allowed, self.connect_timeout) if self._silent else allowed
+    def _wait_first(self, call: Call, allowed: float) -> None:
+        """Let the call's first byte take `allowed` seconds; less once the host is silent."""
+        call.hurried = self._silent and allowed > self.connect_timeout
+        call.expect(self.connect_timeout if call.hurried else allowed)
 
     def _heard(self, call: Call) -> None:
         """Note whether the host answered the call (it is silent if it timed out before)."""
@@ -198,7 +209,7 @@ class OllamaGateway(FailureTranslation):
                     f"Hippo stopped its request to Ollama at {self.host}: it was cancelled.",
                     host=self.host,
                 )
-            call.expect(self._first_byte(allowed))
+            self._wait_first(call, allowed)
             try:
                 with self._translated(model, call=call):
                     answer = send()
@@ -438,7 +449,7 @@ class OllamaGateway(FailureTranslation):
             stream: Iterator[_T] | None = None
             try:
                 stream = start()
-                call.expect(self._first_byte(self.load_timeout))
+                self._wait_first(call, self.load_timeout)
                 while True:
                     try:
                         with (

@@ -108,7 +108,6 @@ class OnboardingScreen(Screen[OllamaCheck]):
 
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _use_token(self, token: str) -> None:
-        from assistant.llm.gateway import OllamaGateway
         from assistant.secrets import save_token
 
         host = self.engine.llm.host
@@ -117,7 +116,7 @@ class OnboardingScreen(Screen[OllamaCheck]):
             save_token(host, token)
         except SecretStoreError as exc:
             note = f"Using the token for this run only. {exc}"
-        self.engine.llm = OllamaGateway(host, token=token)
+        self.engine.llm = self.engine.llm.with_token(token)
         self.app.call_from_thread(self.notify, note, markup=False, timeout=8)
         try:
             self.post_message(self.Checked(check_ollama(self.engine)))
