@@ -153,6 +153,9 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 file=sys.stderr,
             )
         raise app.open_error
+    from ui.threads import exit_past_stragglers
+
+    exit_past_stragglers(0)  # ctrl+q ends the process whatever a library thread waits on
     return 0
 
 

@@ -16,10 +16,11 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-__all__ = ["DaemonThreads", "use_daemon_threads"]
+__all__ = ["DaemonThreads", "exit_past_stragglers", "use_daemon_threads"]
 
 _T = TypeVar("_T")
 _SHUTDOWN_WAIT_S = 1.0
+_STRAGGLERS_WAIT_S = 0.5
 
 
 class DaemonThreads(ThreadPoolExecutor):
@@ -87,3 +88,35 @@ def use_daemon_threads() -> None:
     import asyncio
 
     asyncio.get_running_loop().set_default_executor(DaemonThreads())
+
+
+def exit_past_stragglers(status: int, wait: float = _STRAGGLERS_WAIT_S) -> None:
+    """End the process now with `status` if a thread would keep it alive after the app.
+
+    Python joins every non-daemon thread at exit, so one still busy after the app and
+    the engine were closed (a library's pool thread: the nightly sleep's, say, between
+    two steps on a hung Ollama) would keep a quit app running. They get `wait` seconds;
+    after that, `os._exit`. That is safe here, and only here: every write Hippo makes is
+    a committed transaction and the data file survives a kill at any moment (the crash
+    tests kill sleep and chat mid-way), the engine is closed, the terminal restored and
+    the output flushed; what is skipped is only the waiting.
+
+    Args:
+        status: the exit status to end with.
+        wait: the most seconds to let busy threads end by themselves.
+    """
+    import os
+    import sys
+
+    deadline = time.monotonic() + wait
+    for thread in _stragglers():
+        thread.join(max(0.0, deadline - time.monotonic()))
+    if _stragglers():
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(status)
+
+
+def _stragglers() -> list[threading.Thread]:
+    here = threading.current_thread()
+    return [t for t in threading.enumerate() if t is not here and not t.daemon and t.is_alive()]
