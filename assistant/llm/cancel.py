@@ -41,6 +41,7 @@ class Call:
         self.waited = 0.0  # the seconds of the last `expect`, for messages
         self.midway = False  # an answer has begun: a later silence is a stall
         self.hurried = False  # its first wait was cut short: the host was silent before
+        self.unresponsive = False  # stopped as the host did not answer a liveness check
         self.reason: Reason | None = None
         """Why the call was stopped, once it was (None: it was not)."""
 
@@ -155,6 +156,12 @@ class Calls:
             yield
         finally:
             self._bound.call = previous
+
+    def stop(self, call: Call, reason: Reason) -> None:
+        """Stop one call now."""
+        with self._wake:
+            call.stop(reason)
+            self._wake.notify_all()
 
     def abort(self) -> None:
         """Stop every call in flight now; calls begun later are not affected."""

@@ -82,19 +82,34 @@ class FailureTranslation:
     def _stopped(self, call: Call, model: str, pulling: bool) -> OllamaError:
         """The error for a call the gateway stopped itself."""
         if call.reason == "timeout":
-            return self._timed_out(call.waited, model, call.midway, pulling, call.hurried)
+            return self._timed_out(
+                call.waited, model, call.midway, pulling, call.hurried, call.unresponsive
+            )
         why = "it was cancelled" if call.reason == "cancelled" else "Hippo is closing"
         return OllamaStopped(f"Hippo stopped its request to Ollama at {self.host}: {why}.",
                              host=self.host)  # fmt: skip
 
     def _timed_out(
-        self, waited: float, model: str, midway: bool, pulling: bool = False, hurried: bool = False
+        self,
+        waited: float,
+        model: str,
+        midway: bool,
+        pulling: bool = False,
+        hurried: bool = False,
+        unresponsive: bool = False,
     ) -> OllamaTimeout:
         """The error for an answer that did not come (or go on) within `waited` seconds.
 
-        `hurried`: the wait was cut short because the host had left a request unanswered.
+        `hurried`: the wait was cut short because the host had left a request unanswered;
+        `unresponsive`: it was stopped as the host did not answer a liveness check either.
         """
-        if midway:
+        if unresponsive:
+            text = (
+                f"Ollama at {self.host} took the request but sent nothing for {waited:.0f} s, "
+                "and did not answer a check of its version either: it seems stuck. Restart "
+                "it (`ollama serve`) and try again."
+            )
+        elif midway:
             what = "the download" if pulling else "the reply"
             text = (
                 f"Ollama at {self.host} stopped sending {what}: nothing came for {waited:g} s. "

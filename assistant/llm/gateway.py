@@ -23,6 +23,7 @@ one long wait, not one per request.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -43,6 +44,7 @@ from assistant.llm.events import (
 )
 from assistant.llm.failures import FailureTranslation, error_text
 from assistant.llm.hosts import DEFAULT_HOST, is_loopback, resolve_host
+from assistant.llm.liveness import LivenessCheck
 from assistant.llm.progress import PullMeter
 from assistant.llm.responses import chat_events, model_info
 
@@ -189,10 +191,23 @@ class OllamaGateway(FailureTranslation):
 
     # -- waiting -----------------------------------------------------------------------------
 
-    def _wait_first(self, call: Call, allowed: float) -> None:
-        """Let the call's first byte take `allowed` seconds; less once the host is silent."""
+    def _wait_first(self, call: Call, allowed: float) -> LivenessCheck | None:
+        """Let the call's first byte take `allowed` seconds; less once the host is silent.
+
+        A long wait gets a liveness check (see `liveness`), which the caller cancels.
+        """
         call.hurried = self._silent and allowed > self.connect_timeout
         call.expect(self.connect_timeout if call.hurried else allowed)
+        if call.hurried or allowed <= 2 * self.connect_timeout:
+            return None
+        return LivenessCheck(
+            call, self._version, self.connect_timeout, lambda c: self._calls.stop(c, "timeout")
+        )
+
+    def _version(self) -> Any:
+        """`/api/version`'s raw answer, within the connect timeout."""
+        url, client = f"{self.host}/api/version", self._http()  # made before the clock starts
+        return self._ask(self.connect_timeout, lambda: client.get(url))
 
     def _heard(self, call: Call) -> None:
         """Note whether the host answered the call (it is silent if it timed out before)."""
@@ -209,13 +224,16 @@ class OllamaGateway(FailureTranslation):
                     f"Hippo stopped its request to Ollama at {self.host}: it was cancelled.",
                     host=self.host,
                 )
-            self._wait_first(call, allowed)
+            check = self._wait_first(call, allowed)
             try:
                 with self._translated(model, call=call):
                     answer = send()
             except OllamaError:
                 self._heard(call)
                 raise
+            finally:
+                if check is not None:
+                    check.cancel()
             call.midway = True
             self._heard(call)
             return answer
@@ -231,8 +249,7 @@ class OllamaGateway(FailureTranslation):
         Raises:
             OllamaError: the host is unreachable or did not answer as Ollama does.
         """
-        url = f"{self.host}/api/version"
-        response = self._ask(self.connect_timeout, lambda: self._http().get(url))
+        response = self._version()
         if response.is_error:
             raise self._status_error(response.status_code, error_text(response.text))
         try:
@@ -290,7 +307,8 @@ class OllamaGateway(FailureTranslation):
             ModelNotFound: the host lacks the model.
             OllamaError: any other failure.
         """
-        shown = self._ask(self.stall_timeout, lambda: self._client().show(model), model)
+        client = self._client()  # made before the clock starts
+        shown = self._ask(self.stall_timeout, lambda: client.show(model), model)
         return model_info(model, shown)
 
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
@@ -419,9 +437,8 @@ class OllamaGateway(FailureTranslation):
         vectors: list[list[float]] = []
         for start in range(0, len(items), batch_size):
             batch = items[start : start + batch_size]
-            response = self._ask(
-                self.load_timeout, lambda b=batch: self._client().embed(model, b), model
-            )
+            send = functools.partial(self._client().embed, model, batch)  # client made first
+            response = self._ask(self.load_timeout, send, model)
             if len(response.embeddings) != len(batch):
                 raise self._unreadable(f"{len(response.embeddings)} vectors for {len(batch)} texts")
             vectors.extend([float(x) for x in vector] for vector in response.embeddings)
@@ -447,9 +464,10 @@ class OllamaGateway(FailureTranslation):
             if call.cancelled:
                 return
             stream: Iterator[_T] | None = None
+            check: LivenessCheck | None = None
             try:
                 stream = start()
-                self._wait_first(call, self.load_timeout)
+                check = self._wait_first(call, self.load_timeout)
                 while True:
                     try:
                         with (
@@ -462,6 +480,8 @@ class OllamaGateway(FailureTranslation):
                         if call.reason == "cancelled":  # the broken read is the cancel's doing
                             return
                         raise
+                    if check is not None:
+                        check.cancel()
                     if part is None or call.cancelled:
                         return
                     call.midway = True
@@ -470,6 +490,8 @@ class OllamaGateway(FailureTranslation):
                     yield part
                     call.expect(stall)
             finally:
+                if check is not None:
+                    check.cancel()
                 close = getattr(stream, "close", None)
                 if close is not None:
                     close()  # closes the HTTP response, so Ollama stops generating

@@ -61,12 +61,30 @@ def test_a_reply_that_stalls_mid_stream_fails_after_the_stall_timeout(fake_ollam
 
 
 def test_a_model_slow_to_start_gets_the_load_timeout_not_the_stall_timeout(fake_ollama):
-    # Silent for twice the stall timeout before the first words: a model being loaded.
-    fake_ollama.script(Reply(content="late but fine", stall_after=0, stall=0.6))
-    with OllamaGateway(fake_ollama.host, load_timeout=30, stall_timeout=0.3) as gateway:
+    # Silent for twice the stall timeout before the first words: a model being loaded,
+    # while the host answers the version checks made meanwhile.
+    fake_ollama.script(Reply(content="late but fine", stall_after=0, stall=2.5))
+    with OllamaGateway(
+        fake_ollama.host, connect_timeout=1.0, load_timeout=30, stall_timeout=0.3
+    ) as gateway:
         events = list(gateway.chat(CHAT, HELLO))
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "late but fine"
     assert isinstance(events[-1], Done)
+    checks = [r for r in fake_ollama.requests if r.path == "/api/version"]
+    assert checks  # the host was asked whether it is stuck, and said it is not
+
+
+def test_a_host_that_cannot_even_say_its_version_is_given_up_on_long_before_the_load_timeout(
+    fake_ollama,
+):
+    fake_ollama.fall_silent()
+    thread, outcome = _in_thread(
+        lambda: list(OllamaGateway(fake_ollama.host, connect_timeout=0.2).chat(CHAT, HELLO))
+    )
+    thread.join(60)  # the load timeout is 120 s: ending at all shows the check worked
+    assert isinstance(outcome[0], OllamaTimeout), outcome
+    assert "did not answer a check of its version either: it seems stuck" in str(outcome[0])
+    assert fake_ollama.host in str(outcome[0])
 
 
 def test_a_steady_stream_longer_than_the_stall_timeout_is_not_a_stall(fake_ollama):
@@ -87,11 +105,11 @@ def test_a_whole_answer_that_never_comes_fails_in_time(fake_ollama):
 
 def test_after_one_unanswered_request_the_next_ones_wait_only_the_connect_timeout(fake_ollama):
     fake_ollama.fall_silent()
-    with OllamaGateway(fake_ollama.host, connect_timeout=0.2, load_timeout=0.6) as gateway:
+    with OllamaGateway(fake_ollama.host, connect_timeout=0.4, load_timeout=0.6) as gateway:
         with pytest.raises(OllamaTimeout, match=r"within 0.6 s"):
             gateway.embed("all-minilm", ["x"])
         assert gateway.silent
-        with pytest.raises(OllamaTimeout, match=r"within 0.2 s \(nor the one before\)"):
+        with pytest.raises(OllamaTimeout, match=r"within 0.4 s \(nor the one before\)"):
             list(gateway.chat(CHAT, HELLO))
         fake_ollama.answer_again()
         assert gateway.probe() and not gateway.silent
