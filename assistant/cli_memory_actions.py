@@ -12,6 +12,7 @@ from typing import TextIO
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import dump_json, parse_time
 from assistant.errors import HippoError
+from assistant.terminal import json_visible
 
 __all__ = ["ACTIONS"]
 
@@ -189,9 +190,10 @@ def _stats(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    preview = admin.forget_preview(args.text)
+    preview = admin.forget_preview(args.text, all_profiles=args.all_profiles)
     if preview.empty:
-        print(f"Nothing mentions {preview.text!r}.", file=out)
+        nothing = f"Nothing mentions {preview.text!r} {preview.where}."
+        print(nothing, *text.elsewhere_lines(preview), sep="\n", file=out)
         return 0
     if not args.yes:
         print("\n".join(text.preview_lines(preview)), file=out)
@@ -201,7 +203,8 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if answer not in ("y", "yes"):
             print("Nothing was forgotten.", file=out)
             return 1
-    print(admin.forget(args.text, backups=args.backups).text(), file=out)
+    receipt = admin.forget(args.text, backups=args.backups, all_profiles=args.all_profiles)
+    print(receipt.text(), file=out)
     return 0
 
 
@@ -212,8 +215,8 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         import json
 
         body = json.dumps(admin.export(), ensure_ascii=False, indent=1) + "\n"
-    if not args.output:
-        out.write(body)
+    if not args.output:  # JSON keeps its value exactly; Markdown shows controls escaped
+        out.write(json_visible(body) if args.format == "json" else body)
         return 0
     path = Path(args.output).expanduser()
     path.write_text(body, encoding="utf-8")

@@ -9,8 +9,10 @@ HippoError
 │   │   └── OllamaTimeout       the host took the request, then was silent too long
 │   └── OllamaStopped           Hippo stopped the request (cancelled, or closing)
 ├── StorageError                the SQLite file
+│   ├── DamagedFile             the file failed SQLite's integrity check
 │   ├── ExtensionLoadError      sqlite-vec could not be loaded
 │   └── MigrationError          a schema migration failed (nothing was changed)
+├── MemoryWriteError            a memory write was refused (CoreMemoryError, UndoConflict)
 ├── ConfigError                 a bad setting in config.toml or the environment
 └── SecretStoreError            no usable keyring backend
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "CoreMemoryError",
+    "DamagedFile",
     "ExtensionLoadError",
     "HippoError",
     "MemoryWriteError",
@@ -33,6 +36,7 @@ __all__ = [
     "OllamaUnreachable",
     "SecretStoreError",
     "StorageError",
+    "UndoConflict",
 ]
 
 
@@ -137,3 +141,11 @@ class ConfigError(HippoError):
 
 class SecretStoreError(HippoError):
     """No usable keyring backend to keep a secret in."""
+
+
+class UndoConflict(MemoryWriteError):
+    """An undo was refused: a later change touched what it would revert; the message names it."""
+
+
+class DamagedFile(StorageError):
+    """The data file failed SQLite's integrity check; the message offers a good backup."""

@@ -184,6 +184,16 @@ class ForgetPreview:
     hits: dict[str, tuple[ForgetHit, ...]]
     vectors: int = 0
     index_entries: int = 0
+    profiles: tuple[str, ...] = ()
+    """The profiles it covers (forget works per profile unless asked for all)."""
+    elsewhere: dict[str, int] = field(default_factory=dict)
+    """Rows mentioning it in profiles it does not cover, by profile name."""
+
+    @property
+    def where(self) -> str:
+        """Which profiles, as a phrase: "in profile 'default'" or "in every profile (...)"."""
+        names = ", ".join(repr(name) for name in self.profiles)
+        return f"in profile {names}" if len(self.profiles) == 1 else f"in every profile ({names})"
 
     @property
     def counts(self) -> dict[str, int]:

@@ -24,6 +24,7 @@ __all__ = [
     "change_line",
     "detail_lines",
     "document_line",
+    "elsewhere_lines",
     "episode_line",
     "event_line",
     "fact_line",
@@ -161,7 +162,10 @@ def review_lines(items: Iterable[ReviewItem]) -> list[str]:
 
 def preview_lines(preview: ForgetPreview, per_tier: int = 5) -> list[str]:
     """What a forget would remove, by tier, with a few examples each."""
-    lines = [f"Forgetting {preview.text!r} would remove or rewrite {preview.total} row(s):"]
+    lines = [
+        f"Forgetting {preview.text!r} {preview.where} would remove or rewrite "
+        f"{preview.total} row(s):"
+    ]
     for tier, count in preview.counts.items():
         if not count:
             continue
@@ -175,7 +179,18 @@ def preview_lines(preview: ForgetPreview, per_tier: int = 5) -> list[str]:
     lines.append(
         f"  with {preview.vectors} vector(s) and {preview.index_entries} keyword-index row(s)"
     )
-    return lines
+    return lines + elsewhere_lines(preview)
+
+
+def elsewhere_lines(preview: ForgetPreview) -> list[str]:
+    """What other profiles hold that this forget leaves, and the flag that takes it too."""
+    if not preview.elsewhere:
+        return []
+    held = ", ".join(f"{name!r} ({n} row(s))" for name, n in preview.elsewhere.items())
+    return [
+        f"Other profiles are left as they are and still mention it: {held}; "
+        "add --all-profiles to forget it there too."
+    ]
 
 
 def activity_lines(days: list[DayActivity]) -> list[str]:

@@ -18,6 +18,7 @@ import apsw
 from assistant.clock import from_iso, to_iso
 from assistant.errors import CoreMemoryError, StorageError
 from assistant.memory.base import Store
+from assistant.memory.core_undo import revert_edit
 from assistant.memory.facts import ACTORS, Actor, looks_like_instruction
 
 __all__ = [
@@ -189,25 +190,34 @@ class CoreMemory(Store):
     def undo(
         self, history_id: int, *, actor: Actor = "user", profile_id: int | None = None
     ) -> CoreBlock:
-        """Put a block back as it was before change ``history_id`` (recorded as a new change).
+        """Take change ``history_id`` out of its block, keeping later edits (recorded as a change).
 
         Raises:
             StorageError: there is no such change (in ``profile_id``, when given).
+            UndoConflict: a later change rewrote the text this one wrote (it is named).
             CoreMemoryError: the old text no longer fits the block's limit, or a non-user
                 tried to restore an instruction.
         """
         row = (
             self._conn()
             .execute(
-                "SELECT profile_id, label, before FROM core_block_history WHERE id = ?",
+                "SELECT profile_id, label, before, after FROM core_block_history WHERE id = ?",
                 (history_id,),
             )
             .fetchone()
         )
         if row is None or (profile_id is not None and row[0] != profile_id):
             raise StorageError(f"There is no core memory change {history_id} in this profile.")
-        owner, label, before = row
-        return self._edit(owner, label, actor, lambda b: (before, _new_lines(b.value, before)))
+        owner, label, before, after = row
+
+        def edit(block: CoreBlock) -> tuple[str, str]:
+            # Only this change is taken out; later edits of the block stay.
+            history = self.history(owner, label)
+            later = [(c.id, c.actor, c.at) for c in history if c.id > history_id]
+            value = revert_edit(history_id, label, before, after, block.value, later)
+            return value, _new_lines(block.value, value)
+
+        return self._edit(owner, label, actor, edit)
 
     def _edit(self, profile_id: int, label: str, actor: Actor, edit: Edit) -> CoreBlock:
         """Apply ``edit`` to a block inside one transaction, after the limit and trust checks."""

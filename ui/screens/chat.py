@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from assistant.errors import ConfigError, OllamaError, OllamaUnreachable
+from assistant.terminal import visible
 from ui.slash import SlashCommand, parse_slash
 from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
 
@@ -263,7 +264,7 @@ class ChatScreen(Screen[None]):
         self.call_after_refresh(conversation.scroll_to_widget, view, top=True, animate=False)
 
     def _title(self, session: Session | None) -> str:
-        title = (session.title if session else "") or "New session"
+        title = visible(session.title if session else "") or "New session"
         if self.scope:
             title = f"{self.scope} · {title}"
         return f"Incognito · {title}" if self.incognito else title

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Static
 
 from assistant.errors import OllamaAuthError, OllamaError, OllamaUnreachable, SecretStoreError
+from assistant.terminal import visible
 from ui.checks import OllamaCheck, check_ollama
 from ui.screens.styles import SCREENS_CSS
 
@@ -72,8 +73,8 @@ class OnboardingScreen(Screen[OllamaCheck]):
         yield Header()
         with VerticalScroll(id="onboarding"):
             yield Static(self._title(), id="onboarding-title")
-            yield Static(Content.assemble(("Host tried: ", "bold"), host), id="host")
-            yield Static(Content(str(self.error)), id="problem")
+            yield Static(Content.assemble(("Host tried: ", "bold"), visible(host)), id="host")
+            yield Static(Content(visible(str(self.error))), id="problem")
             yield Static(_steps(), id="steps")
             token = Input(placeholder=f"Bearer token for {host}", password=True, id="token")
             token.display = isinstance(self.error, OllamaAuthError)
@@ -142,7 +143,7 @@ class OnboardingScreen(Screen[OllamaCheck]):
     def on_onboarding_screen_failed(self, message: Failed) -> None:
         self.error = message.error
         self.query_one("#onboarding-title", Static).update(self._title())
-        self.query_one("#problem", Static).update(Content(str(message.error)))
+        self.query_one("#problem", Static).update(Content(visible(str(message.error))))
         self.query_one("#checking", Static).update(Content("Still no answer. Try again."))
         self.query_one("#token", Input).display = isinstance(message.error, OllamaAuthError)
         retry = self.query_one("#retry", Button)

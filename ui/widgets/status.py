@@ -17,6 +17,8 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from assistant.terminal import visible
+
 __all__ = ["StatusLine"]
 
 _PENDING_EVERY_S = 3.0
@@ -154,12 +156,14 @@ class StatusLine(Widget):
         mark, word = _REACHABILITY[self.reachable]
         host = self.host.removeprefix("http://")  # the usual scheme says nothing
         parts = [
-            Content.assemble(f"{mark} ", ("Ollama ", "dim"), host, f" {word}"),
-            Content.assemble(self.chat_model, (" + ", "dim"), self.embedding_model),
-            Content.assemble(("profile ", "dim"), self.profile),
+            Content.assemble(f"{mark} ", ("Ollama ", "dim"), visible(host), f" {word}"),
+            Content.assemble(
+                visible(self.chat_model), (" + ", "dim"), visible(self.embedding_model)
+            ),
+            Content.assemble(("profile ", "dim"), visible(self.profile)),
         ]
         if self.scope:
-            parts.append(Content.assemble(("scope ", "dim"), self.scope))
+            parts.append(Content.assemble(("scope ", "dim"), visible(self.scope)))
         if self.incognito:
             parts.append(Content.styled("incognito", "bold"))
         if self.review:
@@ -167,5 +171,5 @@ class StatusLine(Widget):
         if self.pending:
             parts.append(Content(f"{self.pending} to embed"))
         if self.sleep:
-            parts.append(Content(self.sleep))
+            parts.append(Content(visible(self.sleep)))
         return Content(" │ ").join(parts)

@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from assistant.terminal import visible
 from ui.format import clip, stamp
 from ui.screens.dialogs import ConfirmDialog, TextDialog
 from ui.screens.inspector.pane import InspectorPane
@@ -33,7 +34,8 @@ def _evidence_line(view: EvidenceView) -> Content:
     if view.missing:
         return Content.assemble(("  • ", "dim"), (f"{view.kind} {view.ref_id} is gone", "red"))
     said = view.quote or clip(view.text, 240)
-    return Content.assemble(("  • ", "dim"), (f"{when} · {view.source}: ", "dim"), f"“{said}”")
+    source = visible(view.source)
+    return Content.assemble(("  • ", "dim"), (f"{when} · {source}: ", "dim"), f"“{visible(said)}”")
 
 
 def review_detail(item: ReviewItem) -> Content:
@@ -42,20 +44,20 @@ def review_detail(item: ReviewItem) -> Content:
     lines = [
         Content.assemble(
             ("Proposed by ", "dim"),
-            item.proposed_by,
+            visible(item.proposed_by),
             ("  source ", "dim"),
             SOURCE_LABELS.get(fact.source_kind, fact.source_kind),
             ("  confidence ", "dim"),
             f"{fact.confidence:.2f}",
             ("  scope ", "dim"),
-            fact.scope or "general",
+            visible(fact.scope) or "general",
         ),
     ]
     if item.replaces is not None:
-        lines.append(Content.assemble(("- before: ", "red"), item.before))
-        lines.append(Content.assemble(("+ after:  ", "green"), item.after))
+        lines.append(Content.assemble(("- before: ", "red"), visible(item.before)))
+        lines.append(Content.assemble(("+ after:  ", "green"), visible(item.after)))
     else:
-        lines.append(Content.assemble(("+ ", "green"), fact.statement))
+        lines.append(Content.assemble(("+ ", "green"), visible(fact.statement)))
     lines.append(Content(f"Evidence ({len(item.evidence)}):"))
     lines.extend(_evidence_line(view) for view in item.evidence)
     return Content("\n").join(lines)
