@@ -253,7 +253,7 @@ class HippoApp(MemoryCommands):
         from ui.screens.onboarding import OnboardingScreen
 
         if message.up and isinstance(self.screen, OnboardingScreen):
-            self.screen.action_retry()
+            self.screen.check_again()
 
     def _ollama_ready(self, check: OllamaCheck | None) -> None:
         """Ollama answered: start embedding, and offer to pull what is missing."""
