@@ -160,6 +160,9 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 file=sys.stderr,
             )
         raise app.open_error
+    from ui.threads import exit_past_stragglers
+
+    exit_past_stragglers(0)  # ctrl+q ends the process whatever a library thread waits on
     return 0
 
 
@@ -214,7 +217,8 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             elif isinstance(event, ReplyCancelled):
                 failed = True
         print(file=out)
-        engine.embed_pending()
+        if not failed:  # else Ollama may be down or hung: the message waits in the queue
+            engine.embed_pending()
         for notice in engine.take_notices():
             print(f"hippo: {notice}", file=sys.stderr)
         return 1 if failed else 0

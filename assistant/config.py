@@ -42,6 +42,8 @@ _WEIGHTS = (
 )  # fmt: skip
 _CORE_EDITS = ("review", "apply")
 _SECTIONS = ("facts", "episodes", "upcoming", "events", "recalled")
+# [ollama]: how long Hippo waits for Ollama (see assistant.llm.gateway), in seconds.
+_TIMEOUTS = ("connect_timeout", "load_timeout", "stall_timeout")
 _OWN_TABLES = {"models", "ollama", "profile", "memory", "retrieval"}
 
 
@@ -60,6 +62,7 @@ class Config:
     retrieval: dict[str, float] = field(default_factory=dict)
     memory_budget: dict[str, int] = field(default_factory=dict)
     model_core_edits: str = "review"  # or "apply": the model's core memory edits at once
+    ollama_timeouts: dict[str, float] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     @property
@@ -161,8 +164,19 @@ def load_config(
                 _table(memory, "budget", path), _SECTIONS, path, "memory.budget"
             ).items()
         },
+        ollama_timeouts=_timeouts(ollama, path),
         extra={k: v for k, v in raw.items() if k not in _OWN_TABLES},
     )
+
+
+def _timeouts(ollama: Mapping[str, object], path: Path) -> dict[str, float]:
+    """The waits set under [ollama], each a number of seconds above zero."""
+    settings = {k: v for k, v in ollama.items() if k != "host"}
+    out = _numbers(settings, _TIMEOUTS, path, "ollama")
+    for key, value in out.items():
+        if value <= 0:
+            raise ConfigError(f"In {path}, ollama.{key} must be a number of seconds above 0.")
+    return out
 
 
 def _table(raw: Mapping[str, object], key: str, path: Path) -> dict[str, object]:
@@ -197,8 +211,11 @@ def save_config(config: Config) -> Path:
         "embedding": config.embedding_model,
         "context_tokens": config.context_tokens,
     }
+    ollama: dict[str, object] = dict(config.ollama_timeouts)
     if config.ollama_host and config.ollama_host != os.environ.get("OLLAMA_HOST"):
-        raw["ollama"] = {"host": config.ollama_host}
+        ollama["host"] = config.ollama_host
+    if ollama:
+        raw["ollama"] = ollama
     raw["profile"] = {"name": config.profile}
     raw["memory"] = {"strategy": config.working_strategy}
     if config.model_core_edits != "review":

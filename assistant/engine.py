@@ -275,7 +275,16 @@ class Hippo:
         session = self.session(session_id)
         from assistant.chat import ChatTurn  # with the tools: needed at the first send only
 
-        return ChatTurn(self, session, text, cancel or threading.Event(), pasted=pasted).run()
+        cancel = cancel or threading.Event()
+        return self._stopping_on(ChatTurn(self, session, text, cancel, pasted=pasted).run(), cancel)
+
+    def _stopping_on(
+        self, events: Iterator[TurnEvent], cancel: threading.Event
+    ) -> Iterator[TurnEvent]:
+        """The turn's events; ``cancel`` stops each of its calls to Ollama, whichever it is
+        (the query's embedding and the model check too, not only the reply's stream)."""
+        with self.llm.stopping_on(cancel):
+            yield from events
 
     def context_for(self, session: Session, user: Message) -> TurnContext:
         """The prompt for answering ``user``: memory sections and working memory."""
@@ -626,12 +635,17 @@ class Hippo:
         return unseen_report(self)
 
     def close(self) -> None:
-        """Stop background work, close the data file's connections and the gateway."""
+        """Stop background work, close the data file's connections and the gateway.
+
+        Calls to Ollama in flight are stopped first, so that no thread waiting on a hung
+        host delays the close.
+        """
+        if self._worker is not None:
+            self._worker.stopping()
+        self.llm.abort()
         self.stop_background()
         self.db.close()
-        close = getattr(self.llm, "close", None)
-        if close is not None:
-            close()
+        self.llm.close()
 
 
 def _full_name(model: str) -> str:

@@ -28,10 +28,10 @@ def open_gateway(config: Config) -> OllamaGateway:
     """The Ollama gateway for ``config``, with a bearer token where one is set."""
     from assistant.llm.gateway import OllamaGateway
 
-    gateway = OllamaGateway(config.ollama_host)
+    gateway = OllamaGateway(config.ollama_host, **config.ollama_timeouts)
     # The keyring is asked only for remote hosts: it can be slow, and local Ollama has no auth.
     token = load_token(gateway.host, use_keyring=not is_loopback(gateway.host))
-    return OllamaGateway(config.ollama_host, token=token) if token else gateway
+    return gateway.with_token(token) if token else gateway
 
 
 def open_engine(config: Config, *, clock: Clock | None = None) -> Hippo:

@@ -1,8 +1,9 @@
 """A fake Ollama server, faithful to what the official `ollama` client sends and parses.
 
 Standard library only; it binds 127.0.0.1 and nothing else. Tests script it with replies
-(`script`), failures (`fail_next`), a bearer token (`require_token`), pulls (`pull_plan`) and
-updated weights (`new_weights`), and read back every request (`requests`):
+(`script`), failures (`fail_next`), a hung server (`fall_silent`), a bearer token
+(`require_token`), pulls (`pull_plan`) and updated weights (`new_weights`), and read back
+every request (`requests`); `stop()` then `start()` brings it back on the same port:
 
     with FakeOllama() as srv:
         srv.script(Reply(content="Hello!"))
@@ -279,6 +280,22 @@ class FakeOllama:
         with self._lock:
             self._fooled = model
 
+    def fall_silent(self) -> None:
+        """Hang as a stuck server does: accept every request and answer none of them.
+
+        Requests are held until `answer_again()` (then answered), `stop()` or the client
+        hanging up; `hanging` counts them.
+        """
+        with self._lock:
+            self._signals.silent = True
+            self._lock.notify_all()
+
+    def answer_again(self) -> None:
+        """End `fall_silent`: the held requests and the new ones are answered."""
+        with self._lock:
+            self._signals.silent = False
+            self._lock.notify_all()
+
     def require_token(self, token: str | None) -> None:
         """Answer 401 to requests without "Authorization: Bearer <token>" (None: no check)."""
         with self._lock:
@@ -468,7 +485,10 @@ class FakeOllama:
         if not body.get("stream", True):
             return Response(body=turn.whole(), hang=hang, drop=drop)
         delay = reply.delay or self.reply_delay
-        return Response(lines=turn.stream(), delay=delay, hang=hang, drop=drop)
+        return Response(
+            lines=turn.stream(), delay=delay, hang=hang, drop=drop,
+            stall_after=reply.stall_after, stall=reply.stall,
+        )  # fmt: skip
 
     @staticmethod
     def _refusal(name: str, model: ModelSpec, body: dict[str, Any]) -> Response | None:
