@@ -195,13 +195,13 @@ def _path(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
-    from assistant.integrity import require_intact
+    from assistant.integrity import require_intact_daily
     from assistant.turns import PromptTooLong, ReplyCancelled, ReplyFailed, TextDelta
 
     engine = open_engine(config)
     try:
         # Writing into a damaged b-tree spreads the damage: say so, and what to restore.
-        require_intact(engine.db.conn, engine.db.path)
+        require_intact_daily(engine.db.conn, engine.db.path)
         session = engine.last_session() if args.resume else None
         session = session or engine.new_session(scope=args.scope)
         failed = False
