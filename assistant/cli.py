@@ -8,9 +8,10 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_memory
+from assistant import cli_args, cli_memory
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError
+from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
@@ -28,7 +29,7 @@ environment:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with every command documented."""
-    parser = argparse.ArgumentParser(
+    parser = cli_args.Parser(
         prog="hippo",
         description="Hippo: a local-first personal memory assistant on Ollama. "
         "With no command, opens the chat.",
@@ -62,9 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     pull.add_argument("model")
     search = sub.add_parser("search", help="search every message by keyword and meaning")
     search.add_argument("query")
-    search.add_argument("-n", "--limit", type=int, default=10, help="how many hits (10)")
+    search.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many hits (10)")
     sessions = sub.add_parser("sessions", help="list recent sessions")
-    sessions.add_argument("-n", "--limit", type=int, default=20, help="how many (20)")
+    sessions.add_argument("-n", "--limit", type=cli_args.count, default=20, help="how many (20)")
     sub.add_parser("embed", help="embed memories still waiting for vectors, now")
     log = sub.add_parser("log", help="record an event from outside the chat (sensory memory)")
     log.add_argument("text", nargs="?", help='what happened, e.g. "finished a 5k run"')
@@ -75,12 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
         '"expires_at", "ttl_hours", "importance"}',
     )
     log.add_argument("--source", default="cli", help="where the event comes from (cli)")
-    log.add_argument("--ttl-hours", type=float, help="forget it after this long (7 days)")
+    log.add_argument(
+        "--ttl-hours", type=cli_args.hours, help="forget it after this many hours (7 days)"
+    )
     ingest = sub.add_parser("ingest", help="add text/Markdown files or folders to archival memory")
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     recall = sub.add_parser("recall", help="what Hippo would recall for a text, with scores")
     recall.add_argument("query")
-    recall.add_argument("-n", "--limit", type=int, default=10, help="how many (10)")
+    recall.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many (10)")
     sleep = sub.add_parser(
         "sleep", help="consolidate memory (nightly): episodes, facts to review, reflections"
     )
@@ -93,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="install a nightly systemd/launchd/Windows timer",
     )
-    sleep.add_argument("--max-llm-calls", type=int, help="cap on model calls for this run (200)")
+    sleep.add_argument(
+        "--max-llm-calls", type=cli_args.calls, help="cap on model calls for this run (200)"
+    )
     token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
     token.add_argument("action", choices=["set", "clear", "status"])
     cli_memory.add_parsers(sub)
@@ -101,30 +106,60 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `hippo` command; return the exit status."""
-    args = build_parser().parse_args(argv)
+    """Run the `hippo` command; return the exit status (0 done, 1 refused or failed).
+
+    Bad input of any kind ends with one line saying what was wrong and what to do, never
+    a traceback; a traceback is left only for a bug.
+    """
     config: Config | None = None
+    out = cli_args.QuietPipe(sys.stdout)
     try:
+        args = build_parser().parse_args(argv)
+        cli_args.check_text(args)
         config = load_config(data_dir=args.data_dir)
         if args.profile:
             config = config.with_changes(profile=args.profile)
         if args.model:
             config = config.with_changes(chat_model=args.model)
         handler = _COMMANDS.get(args.command or "chat", _chat)
-        return handler(args, config, sys.stdout)
+        return handler(args, config, out)  # type: ignore[arg-type]
+    except SystemExit as exc:  # --help, or a usage error (see cli_args.Parser)
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     except HippoError as exc:
         print(f"hippo: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("hippo: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # --help | head, say: the reader left; not an error
+        cli_args.silence(sys.stdout)
+        return 0
     except Exception as exc:
-        from data_schema.connect import storage_error
-
-        if config is None or (failed := storage_error(exc, config.db_path)) is None:
+        if (failed := _explain(exc, config)) is None:
             raise  # a bug
         print(f"hippo: {failed}", file=sys.stderr)
         return 1
+    finally:
+        out.flush()  # here, where a reader that left is noticed quietly, not at exit
+
+
+def _explain(exc: Exception, config: Config | None) -> str | None:
+    """What an exception that escaped a command means for the user, if it is not a bug."""
+    from data_schema.connect import storage_error
+
+    if isinstance(exc, UnicodeError):
+        return (
+            f"some text was not UTF-8 ({exc}). Hippo keeps text as UTF-8: convert it, "
+            "e.g. with `iconv -f latin1 -t utf-8`, and try again."
+        )
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to read; nothing was done with it."
+    if isinstance(exc, OSError) and exc.strerror:  # a file that can't be read or written
+        where = f" ({printable_path(exc.filename)})" if exc.filename else ""
+        return f"{exc.strerror}{where}; nothing was done."
+    if config is None:
+        return None
+    return storage_error(exc, config.db_path)
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -377,7 +412,7 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 print(f"hippo: skipped {error}", file=sys.stderr)
             print(f"Logged {result.added} event(s).", file=out)
             return 1 if result.errors else 0
-        ttl = timedelta(hours=args.ttl_hours) if args.ttl_hours else None
+        ttl = timedelta(hours=args.ttl_hours) if args.ttl_hours is not None else None
         event = engine.log_event(args.text, source=args.source, ttl=ttl)
         until = f", until {event.expires_at:%Y-%m-%d %H:%M}" if event.expires_at else ""
         print(f"Logged event {event.id} ({event.source}{until}).", file=out)

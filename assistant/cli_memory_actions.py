@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,8 @@ from typing import TextIO
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import dump_json, parse_time
 from assistant.errors import HippoError
+from assistant.files import writable_target
+from assistant.textcheck import printable_path
 
 __all__ = ["ACTIONS"]
 
@@ -215,11 +218,28 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     if not args.output:
         out.write(body)
         return 0
-    path = Path(args.output).expanduser()
-    path.write_text(body, encoding="utf-8")
-    path.chmod(0o600)
-    print(f"Exported profile {admin.profile.name!r} to {path}.", file=out)
+    path = writable_target(Path(args.output).expanduser())
+    _write_private(path, body.encode("utf-8"))
+    print(f"Exported profile {admin.profile.name!r} to {printable_path(path)}.", file=out)
     return 0
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``, owner-only from the start, replacing it only when whole.
+
+    A failed write (a full disk) leaves an earlier file of that name as it was.
+    """
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 def _backup(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
