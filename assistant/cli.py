@@ -407,7 +407,9 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         if args.json:
-            result = engine.log_events_json(sys.stdin, source=args.source)
+            # Bytes, so that a line that is not UTF-8 is reported alone (see log_json_lines).
+            lines = getattr(sys.stdin, "buffer", sys.stdin)
+            result = engine.log_events_json(lines, source=args.source)
             for error in result.errors:
                 print(f"hippo: skipped {error}", file=sys.stderr)
             print(f"Logged {result.added} event(s).", file=out)

@@ -448,7 +448,7 @@ class Hippo:
         self.wake()
         return event
 
-    def log_events_json(self, lines: Iterable[str], *, source: str = "cli") -> LogResult:
+    def log_events_json(self, lines: Iterable[str | bytes], *, source: str = "cli") -> LogResult:
         """Record events from JSON lines; bad lines are reported, the rest kept."""
         result = self.events.log_json_lines(self.profile.id, lines, source=source)
         self.wake()
