@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from assistant import cli_args, cli_memory
 from assistant.config import Config, load_config, save_config
-from assistant.errors import HippoError
+from assistant.errors import HippoError, StorageError
 from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
@@ -430,9 +430,18 @@ def _ingest(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     skipped = 0
     try:
         for path in args.paths:
-            report = engine.ingest(path)
+            try:
+                report = engine.ingest(path)
+            except StorageError:
+                raise  # the data file failed: the next paths would fail too
+            except HippoError as exc:  # this path only: the others are still ingested
+                print(f"hippo: {exc}", file=sys.stderr)
+                skipped += 1
+                continue
             for result in report.results:
                 print(f"{result.status:<9} {result.chunks:>4} chunks  {result.path}", file=out)
+                if result.note:
+                    print(f"          note: {result.note}", file=out)
             for where, why in report.skipped:
                 print(f"skipped   {where}: {why}", file=out)
             skipped += len(report.skipped)
