@@ -298,6 +298,7 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         hits = engine.search_messages(args.query, limit=args.limit)
+        _tell(engine.take_notices())
     finally:
         engine.close()
     if not hits:
@@ -315,6 +316,12 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             file=out,
         )
     return 0
+
+
+def _tell(notices: list[str]) -> None:
+    """Print what background work had to say (re-embedding, say), on stderr."""
+    for notice in notices:
+        print(f"hippo: {notice}", file=sys.stderr)
 
 
 def _trust_note(trust: float, searched: bool) -> str:
@@ -456,6 +463,7 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         memories = engine.recall(args.query, limit=args.limit)
+        _tell(engine.take_notices())
     finally:
         engine.close()
     if not memories:
