@@ -277,6 +277,8 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_gateway
 
+    if not args.model.strip():
+        raise HippoError("Name the model to pull, e.g. `hippo pull qwen3:1.7b`.")
     cancel = threading.Event()
     try:
         for progress in open_gateway(config).pull(args.model, cancel=cancel):

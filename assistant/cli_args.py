@@ -41,8 +41,9 @@ __all__ = [
 
 MAX_ID = 2**63 - 1  # SQLite's largest rowid
 MAX_TTL_HOURS = 100 * 8766  # a hundred years
-# Arguments that name files: bytes that are not UTF-8 are a valid file name there.
-PATH_ARGS = frozenset({"data_dir", "paths", "output", "path", "file"})
+# Arguments that name files: bytes that are not UTF-8 are a valid file name there (not
+# in --data-dir: SQLite opens its file by a UTF-8 name).
+PATH_ARGS = frozenset({"paths", "output", "path", "file"})
 
 
 class Parser(argparse.ArgumentParser):
