@@ -228,9 +228,13 @@ def _read_export(path: Path, max_mb: int) -> str:
 def parse_time(value: str) -> datetime:
     """A date or ISO time typed by a person (local time when it has no zone)."""
     try:
-        return datetime.fromisoformat(value).astimezone()
+        moment = datetime.fromisoformat(value)
     except ValueError:
         raise HippoError(f"{value!r} is not a date like 2026-03-01 or 2026-03-01T18:00.") from None
+    try:
+        return moment.astimezone()
+    except (ValueError, OverflowError):  # the years 1 and 9999, shifted by a time zone
+        raise HippoError(f"{value!r} is too near the ends of the calendar to use.") from None
 
 
 def dump_json(value: object, out: TextIO) -> None:

@@ -123,3 +123,10 @@ def test_ask_into_a_closed_pipe_still_keeps_the_reply(seeded, engine):
         ("user", "what did I cook?"),
         ("assistant", "You said: what did I cook?"),
     ]
+
+
+@pytest.mark.parametrize("moment", ["0001-01-01T00:00+10:00", "9999-12-31T23:59-10:00"])
+def test_a_date_at_the_ends_of_the_calendar_is_refused(seeded, capsys, moment):
+    code, _, err = _run(capsys, "memory", "believed", "--as-of", moment)
+    assert code == 1 and "is too near the ends of the calendar to use" in err
+    assert "Traceback" not in err

@@ -37,6 +37,7 @@ Draw = Callable[[st.SearchStrategy], object]
 # Real argv can't hold NUL; everything else may come.
 _CHARS = st.characters(blacklist_characters="\x00")
 WORDS = ["", " ", "-", "--", "-x", "Anna", "carbonara", "Berlin", "work", "fact#1", "core#1"]
+WORDS += ["2026-03-01", "0001-01-01T00:00+10:00", "9999-12-31T23:59-10:00", "qwen3:1.7b"]
 NUMBERS = ["0", "1", "2", "3", "-1", "-5", "99", "nan", "inf", "-inf", "1e308", "0.5", "1_0"]
 NUMBERS += [str(2**63 - 1), str(2**63), str(2**70), "²", "١", "0x10", "1e-320"]
 
