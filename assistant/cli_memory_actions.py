@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import os
 import sys
 from collections.abc import Callable
@@ -227,8 +228,22 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 def _write_private(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path``, owner-only from the start, replacing it only when whole.
 
-    A failed write (a full disk) leaves an earlier file of that name as it was.
+    A failed write (a full disk) leaves an earlier file of that name as it was. A pipe
+    or a device (``-o /dev/stdout``) is written to as it is, never replaced.
     """
+    if path.exists() and not path.is_file():
+        try:  # non-blocking, so that a pipe nothing reads fails at once instead of hanging
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            raise HippoError(
+                f"Can't write {printable_path(path)}: it is a named pipe that nothing reads."
+            ) from None
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+        return
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:

@@ -67,12 +67,17 @@ def require_file(path: Path, what: str) -> int:
 
 
 def writable_target(path: Path) -> Path:
-    """Check that a new file can be written at ``path`` (an existing one is replaced).
+    """The file to write for ``path``: ``path``, or where its symbolic link leads.
 
     Raises:
-        HippoError: ``path`` is a folder, or its folder does not exist.
+        HippoError: ``path`` is a folder or a link loop, or its folder does not exist.
     """
     shown = printable_path(path)
+    kind = file_kind(path)
+    if kind == "a symbolic link loop":
+        raise HippoError(f"Can't write {shown}: it is a symbolic link loop.")
+    if kind is None and path.is_symlink():  # a link to a file: replace the file
+        path = path.resolve()
     if path.is_dir():
         raise HippoError(
             f"{shown} is a folder; give a file name in it, e.g. "

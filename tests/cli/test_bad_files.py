@@ -96,3 +96,29 @@ def test_a_backup_to_a_name_that_is_not_utf8_is_refused_and_leaves_no_file(
     code, _, err = _run(capsys, "memory", "backup", target)
     assert code == 1 and "needs a file name that is UTF-8 text" in err
     assert not os.path.exists(target)
+
+
+def test_export_into_a_pipe_nothing_reads_fails_at_once_instead_of_hanging(
+    seeded, tmp_path, capsys
+):
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    code, _, err = _run(capsys, "memory", "export", "-o", str(pipe))
+    assert code == 1 and f"Can't write {pipe}: it is a named pipe that nothing reads." in err
+    assert pipe.is_fifo()
+
+
+def test_export_into_a_device_writes_to_it_and_never_replaces_it(seeded, capsys):
+    code, _, err = _run(capsys, "memory", "export", "-o", "/dev/full")
+    assert code == 1 and "No space left on device" in err
+    assert os.path.exists("/dev/full") and not os.path.isfile("/dev/full")
+    assert _run(capsys, "memory", "export", "-o", "/dev/null")[0] == 0
+
+
+def test_export_through_a_link_replaces_the_file_it_points_at(seeded, tmp_path, capsys):
+    target = tmp_path / "me.json"
+    target.write_text("old")
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    assert _run(capsys, "memory", "export", "-o", str(link))[0] == 0
+    assert link.is_symlink() and json.loads(target.read_text())["format"] == "hippo-export"
