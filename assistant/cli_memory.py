@@ -34,6 +34,8 @@ __all__ = ["COMMANDS", "add_parsers"]
 # a 157 MB export took about 950 MB. Above this size, it asks to be told there is room.
 IMPORT_MAX_MB = 200
 _MEMORY_FACTOR = 6
+# As assistant.admin.fact_queries.FACT_ORDERS (not imported here: the parser loads fast).
+FACT_ORDERS = ("importance", "recent", "confidence", "accessed", "relevance")
 _RM_KINDS = ("fact", "session", "episode", "event", "document")
 
 
@@ -92,7 +94,7 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--status", help="pending, active, superseded, rejected or expired")
     parser.add_argument("--scope", help="only this scope")
     parser.add_argument("--source", help="user_stated, assistant_inferred, document, ...")
-    parser.add_argument("--order", help="importance, recent, confidence, accessed, relevance")
+    parser.add_argument("--order", choices=FACT_ORDERS, help="how to sort (importance)")
     parser.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
     parser.add_argument("--page", type=cli_args.page, default=1, help="which page (1)")
     parser.add_argument("--json", action="store_true", help="print JSON lines")
