@@ -28,6 +28,7 @@ __all__ = [
     "Parser",
     "QuietPipe",
     "calls",
+    "change",
     "check_text",
     "count",
     "days",
@@ -126,6 +127,20 @@ def importance(value: str) -> float:
     if not 1 <= number <= 10:
         raise argparse.ArgumentTypeError(f"the importance must be from 1 to 10, not {value!r}")
     return number
+
+
+def change(value: str) -> tuple[str, int]:
+    """A change id from `hippo memory history`: ``fact#12``, ``core#3`` or ``12`` (a fact's).
+
+    Returns:
+        ("fact" or "core", the number).
+    """
+    found = re.fullmatch(r"(?:(fact|core)#)?([0-9]{1,19})", value.strip())
+    if found is None or not 1 <= int(found.group(2)) <= MAX_ID:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a change id; use one from `hippo memory history`"
+        )
+    return found.group(1) or "fact", int(found.group(2))
 
 
 def check_text(args: argparse.Namespace) -> None:

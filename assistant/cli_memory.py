@@ -122,7 +122,11 @@ def _history_parsers(verbs: argparse._SubParsersAction) -> None:
     history.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
     history.add_argument("--kind", choices=["fact", "core"], help="only facts or core blocks")
     undo = verbs.add_parser("undo", help="undo one change (see history)")
-    undo.add_argument("change", help="a change id from history, e.g. fact#12 or core#3 (or 12)")
+    undo.add_argument(
+        "change",
+        type=cli_args.change,
+        help="a change id from history, e.g. fact#12 or core#3 (or 12)",
+    )
     believed = verbs.add_parser("believed", help="what Hippo believed on a date")
     believed.add_argument("query", nargs="?", help="about what (all facts if omitted)")
     believed.add_argument("--as-of", required=True, help="a date or time, e.g. 2026-03-01")

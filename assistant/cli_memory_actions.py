@@ -107,16 +107,12 @@ def _history(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _undo(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    kind, _, number = args.change.rpartition("#")
-    if kind not in ("", "fact", "core") or not number.isdigit():
-        raise HippoError(
-            f"{args.change!r} is not a change id; use one from `hippo memory history`."
-        )
+    kind, number = args.change  # checked by cli_args.change
     if kind == "core":
-        block = admin.undo(int(number), kind="core")
+        block = admin.undo(number, kind="core")
         print(f"Undone. The {block.label} block now reads: {text.short(block.value)}", file=out)
     else:
-        print(f"Undone. Now: {text.fact_line(admin.undo(int(number)))}", file=out)  # type: ignore[arg-type]
+        print(f"Undone. Now: {text.fact_line(admin.undo(number))}", file=out)  # type: ignore[arg-type]
     return 0
 
 

@@ -64,6 +64,9 @@ def test_text_that_is_not_utf8_is_refused_before_anything_is_done(seeded, engine
         (["memory", "activity", "--days", "1.5"], "the number of days must be a whole number"),
         (["sleep", "--max-llm-calls", "-1"], "the number of calls must be from 1"),
         (["memory", "history", "-n", "²"], "the count must be a whole number"),
+        (["memory", "undo", "²"], "'²' is not a change id"),
+        (["memory", "undo", f"fact#{2**63}"], "is not a change id"),
+        (["memory", "undo", "core#0"], "is not a change id"),
     ],
 )
 def test_numbers_out_of_range_are_refused_with_the_range(seeded, engine, capsys, argv, said):
