@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 from assistant import cli_args, cli_memory
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError, StorageError
+from assistant.terminal import raw_stream, safe_streams
 from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
@@ -111,8 +112,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad input of any kind ends with one line saying what was wrong and what to do, never
     a traceback; a traceback is left only for a bug.
     """
+    saved = sys.stdout
+    # Whatever a command prints, stored text included, reaches the terminal escaped; and
+    # a reader that leaves (`| head -1`) silences stdout instead of raising.
+    sys.stdout = cli_args.QuietPipe(saved)  # type: ignore[assignment]
+    try:
+        with safe_streams():
+            return _main(argv)
+    finally:
+        sys.stdout = saved
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """`main` inside its streams: every refusal and failure becomes exit status 1."""
     config: Config | None = None
-    out = cli_args.QuietPipe(sys.stdout)
+    out = sys.stdout
     try:
         args = build_parser().parse_args(argv)
         cli_args.check_text(args)
@@ -122,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.model:
             config = config.with_changes(chat_model=args.model)
         handler = _COMMANDS.get(args.command or "chat", _chat)
-        return handler(args, config, out)  # type: ignore[arg-type]
+        return handler(args, config, out)
     except SystemExit as exc:  # --help, or a usage error (see cli_args.Parser)
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     except HippoError as exc:
@@ -188,6 +202,9 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 file=sys.stderr,
             )
         raise app.open_error
+    from ui.threads import exit_past_stragglers
+
+    exit_past_stragglers(0)  # ctrl+q ends the process whatever a library thread waits on
     return 0
 
 
@@ -220,10 +237,13 @@ def _path(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
+    from assistant.integrity import require_intact
     from assistant.turns import PromptTooLong, ReplyCancelled, ReplyFailed, TextDelta
 
     engine = open_engine(config)
     try:
+        # Writing into a damaged b-tree spreads the damage: say so, and what to restore.
+        require_intact(engine.db.conn, engine.db.path)
         session = engine.last_session() if args.resume else None
         session = session or engine.new_session(scope=args.scope)
         failed = False
@@ -239,7 +259,8 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             elif isinstance(event, ReplyCancelled):
                 failed = True
         print(file=out)
-        engine.embed_pending()
+        if not failed:  # else Ollama may be down or hung: the message waits in the queue
+            engine.embed_pending()
         for notice in engine.take_notices():
             print(f"hippo: {notice}", file=sys.stderr)
         return 1 if failed else 0
@@ -284,7 +305,8 @@ def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         for progress in open_gateway(config).pull(args.model, cancel=cancel):
             share = f"{progress.fraction:6.1%}" if progress.fraction is not None else "   ..."
             speed = f"{progress.bytes_per_s / 1e6:7.1f} MB/s" if progress.bytes_per_s else ""
-            out.write(f"\r{progress.status[:40]:<40} {share} {speed}")
+            raw_stream(out).write("\r")  # the progress line's own cursor move
+            out.write(f"{progress.status[:40]:<40} {share} {speed}")
             out.flush()
     except KeyboardInterrupt:
         cancel.set()

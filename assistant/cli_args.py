@@ -37,6 +37,7 @@ __all__ = [
     "item_id",
     "megabytes",
     "page",
+    "proposal",
     "silence",
 ]
 
@@ -129,18 +130,32 @@ def importance(value: str) -> float:
     return number
 
 
+def _tagged_id(value: str, what: str, listing: str) -> tuple[str, int]:
+    found = re.fullmatch(r"(?:(fact|core)#)?([0-9]{1,19})", value.strip())
+    if found is None or not 1 <= int(found.group(2)) <= MAX_ID:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a {what} id: give a fact's id (12), or core#ID for a core "
+            f"memory one, as `hippo memory {listing}` lists them"
+        )
+    return found.group(1) or "fact", int(found.group(2))
+
+
 def change(value: str) -> tuple[str, int]:
     """A change id from `hippo memory history`: ``fact#12``, ``core#3`` or ``12`` (a fact's).
 
     Returns:
         ("fact" or "core", the number).
     """
-    found = re.fullmatch(r"(?:(fact|core)#)?([0-9]{1,19})", value.strip())
-    if found is None or not 1 <= int(found.group(2)) <= MAX_ID:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not a change id; use one from `hippo memory history`"
-        )
-    return found.group(1) or "fact", int(found.group(2))
+    return _tagged_id(value, "change", "history")
+
+
+def proposal(value: str) -> tuple[str, int]:
+    """A proposal id from `hippo memory review`: ``12`` (a fact) or ``core#3``.
+
+    Returns:
+        ("fact" or "core", the number).
+    """
+    return _tagged_id(value, "proposal", "review")
 
 
 def check_text(args: argparse.Namespace) -> None:

@@ -57,7 +57,7 @@ def test_text_that_is_not_utf8_is_refused_before_anything_is_done(seeded, engine
         (["memory", "show", str(2**70)], "an id must be from 1 to 9223372036854775807"),
         (["memory", "rm", "event", str(2**63)], "an id must be from 1 to 9223372036854775807"),
         (["memory", "events", "--delete", "0"], "an id must be from 1"),
-        (["memory", "approve", "-1"], "an id must be from 1"),
+        (["memory", "approve", "-1"], "is not a proposal id"),
         (["search", "Anna", "-n", "-1"], "the count must be from 1 to 1000000, not -1"),
         (["recall", "Anna", "-n", "0"], "the count must be from 1"),
         (["memory", "list", "--page", str(10**40)], "the page must be a whole number"),

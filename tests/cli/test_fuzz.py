@@ -144,7 +144,9 @@ _MEMORY: dict[str, Callable[[Draw, st.SearchStrategy], list[str]]] = {
         d(texts),
         *(["--yes"] if d(st.booleans()) else []),
         *_opt(d, "--backups", st.one_of(st.sampled_from(["scrub", "keep"]), texts)),
+        *(["--all-profiles"] if d(st.booleans()) else []),
     ],
+    "restore": lambda d, p: [d(p), *(["--yes"] if d(st.booleans()) else [])],
     "export": lambda d, p: [
         *_opt(d, "-o", p),
         *_opt(d, "--format", st.one_of(st.sampled_from(["json", "markdown"]), texts)),
@@ -200,8 +202,9 @@ _COMMANDS: dict[str, Callable[[Draw, st.SearchStrategy], list[str]]] = {
 }
 
 # Commands that delete by design: on success they may remove rows (forget, rm, delete,
-# undo of an addition; sleep drops stale events; ingest replaces a changed file's chunks).
-_DELETING = {"forget", "rm", "--delete", "undo", "sleep", "ingest"}
+# undo of an addition; sleep drops stale events; ingest replaces a changed file's chunks;
+# restore puts a backup in place of the file).
+_DELETING = {"forget", "rm", "--delete", "undo", "sleep", "ingest", "restore"}
 
 
 @st.composite
