@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +14,9 @@ from typing import TextIO
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import dump_json, parse_time
 from assistant.errors import HippoError
+from assistant.files import writable_target
 from assistant.terminal import json_visible
+from assistant.textcheck import printable_path
 
 __all__ = ["ACTIONS"]
 
@@ -80,17 +84,6 @@ def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _proposal_id(value: str, verb: str) -> tuple[str, int]:
-    """("fact", 12) for "12" or "fact#12"; ("core", 3) for "core#3"."""
-    kind, _, number = value.strip().rpartition("#")
-    if kind not in ("", "fact", "core") or not number.isdigit() or len(number) > 18:
-        raise HippoError(
-            f"{value!r} is not a proposal id. Say which proposal to {verb}: a fact's id (12), "
-            "or core#ID for a core memory edit, as `hippo memory review` lists them."
-        )
-    return kind or "fact", int(number)
-
-
 def _decide(verb: str) -> Action:
     def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if (args.id is None) == (args.all is None):
@@ -100,7 +93,7 @@ def _decide(verb: str) -> Action:
             done = admin.approve_all(kind) if verb == "approve" else admin.reject_all(kind)
             print(f"{_PAST[verb]} {len(done)} proposal(s).", file=out)
             return 0
-        kind, number = _proposal_id(args.id, verb)
+        kind, number = args.id  # checked by cli_args.proposal
         if kind == "core":
             if verb == "approve":
                 block = admin.approve_core(number)
@@ -127,16 +120,12 @@ def _history(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _undo(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    kind, _, number = args.change.rpartition("#")
-    if kind not in ("", "fact", "core") or not number.isdigit():
-        raise HippoError(
-            f"{args.change!r} is not a change id; use one from `hippo memory history`."
-        )
+    kind, number = args.change  # checked by cli_args.change
     if kind == "core":
-        block = admin.undo(int(number), kind="core")
+        block = admin.undo(number, kind="core")
         print(f"Undone. The {block.label} block now reads: {text.short(block.value)}", file=out)
     else:
-        print(f"Undone. Now: {text.fact_line(admin.undo(int(number)))}", file=out)  # type: ignore[arg-type]
+        print(f"Undone. Now: {text.fact_line(admin.undo(number))}", file=out)  # type: ignore[arg-type]
     return 0
 
 
@@ -241,11 +230,42 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     if not args.output:  # JSON keeps its value exactly; Markdown shows controls escaped
         out.write(json_visible(body) if args.format == "json" else body)
         return 0
-    path = Path(args.output).expanduser()
-    path.write_text(body, encoding="utf-8")
-    path.chmod(0o600)
-    print(f"Exported profile {admin.profile.name!r} to {path}.", file=out)
+    path = writable_target(Path(args.output).expanduser())
+    _write_private(path, body.encode("utf-8"))
+    print(f"Exported profile {admin.profile.name!r} to {printable_path(path)}.", file=out)
     return 0
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``, owner-only from the start, replacing it only when whole.
+
+    A failed write (a full disk) leaves an earlier file of that name as it was. A pipe
+    or a device (``-o /dev/stdout``) is written to as it is, never replaced.
+    """
+    if path.exists() and not path.is_file():
+        try:  # non-blocking, so that a pipe nothing reads fails at once instead of hanging
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            raise HippoError(
+                f"Can't write {printable_path(path)}: it is a named pipe that nothing reads."
+            ) from None
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+        return
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 def _backup(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:

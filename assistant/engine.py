@@ -417,6 +417,7 @@ class Hippo:
             (vector,) = self.llm.embed(self.embedding_model, [text])
         except OllamaError:
             return None, 1.0
+        self.check_embedding_size(len(vector))
         return vector, self._reading.trust(self.embedding_model, text)
 
     def recall(
@@ -479,7 +480,7 @@ class Hippo:
         self.wake()
         return event
 
-    def log_events_json(self, lines: Iterable[str], *, source: str = "cli") -> LogResult:
+    def log_events_json(self, lines: Iterable[str | bytes], *, source: str = "cli") -> LogResult:
         """Record events from JSON lines; bad lines are reported, the rest kept."""
         result = self.events.log_json_lines(self.profile.id, lines, source=source)
         self.wake()
@@ -516,6 +517,15 @@ class Hippo:
 
         digest = self._digests.current(self.vector_key, self.llm.digests, self.clock.now())
         notice = renew_if_reweighted(self.vectors, self._reading, self.vector_key, digest)
+        if notice is not None:
+            self._notices.append(notice)
+
+    def check_embedding_size(self, dim: int) -> None:
+        """Re-embed everything if the embedding model now makes vectors of ``dim`` numbers
+        where the stored ones have another size (see `assistant.memory.weights`)."""
+        from assistant.memory.weights import renew_if_resized
+
+        notice = renew_if_resized(self.vectors, self._reading, self.vector_key, dim)
         if notice is not None:
             self._notices.append(notice)
 

@@ -51,6 +51,7 @@ def embed_queued(
             engine.vectors.postpone(batch, str(exc), engine.clock.now() + retry_delay(attempts))
             log.info("embedding postponed for %d messages: %s", len(batch), exc)
             break
+        engine.check_embedding_size(len(vectors[0]))
         model = engine.vectors.ensure_model(
             engine.vector_key, len(vectors[0]), engine.embedding_digest()
         )

@@ -2,8 +2,9 @@
 
 Standard library only; it binds 127.0.0.1 and nothing else. Tests script it with replies
 (`script`), failures (`fail_next`), a hung server (`fall_silent`), a bearer token
-(`require_token`), pulls (`pull_plan`) and updated weights (`new_weights`), and read back
-every request (`requests`); `stop()` then `start()` brings it back on the same port:
+(`require_token`), pulls (`pull_plan`), updated weights (`new_weights`) and vector sizes
+(`resize_embeddings`), and read back every request (`requests`); `stop()` then `start()`
+brings it back on the same port:
 
     with FakeOllama() as srv:
         srv.script(Reply(content="Hello!"))
@@ -207,6 +208,22 @@ class FakeOllama:
         """
         with self._lock:
             return self._revise(name, self._models[canonical(name)].revision + 1)
+
+    def resize_embeddings(self, name: str, dim: int) -> None:
+        """Make an installed embedding model embed into ``dim`` numbers from now on, its
+        digest unchanged: what a proxy or a mirror that lists stale digests, or another
+        server under the same name, can bring.
+
+        Raises:
+            KeyError: The model is not installed.
+            ValueError: ``dim`` is below 1.
+        """
+        if dim < 1:
+            raise ValueError(f"an embedding needs at least 1 number, not {dim}")
+        with self._lock:
+            model = replace(self._models[canonical(name)], embedding_length=dim)
+            self._models[model.name] = model
+            self._lock.notify_all()
 
     def _revise(self, name: str, revision: int) -> str:
         with self._lock:
