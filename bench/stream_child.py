@@ -180,7 +180,7 @@ def _instrumented(engine):
 async def _hippo(host: str, size: tuple[int, int]) -> None:
     from assistant.config import Config
     from assistant.factory import open_engine
-    from tests.ui.helpers import chat_ready, type_text
+    from tests.ui.helpers import type_text, wait_until
     from ui import HippoApp
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -190,7 +190,9 @@ async def _hippo(host: str, size: tuple[int, int]) -> None:
         RECORDER.settled = lambda: bool(RECORDER.arrivals) and not app.chat.streaming
         try:
             async with app.run_test(headless=False, size=size) as pilot:
-                await chat_ready(pilot)
+                await wait_until(  # a busy machine may take a while
+                    pilot, lambda: app.chat.status.reachable, timeout=120, what="the chat ready"
+                )
                 await type_text(pilot, "Tell me everything.")
                 await pilot.press("enter")
                 await RECORDER.finished.wait()

@@ -59,7 +59,10 @@ async def _drawn(view: MessageView, text: str = "", stream: bool = False) -> tup
                 if i % 90 == 0:  # a frame every ten pieces
                     live = view.query_one(LiveReply)
                     await wait_until(pilot, lambda: live.shown == view.content)  # noqa: B023
+            live = view.query_one(LiveReply)
             await view.finish(_stored(text))
+            assert live.shown == text, "the last words are drawn at once"
+            await wait_until(pilot, lambda: live.finished, what="the rest rendered")
         await pilot.pause()
         return screen_text(app), [w.content for w in view.query(".body, .body > *").results(Static)]
 

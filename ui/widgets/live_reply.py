@@ -120,7 +120,9 @@ class LiveReply(Vertical):
         classes: str | None = None,
     ) -> None:
         super().__init__(classes=classes)
-        self.text = text
+        self._text = text
+        # Pieces not yet added to _text: adding each to a long str would copy it each time.
+        self._arrived: list[str] = []
         self.frames = 0
         """How many times the shown text has been brought up to date."""
         self._markdown = markdown
@@ -144,13 +146,21 @@ class LiveReply(Vertical):
             self._schedule()
 
     @property
+    def text(self) -> str:
+        """All the text received so far."""
+        if self._arrived:
+            self._text += "".join(self._arrived)
+            self._arrived.clear()
+        return self._text
+
+    @property
     def shown(self) -> str:
         """The text the widgets show now (all of it, once the next frame is drawn)."""
         return self.text[: self._shown_upto]
 
     def append(self, text: str) -> None:
         """Add a piece of the reply; it is drawn with the next frame."""
-        self.text += text
+        self._arrived.append(text)
         self._schedule()
 
     def _schedule(self) -> None:
@@ -168,8 +178,12 @@ class LiveReply(Vertical):
             return
         self._due = False
         self._last_frame = time.monotonic()
-        self.frames += 1
         await self._settle()
+        await self._frame_text()
+
+    async def _frame_text(self) -> None:
+        """Bring the plain text shown up to date."""
+        self.frames += 1
         await self._split_open_block()
         self._shown_upto = len(self.text)
         live = self.query_one(".live", Static)
@@ -221,18 +235,30 @@ class LiveReply(Vertical):
         """Whether `finish` would show ``text`` as one Markdown render of it would."""
         return text == self.text and _REFERENCE.search(text) is None
 
+    @property
+    def finished(self) -> bool:
+        """Whether the whole reply is shown as Markdown (`finish` has run its course)."""
+        return self._finished and self._shown_upto == len(self.text) and not self._due
+
     async def finish(self) -> None:
-        """Show the rest of the reply as Markdown too, and draw no more frames.
+        """Show the rest of the reply at once, then as Markdown too; draw no more frames.
 
         Only what is still open is rendered: finished blocks are already shown as
         Markdown (see `renders_whole` for when that matches a render of the whole).
+        The last words are drawn first, as plain text: rendering a long open block
+        takes a moment, and the reader should not wait for it to see them.
         """
-        self._finished = True
+        self._finished, self._due = True, True
+        await self._frame_text()
+        self.call_after_refresh(self._render_rest)
+
+    async def _render_rest(self) -> None:
+        if not self.is_attached:
+            return  # gone meanwhile (another session shown)
         if self.text[self._settled :].strip():
             await self._render_blocks(len(self.text))
         await self.query_one(".live", Static).remove()
-        self._shown_upto = len(self.text)
-        self.frames += 1
+        self._due = False
 
     async def _split_open_block(self) -> None:
         """Move the open block's finished lines out of the live text, once it grows long."""

@@ -100,13 +100,27 @@ class MessageView(Vertical, can_focus=True):
         super().__init__(classes=f"message -{role}")
         self.message_id = message_id
         self.role = role
-        self.content = content
+        self._content = content
+        # Pieces not yet added to _content: adding each to a long str would copy it each time.
+        self._arrived: list[str] = []
         self.thinking = thinking
         self.status = status
         self.error = error
         self.model = model
         self._live: LiveReply | None = None  # the body while the reply streams
         self.set_class(status != "complete", f"-{status}")
+
+    @property
+    def content(self) -> str:
+        """The text so far."""
+        if self._arrived:
+            self._content += "".join(self._arrived)
+            self._arrived.clear()
+        return self._content
+
+    @content.setter
+    def content(self, text: str) -> None:
+        self._content, self._arrived = text, []
 
     @classmethod
     def from_message(cls, message: Message) -> MessageView:
@@ -151,7 +165,7 @@ class MessageView(Vertical, can_focus=True):
 
     async def append_text(self, text: str) -> None:
         """Add a piece of the reply; it is drawn with the streaming body's next frame."""
-        self.content += text
+        self._arrived.append(text)
         if self._live is not None:
             self._live.append(text)
 
