@@ -744,3 +744,19 @@ def _widen_check(conn: apsw.Connection, table: str, old: str, new: str) -> None:
         conn.execute(f"PRAGMA schema_version = {int(version) + 1}")
     finally:
         conn.execute("PRAGMA writable_schema = OFF")
+
+
+@migration
+def m012_vectors_stored_once(conn: apsw.Connection) -> None:
+    """A large vector table keeps its vectors once: in its cells, in smaller chunks.
+
+    Cells used to copy every vector of a large table (two copies of 1.5 KB each), in
+    128-vector chunks of which each cell's last was mostly empty. The cells are
+    dropped here (a table without them is searched exactly); the app's background
+    work builds them again in the new layout, then drops the table they copy.
+    """
+    rows = conn.execute("SELECT vectors FROM vector_cells").fetchall()
+    for (table,) in rows:
+        for index in ("veccent_", "vecpart_"):
+            conn.execute(f"DROP TABLE IF EXISTS {index}{table.removeprefix('vec_')}")
+    conn.execute("DELETE FROM vector_cells")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["cjk_characters", "fts_query", "has_cjk", "index_text", "query_terms"]
+__all__ = ["cjk_characters", "fts_query", "has_cjk", "index_text", "query_terms", "split_terms"]
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -58,17 +58,20 @@ def cjk_characters(text: str) -> list[str]:
     return [ch for ch in dict.fromkeys(found) if ch not in _CJK_FUNCTION]
 
 
+def split_terms(text: str) -> tuple[list[str], list[str]]:
+    """Distinct terms of ``text`` in order (words, CJK bigrams), and those that carry content."""
+    terms = list(dict.fromkeys(token.lower() for token in _WORD.findall(_spaced(text, _bigrams))))
+    # An ASCII term is never made of CJK function characters: no set to build for it.
+    content = [t for t in terms if t not in _STOPWORDS and (t.isascii() or not set(t) <= _CJK_STOP)]
+    return terms, content
+
+
 def query_terms(text: str) -> list[str]:
     """Distinct search terms of a query, in order: words, and bigrams for CJK runs.
 
     Common function words are dropped unless nothing else is left.
     """
-    terms: list[str] = []
-    for token in _WORD.findall(_spaced(text, _bigrams)):
-        token = token.lower()
-        if token not in terms:
-            terms.append(token)
-    content = [t for t in terms if t not in _STOPWORDS and not set(t) <= _CJK_STOP]
+    terms, content = split_terms(text)
     return content or terms
 
 

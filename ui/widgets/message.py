@@ -1,7 +1,7 @@
 """One message of the conversation, able to stream a reply into itself.
 
-Markdown (Rich's renderer, Textual's streaming widget, markdown-it under both) loads when
-the first message is drawn, not at start-up: the first frame shows no message.
+Markdown (Rich's renderer, markdown-it under it) loads when the first message is drawn,
+not at start-up: the first frame shows no message.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from assistant.terminal import visible
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from rich.console import RenderableType
     from textual.app import ComposeResult
     from textual.widgets import Collapsible
-    from textual.widgets.markdown import MarkdownStream
 
     from assistant.memory.models import Message
     from assistant.memory.retrieval import Memory
+    from ui.widgets.live_reply import LiveReply
 
 __all__ = ["MessageView"]
 
@@ -37,6 +38,13 @@ _STATUS_NOTE = {
 }
 
 
+def _markdown(content: str) -> RenderableType:
+    """A reply's Markdown as Rich renders it (never parsed as Textual markup)."""
+    from rich.markdown import Markdown as RichMarkdown
+
+    return RichMarkdown(content, code_theme="ansi_dark")
+
+
 def _settled_body(role: str, content: str) -> Static:
     """A finished message's text as one cheap widget (history may show 100 of them).
 
@@ -45,17 +53,17 @@ def _settled_body(role: str, content: str) -> Static:
     typed. Neither is ever parsed as markup, and control characters show escaped.
     """
     if role == "assistant":
-        from rich.markdown import Markdown as RichMarkdown
-
-        return Static(RichMarkdown(visible(content), code_theme="ansi_dark"), classes="body")
+        return Static(_markdown(visible(content)), classes="body")
     return Static(Content(visible(content)), classes="body")
 
 
 class MessageView(Vertical, can_focus=True):
     """A message: who wrote it, its text, the model's thinking, and how it ended.
 
-    A reply streams into Textual's Markdown widget; when it ends it is rendered once,
-    whole, like every stored message.
+    A reply streams into a `LiveReply` (finished blocks as Markdown, the open one as
+    plain text, a bounded number of frames a second); when it ends, its open block is
+    rendered as Markdown too, so it looks as a stored message does. A stored message
+    (and a reply whose stored text is not what streamed) is rendered whole, once.
 
     Args:
         role: ``user``, ``assistant``, ``system`` or ``tool``.
@@ -94,13 +102,27 @@ class MessageView(Vertical, can_focus=True):
         super().__init__(classes=f"message -{role}")
         self.message_id = message_id
         self.role = role
-        self.content = content
+        self._content = content
+        # Pieces not yet added to _content: adding each to a long str would copy it each time.
+        self._arrived: list[str] = []
         self.thinking = thinking
         self.status = status
         self.error = error
         self.model = model
-        self._stream: MarkdownStream | None = None
+        self._live: LiveReply | None = None  # the body while the reply streams
         self.set_class(status != "complete", f"-{status}")
+
+    @property
+    def content(self) -> str:
+        """The text so far."""
+        if self._arrived:
+            self._content += "".join(self._arrived)
+            self._arrived.clear()
+        return self._content
+
+    @content.setter
+    def content(self, text: str) -> None:
+        self._content, self._arrived = text, []
 
     @classmethod
     def from_message(cls, message: Message) -> MessageView:
@@ -120,9 +142,12 @@ class MessageView(Vertical, can_focus=True):
         if self.thinking:
             yield self._thinking_box()
         if self.status == "streaming":
-            from textual.widgets import Markdown
+            from ui.widgets.live_reply import LiveReply
 
-            yield Markdown(visible(self.content), open_links=False, classes="body")
+            # Escaped as it arrives, character by character, so a control sequence split
+            # across chunks is caught too; the stored reply is compared escaped alike.
+            self._live = LiveReply(visible(self.content), _markdown, classes="body")
+            yield self._live
         else:
             yield _settled_body(self.role, self.content)
         error = Static(Content(visible(self.error)), classes="error")
@@ -143,16 +168,10 @@ class MessageView(Vertical, can_focus=True):
         return Collapsible(text, title="Thinking", collapsed=True, classes="thinking")
 
     async def append_text(self, text: str) -> None:
-        """Add a piece of the reply to the streaming Markdown body."""
-        self.content += text
-        if self._stream is None:
-            # Started on the first text, not before: stopping a stream whose task never
-            # ran raises CancelledError into the caller (a reply that fails at once).
-            from textual.widgets import Markdown
-
-            self._stream = Markdown.get_stream(self.query_one(Markdown))
-        # Escaped per character, so a sequence split across chunks is caught too.
-        await self._stream.write(visible(text))  # yields, so the stream's task is running
+        """Add a piece of the reply; it is drawn with the streaming body's next frame."""
+        self._arrived.append(text)
+        if self._live is not None:
+            self._live.append(visible(text))
 
     async def append_thinking(self, text: str) -> None:
         """Add a piece of the model's thinking, opening the (collapsed) box if needed."""
@@ -177,9 +196,6 @@ class MessageView(Vertical, can_focus=True):
         await self._settle(self.content, "failed", error)
 
     async def _settle(self, content: str, status: str, error: str) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
         self.remove_class(f"-{self.status}")
         self.content, self.status, self.error = content, status, error
         self.set_class(self.status != "complete", f"-{self.status}")
@@ -187,7 +203,10 @@ class MessageView(Vertical, can_focus=True):
         error = self.query_one(".error", Static)
         error.update(Content(visible(self.error)))
         error.display = bool(self.error)
-        # Streaming appends can split Markdown structures; one full render fixes them.
+        live, self._live = self._live, None
+        if live is not None and self.content and live.renders_whole(visible(self.content)):
+            await live.finish()  # its finished blocks are drawn already: not again
+            return
         body = self.query_one(".body")
         await self.mount(_settled_body(self.role, self.content), after=body)
         await body.remove()
