@@ -229,6 +229,18 @@ class Hippo:
             self.profile.id, incognito=incognito, scope=scope_name(scope)
         )
 
+    def end_session(self, session_id: int) -> None:
+        """Mark a conversation over: its app closed, its `ask` ended, or another was opened.
+
+        Sleep consolidates a session once it is over (or idle long enough), so
+        ``hippo sleep --now`` takes it at once.
+        """
+        self.messages.end_session(session_id)
+
+    def discard_empty_reply(self, reply_id: int) -> bool:
+        """Delete a reply that failed before any text came (the user's message stays)."""
+        return self.messages.discard_empty_reply(reply_id)
+
     def last_session(self) -> Session | None:
         """The most recently active conversation with messages, if any."""
         return self.messages.last_session(self.profile.id)

@@ -25,6 +25,7 @@ from assistant.admin.portable import rank_maps, rewrite
 from assistant.admin.restore import Restorer
 from assistant.clock import to_iso
 from assistant.errors import HippoError, StorageError
+from assistant.memory.profiles import profile_name as checked_name
 from data_schema.migrations import schema_version
 
 __all__ = ["DATA_FENCE", "ExportAdmin", "load_export"]
@@ -110,9 +111,9 @@ class ExportAdmin(HistoryAdmin):
             HippoError: the profile exists already, or the data is not a readable export.
         """
         check_export(data)
-        name = profile_name.strip()
-        if not name:
+        if not profile_name.strip():
             raise HippoError("Name the profile to import into, e.g. --profile restored.")
+        name = checked_name(profile_name)
         try:
             profile, counts, dropped = Restorer(self._conn, self._engine.clock).restore(data, name)
         except (KeyError, TypeError, ValueError, apsw.ConstraintError) as exc:

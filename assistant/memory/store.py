@@ -201,6 +201,16 @@ class MessageStore(Store):
         )
         return _session(row) if row else None
 
+    def end_session(self, session_id: int) -> None:
+        """Mark a session over (its app closed, or another was opened): sleep may take it.
+
+        Its end is now, or its last activity if that is later (a clock set back).
+        """
+        self._conn().execute(
+            "UPDATE sessions SET ended_at = max(?, last_active_at) WHERE id = ?",
+            (to_iso(self._clock.now()), session_id),
+        )
+
     # -- messages ---------------------------------------------------------------
 
     def add_message(
@@ -377,6 +387,19 @@ class MessageStore(Store):
             .fetchone()
         )
         return (row[0], row[1]) if row else ("", 0)
+
+    def discard_empty_reply(self, message_id: int) -> bool:
+        """Delete a reply that failed or was cancelled before any text came; say if it was.
+
+        Nothing of it is worth keeping: the user's message stays, and the error was shown.
+        """
+        conn = self._conn()
+        conn.execute(
+            "DELETE FROM messages WHERE id = ? AND role = 'assistant' AND content = ''"
+            " AND thinking = '' AND status IN ('failed', 'cancelled')",
+            (message_id,),
+        )
+        return conn.changes() > 0
 
     def mark_interrupted(self) -> int:
         """Close replies left streaming by a process that died; return how many."""
