@@ -14,14 +14,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from assistant.config import Config
 from assistant.errors import HippoError
-from assistant.memory.profiles import (
-    DEFAULT_PROFILE,
-    ProfileStore,
-    profile_name,
-    unknown_profile,
-)
 
 if TYPE_CHECKING:
+    from assistant.memory.profiles import ProfileStore
     from data_schema.connect import Database
 
 __all__ = ["COMMANDS", "add_parsers", "check_profile"]
@@ -46,6 +41,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def _store(config: Config) -> tuple[ProfileStore, Database]:
     from assistant.clock import SystemClock
+    from assistant.memory.profiles import ProfileStore
     from data_schema.connect import Database
 
     db = Database(config.db_path)
@@ -59,6 +55,8 @@ def check_profile(args: argparse.Namespace, config: Config) -> None:
         HippoError: the name is not a profile (close names are suggested), or, to be
             created, is not a valid name.
     """
+    from assistant.memory.profiles import DEFAULT_PROFILE, profile_name, unknown_profile
+
     name = getattr(args, "profile", None)
     if not name or (args.command or "chat") in _NO_PROFILE:
         return
