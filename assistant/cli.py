@@ -100,14 +100,26 @@ def build_parser() -> argparse.ArgumentParser:
     sleep = sub.add_parser(
         "sleep", help="consolidate memory (nightly): episodes, facts to review, reflections"
     )
-    sleep.add_argument("--now", action="store_true", help="run now, even if nothing is due")
+    sleep.add_argument(
+        "--now",
+        action="store_true",
+        help="run now, even if nothing is due; it takes the sessions that are over (their "
+        "app closed or `ask` ended, or 30 minutes idle) and says why it left any",
+    )
+    sleep.add_argument(
+        "--retry",
+        action="store_true",
+        help="run now, trying again the sessions sleep gave up on (the model failed on "
+        "them 3 runs in a row; nightly and manual runs count alike)",
+    )
     sleep.add_argument(
         "--dry-run", action="store_true", help="show what it would propose; write nothing"
     )
     sleep.add_argument(
         "--install-timer",
         action="store_true",
-        help="install a nightly systemd/launchd/Windows timer",
+        help="install a nightly systemd/launchd/Windows timer that runs this same Hippo on "
+        "this data file and Ollama host",
     )
     sleep.add_argument("--max-llm-calls", type=int, help="cap on model calls for this run (200)")
     token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
