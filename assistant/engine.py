@@ -381,10 +381,15 @@ class Hippo:
     def search_messages(self, query: str, limit: int = 10) -> list[MessageHit]:
         """Messages of the current profile that match ``query`` by keyword or meaning.
 
-        Keyword (FTS5 BM25) and vector (sqlite-vec cosine) candidates are fused; when
+        Keyword (FTS5 BM25, on each message's own words) and vector (sqlite-vec cosine)
+        candidates are fused; when
         Ollama can't embed the query, keyword hits alone are returned.
         """
-        keyword = self.messages.keyword_search(self.profile.id, query, _SEARCH_CANDIDATES)
+        # Keyword hits match in the message itself: a match only in the turn before or
+        # after would show an unrelated message as a keyword hit.
+        keyword = self.messages.keyword_search(
+            self.profile.id, query, _SEARCH_CANDIDATES, own_text=True
+        )
         vector, trust = self.nearest("message", query, _SEARCH_CANDIDATES)
         ranked = fuse_hits(keyword, vector, trust)[:limit]
         found = self.messages.messages_by_id([message_id for message_id, *_ in ranked])

@@ -437,8 +437,14 @@ class MessageStore(Store):
             found[row[0]] = Candidate(_message(row), row[_WIDTH], neighbours)
         return found
 
-    def keyword_search(self, profile_id: int, query: str, limit: int) -> list[tuple[int, float]]:
+    def keyword_search(
+        self, profile_id: int, query: str, limit: int, *, own_text: bool = False
+    ) -> list[tuple[int, float]]:
         """Message ids matching ``query`` by BM25, best first, with their (positive) scores.
+
+        ``own_text``: only messages whose own words match; by default a match in the
+        turns around a message counts too, down-weighted (it helps recall find the reply
+        to a question, but a search shows each hit for its own words).
 
         FTS5 ranks alone (``ORDER BY rank LIMIT``, its top-n path, no join); the
         profile is filtered after, and the search widens while other profiles' hits
@@ -448,6 +454,8 @@ class MessageStore(Store):
         expression = fts_query(query, keep=lambda term: not self._common(conn, term))
         if expression is None:
             return []
+        if own_text:
+            expression = f"body : ({expression})"
         fetch = 2 * limit
         while True:
             hits = conn.execute(

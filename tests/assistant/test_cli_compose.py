@@ -168,3 +168,16 @@ def test_notices_go_to_stderr_and_results_to_stdout(ollama_up, capsys):
     out, err = capsys.readouterr()
     assert "new weights" in err and "new weights" not in out
     assert out.startswith("Embedded ")
+
+
+def test_a_keyword_hit_has_the_words_in_the_message_itself(ollama_up, capsys):
+    ollama_up.script(Reply(content="Get well soon."), Reply(content="Yum."))
+    assert main(["ask", "I was in hospital last week"]) == 0
+    assert main(["--continue", "ask", "My favourite food is ramen"]) == 0
+    assert main(["embed"]) == 0
+    capsys.readouterr()
+    assert main(["search", "hospital", "--json"]) == 0
+    hits = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert hits[0]["content"] == "I was in hospital last week" and hits[0]["keyword"] == 1.0
+    for hit in hits[1:]:  # the turns next to it come by meaning at most, never as keywords
+        assert hit["keyword"] == 0.0, hit
