@@ -60,7 +60,11 @@ def _fact_parsers(verbs: argparse._SubParsersAction) -> None:
         "add", help="state a fact yourself, as /remember does in the chat (`-`: from stdin)"
     )
     add.add_argument("text", help='the fact, e.g. "I moved to Lisbon in May"')
-    add.add_argument("--scope", default="", help="e.g. work, health (general if omitted)")
+    add.add_argument(
+        "--scope",
+        dest="fact_scope",
+        help="e.g. work, health (default: the global --scope, else general)",
+    )
     listing = verbs.add_parser("list", aliases=["facts"], help="list facts (filters, pages)")
     _filters(listing)
     search = verbs.add_parser("search", help="search facts by keyword (and meaning)")

@@ -51,7 +51,8 @@ def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     from assistant.cli_ask import read_message
 
     statement = read_message(args.text, sys.stdin) if args.text == "-" else args.text
-    fact = admin.state_fact(statement, scope=args.scope, source="hippo memory add")
+    scope = args.fact_scope if args.fact_scope is not None else args.scope
+    fact = admin.state_fact(statement, scope=scope, source="hippo memory add")
     if fact.status == "active":
         print(f"Remembered: {text.fact_line(fact)}", file=out)
     else:  # instruction-like words wait for the user's own look
