@@ -8,7 +8,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_args, cli_memory
+from assistant import cli_args, cli_ask, cli_memory, cli_profiles
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError, StorageError
 from assistant.terminal import raw_stream, safe_streams
@@ -16,6 +16,7 @@ from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
+    from assistant.memory.models import Session
 
 __all__ = ["build_parser", "main"]
 
@@ -41,7 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-c", "--continue", dest="resume", action="store_true", help="resume the last session"
     )
-    parser.add_argument("--profile", help="memory profile to use (e.g. work, personal)")
+    parser.add_argument(
+        "--profile", help="memory profile to use (e.g. work, personal; `hippo profile list`)"
+    )
+    parser.add_argument(
+        "--create-profile",
+        action="store_true",
+        help="start the --profile named if it does not exist yet (else a typo is refused)",
+    )
     parser.add_argument(
         "--scope",
         default="",
@@ -53,9 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("chat", help="open the chat (the default)")
     sub.add_parser("doctor", help="check the data file and Ollama; non-zero exit on problems")
     sub.add_parser("path", help="print the data file's path")
-    ask = sub.add_parser("ask", help="send one message and print the reply (no UI)")
-    ask.add_argument("text", help="the message")
+    ask = sub.add_parser(
+        "ask",
+        help="send one message and print the reply (no UI); `-` or a pipe reads it from stdin",
+    )
+    ask.add_argument("text", nargs="?", help="the message; `-` (or none, with a pipe): stdin")
     models = sub.add_parser("models", help="list installed models, or choose one")
+    models.add_argument("--json", action="store_true", help="print JSON lines")
     models_sub = models.add_subparsers(dest="models_command", metavar="ACTION")
     use = models_sub.add_parser("use", help="choose the chat and/or embedding model (saved)")
     use.add_argument("--chat", help="chat model name")
@@ -65,8 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     search = sub.add_parser("search", help="search every message by keyword and meaning")
     search.add_argument("query")
     search.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many hits (10)")
+    search.add_argument("--json", action="store_true", help="print JSON lines")
     sessions = sub.add_parser("sessions", help="list recent sessions")
     sessions.add_argument("-n", "--limit", type=cli_args.count, default=20, help="how many (20)")
+    sessions.add_argument("--json", action="store_true", help="print JSON lines")
     sub.add_parser("embed", help="embed memories still waiting for vectors, now")
     log = sub.add_parser("log", help="record an event from outside the chat (sensory memory)")
     log.add_argument("text", nargs="?", help='what happened, e.g. "finished a 5k run"')
@@ -85,17 +99,30 @@ def build_parser() -> argparse.ArgumentParser:
     recall = sub.add_parser("recall", help="what Hippo would recall for a text, with scores")
     recall.add_argument("query")
     recall.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many (10)")
+    recall.add_argument("--json", action="store_true", help="print JSON lines")
     sleep = sub.add_parser(
         "sleep", help="consolidate memory (nightly): episodes, facts to review, reflections"
     )
-    sleep.add_argument("--now", action="store_true", help="run now, even if nothing is due")
+    sleep.add_argument(
+        "--now",
+        action="store_true",
+        help="run now, even if nothing is due; it takes the sessions that are over (their "
+        "app closed or `ask` ended, or 30 minutes idle) and says why it left any",
+    )
+    sleep.add_argument(
+        "--retry",
+        action="store_true",
+        help="run now, trying again the sessions sleep gave up on (the model failed on "
+        "them 3 runs in a row; nightly and manual runs count alike)",
+    )
     sleep.add_argument(
         "--dry-run", action="store_true", help="show what it would propose; write nothing"
     )
     sleep.add_argument(
         "--install-timer",
         action="store_true",
-        help="install a nightly systemd/launchd/Windows timer",
+        help="install a nightly systemd/launchd/Windows timer that runs this same Hippo on "
+        "this data file and Ollama host",
     )
     sleep.add_argument(
         "--max-llm-calls", type=cli_args.calls, help="cap on model calls for this run (200)"
@@ -103,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
     token.add_argument("action", choices=["set", "clear", "status"])
     cli_memory.add_parsers(sub)
+    cli_profiles.add_parsers(sub)
     return parser
 
 
@@ -135,6 +163,7 @@ def _main(argv: Sequence[str] | None) -> int:
             config = config.with_changes(profile=args.profile)
         if args.model:
             config = config.with_changes(chat_model=args.model)
+        cli_profiles.check_profile(args, config)
         handler = _COMMANDS.get(args.command or "chat", _chat)
         return handler(args, config, out)
     except SystemExit as exc:  # --help, or a usage error (see cli_args.Parser)
@@ -178,9 +207,17 @@ def _explain(exc: Exception, config: Config | None) -> str | None:
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.memory.models import scope_name
-    from ui.app import HippoApp
 
     scope = scope_name(args.scope)  # a bad name fails here, before the app starts
+    # Without a terminal the full-screen app would write escape codes into a file and
+    # wait for keys that never come: a piped message is answered as `ask` does.
+    why = cli_ask.chat_needs_terminal(sys.stdin, sys.stdout)
+    if why is not None:
+        if args.command is None and not sys.stdin.isatty():
+            return cli_ask.ask_command(args, config, out)
+        raise HippoError(why)
+    from ui.app import HippoApp
+
     # The app opens the engine in a thread after its first frame: the chat shows before
     # the engine's modules load and the data file opens.
     app = HippoApp(
@@ -194,6 +231,8 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         app.run()
     finally:
         if app.opened is not None:
+            if app.chat.session_id is not None:  # the app closed: its session is over
+                app.opened.end_session(app.chat.session_id)
             app.opened.close()
     if app.open_error is not None:
         if app.chat.queued is not None:  # typed before the file failed to open: give it back
@@ -236,36 +275,7 @@ def _path(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from assistant.factory import open_engine
-    from assistant.integrity import require_intact_daily
-    from assistant.turns import PromptTooLong, ReplyCancelled, ReplyFailed, TextDelta
-
-    engine = open_engine(config)
-    try:
-        # Writing into a damaged b-tree spreads the damage: say so, and what to restore.
-        require_intact_daily(engine.db.conn, engine.db.path)
-        session = engine.last_session() if args.resume else None
-        session = session or engine.new_session(scope=args.scope)
-        failed = False
-        for event in engine.send(session.id, args.text, cancel=threading.Event()):
-            if isinstance(event, TextDelta):
-                out.write(event.text)
-                out.flush()
-            elif isinstance(event, PromptTooLong):
-                print(f"hippo: {event.advice}", file=sys.stderr)
-            elif isinstance(event, ReplyFailed):
-                print(f"\nhippo: {event.error}", file=sys.stderr)
-                failed = True
-            elif isinstance(event, ReplyCancelled):
-                failed = True
-        print(file=out)
-        if not failed:  # else Ollama may be down or hung: the message waits in the queue
-            engine.embed_pending()
-        for notice in engine.take_notices():
-            print(f"hippo: {notice}", file=sys.stderr)
-        return 1 if failed else 0
-    finally:
-        engine.close()
+    return cli_ask.ask_command(args, config, out)
 
 
 def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -290,6 +300,17 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             for m, name in (("*chat", config.chat_model), ("*embedding", config.embedding_model))
             if info.name in (name, f"{name}:latest")
         ]
+        if args.json:
+            cli_memory.dump_json(
+                {
+                    "name": info.name,
+                    "size": info.size,
+                    "capabilities": sorted(info.capabilities),
+                    "used_for": [m.lstrip("*") for m in marks],
+                },
+                out,
+            )
+            continue
         caps = ", ".join(sorted(info.capabilities))
         print(f"{info.name:<28} {info.size / 1e9:6.1f} GB  {caps:<36} {' '.join(marks)}", file=out)
     return 0
@@ -326,11 +347,26 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     finally:
         engine.close()
     if not hits:
-        print("No messages match.", file=out)
+        print("No messages match.", file=sys.stderr)
     elif note := _trust_note(hits[0].vector_trust, hits[0].vector is not None):
-        print(note, file=out)
+        print(note, file=sys.stderr)
     for hit in hits:
         msg = hit.message
+        if args.json:
+            cli_memory.dump_json(
+                {
+                    "score": hit.score,
+                    "keyword": hit.keyword,
+                    "vector": hit.vector,
+                    "message_id": msg.id,
+                    "session_id": msg.session_id,
+                    "role": msg.role,
+                    "created_at": msg.created_at.isoformat(),
+                    "content": msg.content,
+                },
+                out,
+            )
+            continue
         vector = f"{hit.vector:.2f}" if hit.vector is not None else "-"
         text = " ".join(msg.content.split())
         print(
@@ -369,6 +405,9 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         for session in engine.sessions(args.limit):
+            if args.json:
+                cli_memory.dump_json(_session_json(session), out)
+                continue
             scope = f"[{session.scope}] " if session.scope else ""
             print(
                 f"{session.id:>6}  {session.last_active_at:%Y-%m-%d %H:%M}  "
@@ -378,6 +417,18 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     finally:
         engine.close()
     return 0
+
+
+def _session_json(session: Session) -> dict[str, object]:
+    return {
+        "id": session.id,
+        "title": session.title,
+        "scope": session.scope,
+        "started_at": session.started_at.isoformat(),
+        "last_active_at": session.last_active_at.isoformat(),
+        "messages": session.message_count,
+        "incognito": session.incognito,
+    }
 
 
 def _embed(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -391,7 +442,7 @@ def _embed(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     finally:
         engine.close()
     for notice in notices:
-        print(notice, file=out)
+        print(f"hippo: {notice}", file=sys.stderr)
     print(f"Embedded {stored} message(s); {left} still waiting.", file=out)
     return 0 if left == 0 else 1
 
@@ -491,10 +542,28 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     finally:
         engine.close()
     if not memories:
-        print("Nothing relevant is remembered.", file=out)
+        print("Nothing relevant is remembered.", file=sys.stderr)
     elif note := _trust_note(memories[0].vector_trust, memories[0].vector is not None):
-        print(note, file=out)
+        print(note, file=sys.stderr)
     for m in memories:
+        if args.json:
+            cli_memory.dump_json(
+                {
+                    "score": m.score,
+                    "relevance": m.relevance,
+                    "keyword": m.keyword,
+                    "vector": m.vector,
+                    "recency": m.recency,
+                    "importance": m.importance,
+                    "kind": m.kind,
+                    "id": m.item_id,
+                    "at": m.at.isoformat(),
+                    "source": m.source,
+                    "text": m.text,
+                },
+                out,
+            )
+            continue
         vector = f"{m.vector:.2f}" if m.vector is not None else "-"
         text = " ".join(m.text.split())
         print(
@@ -528,6 +597,7 @@ _COMMANDS = {
     "recall": _recall,
     "sleep": _sleep,
     **cli_memory.COMMANDS,
+    **cli_profiles.COMMANDS,
 }
 
 

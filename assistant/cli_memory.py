@@ -5,14 +5,15 @@ Every stored artefact can be listed, exported and deleted from here: facts (``li
 review queue (``review``), history (``history``, ``undo``, ``believed``), sessions,
 episodes, events and documents (``sessions``/``episodes``/``events``/``documents``, each
 with ``--delete ID``, or ``rm KIND ID``), core memory (``core``), and all of it at once
-(``forget``, ``export``, ``backup``, ``path``), and a backup put back in place of a
-damaged data file (``restore``). cli.py registers it with two lines.
+(``forget``, ``export``, ``backup``, ``path``), the backups listed (``backups``) and one
+put back in place of a damaged data file (``restore``). cli.py registers it with two lines.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from contextlib import contextmanager
 from datetime import datetime
@@ -69,6 +70,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _fact_parsers(verbs: argparse._SubParsersAction) -> None:
+    add = verbs.add_parser(
+        "add", help="state a fact yourself, as /remember does in the chat (`-`: from stdin)"
+    )
+    add.add_argument("text", help='the fact, e.g. "I moved to Lisbon in May"')
+    add.add_argument(
+        "--scope",
+        dest="fact_scope",
+        help="e.g. work, health (default: the global --scope, else general)",
+    )
     listing = verbs.add_parser("list", aliases=["facts"], help="list facts (filters, pages)")
     _filters(listing)
     search = verbs.add_parser("search", help="search facts by keyword (and meaning)")
@@ -107,6 +117,7 @@ def _review_parsers(verbs: argparse._SubParsersAction) -> None:
     review.add_argument(
         "kind", nargs="?", help="fact, conflict, reflection, sleep, agent, core, ..."
     )
+    review.add_argument("--json", action="store_true", help="print JSON lines")
     for name in ("approve", "reject"):
         action = verbs.add_parser(name, help=f"{name} a proposal (or --all of a kind)")
         action.add_argument(
@@ -130,6 +141,7 @@ def _history_parsers(verbs: argparse._SubParsersAction) -> None:
     history = verbs.add_parser("history", help="every memory change, newest first")
     history.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
     history.add_argument("--kind", choices=["fact", "core"], help="only facts or core blocks")
+    history.add_argument("--json", action="store_true", help="print JSON lines")
     undo = verbs.add_parser("undo", help="undo one change (see history)")
     undo.add_argument(
         "change",
@@ -138,7 +150,12 @@ def _history_parsers(verbs: argparse._SubParsersAction) -> None:
     )
     believed = verbs.add_parser("believed", help="what Hippo believed on a date")
     believed.add_argument("query", nargs="?", help="about what (all facts if omitted)")
-    believed.add_argument("--as-of", required=True, help="a date or time, e.g. 2026-03-01")
+    believed.add_argument(
+        "--as-of",
+        required=True,
+        help="a time, e.g. 2026-03-01T18:00, or a date, which means the end of that day",
+    )
+    believed.add_argument("--json", action="store_true", help="print JSON lines")
 
 
 def _artefact_parsers(verbs: argparse._SubParsersAction) -> None:
@@ -153,6 +170,7 @@ def _artefact_parsers(verbs: argparse._SubParsersAction) -> None:
         listing.add_argument(
             "--delete", type=cli_args.item_id, metavar="ID", help="delete this one for good"
         )
+        listing.add_argument("--json", action="store_true", help="print JSON lines")
     rm = verbs.add_parser("rm", help="delete a fact, session, episode, event or document")
     rm.add_argument("kind", choices=_RM_KINDS)
     rm.add_argument("id", type=cli_args.item_id)
@@ -180,13 +198,21 @@ def _file_parsers(verbs: argparse._SubParsersAction) -> None:
     export = verbs.add_parser("export", help="export the profile (JSON or Markdown)")
     export.add_argument("-o", "--output", help="write to this file (default: stdout)")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
+    export.add_argument("--force", action="store_true", help="replace the -o file if it exists")
     backup = verbs.add_parser("backup", help="copy the whole data file (owner-only)")
-    backup.add_argument("path", nargs="?", help="the new file (default: backups/ next to it)")
+    backup.add_argument(
+        "path", nargs="?", help="the new file, in a folder that exists (default: backups/)"
+    )
+    backup.add_argument("--force", action="store_true", help="replace the file if it exists")
+    backups = verbs.add_parser(
+        "backups", help="list the backups next to the data file (for `memory restore`)"
+    )
+    backups.add_argument("--json", action="store_true", help="print JSON lines")
     verbs.add_parser("path", help="print the data file's path")
     restore = verbs.add_parser(
         "restore", help="replace the data file with a backup (the old file is kept aside)"
     )
-    restore.add_argument("backup", help="a backup file, e.g. one `hippo doctor` names")
+    restore.add_argument("backup", help="a backup file, or a name `hippo memory backups` lists")
     restore.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
 
 
@@ -207,6 +233,10 @@ def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
 
     if args.memory_command == "restore":  # the data file must not be open for this one
         return restore_command(args, config, out)
+    if args.memory_command == "backups":  # a listing of files: the data file may be damaged
+        from assistant.cli_backups import backups_command
+
+        return backups_command(args, config, out)
     with _admin(config) as admin:
         return ACTIONS[args.memory_command](admin, args, out)
 
@@ -243,7 +273,7 @@ def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
     print(f"Imported into profile {report.profile.name!r}: {counts or 'nothing'}.", file=out)
     for warning in report.warnings:
         print(f"hippo: dropped a reference: {warning}", file=sys.stderr)
-    print(f"Use it with `hippo --profile {report.profile.name}`.", file=out)
+    print(f"Use it with `hippo --profile {shlex.quote(report.profile.name)}`.", file=out)
     return 0
 
 

@@ -6,10 +6,12 @@ import argparse
 import dataclasses
 import errno
 import os
+import re
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import dump_json, parse_time
@@ -49,6 +51,23 @@ def _facts(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    from assistant.cli_ask import read_message
+
+    statement = read_message(args.text, sys.stdin) if args.text == "-" else args.text
+    scope = args.fact_scope if args.fact_scope is not None else args.scope
+    fact = admin.state_fact(statement, scope=scope, source="hippo memory add")
+    if fact.status == "active":
+        print(f"Remembered: {text.fact_line(fact)}", file=out)
+    else:  # instruction-like words wait for the user's own look
+        print(
+            f"Kept for review, not yet used: {text.fact_line(fact)}\nIt reads like an "
+            f"instruction; use it with `hippo memory approve {fact.id}`.",
+            file=out,
+        )
+    return 0
+
+
 def _show(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     print("\n".join(text.detail_lines(admin.fact_detail(args.id))), file=out)
     return 0
@@ -77,6 +96,13 @@ def _fact_verb(verb: str) -> Action:
 
 
 def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    if args.json:
+        for item in admin.review_queue(args.kind):
+            dump_json(dataclasses.asdict(item), out)
+        if args.kind in (None, "core"):
+            for proposal in admin.core_queue():
+                dump_json({"kind": "core", **dataclasses.asdict(proposal)}, out)
+        return 0
     lines = text.review_lines(admin.review_queue(args.kind))
     if args.kind in (None, "core"):
         lines += text.core_review_lines(admin.core_queue())
@@ -115,6 +141,10 @@ def _decide(verb: str) -> Action:
 
 def _history(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     changes = admin.history(limit=args.limit, kind=args.kind)
+    if args.json:
+        for change in changes:
+            dump_json(dataclasses.asdict(change), out)
+        return 0
     print("\n".join(map(text.change_line, changes)) or "No changes yet.", file=out)
     return 0
 
@@ -130,17 +160,35 @@ def _undo(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _believed(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    facts = admin.believed(args.query, parse_time(args.as_of))
+    facts = admin.believed(args.query, _as_of(args.as_of))
+    if args.json:
+        for fact in facts:
+            dump_json(dataclasses.asdict(fact), out)
+        return 0
     for fact in facts:
         print(text.fact_line(fact), file=out)
     print(f"{len(facts)} fact(s) held true then.", file=out)
     return 0
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _as_of(value: str) -> datetime:
+    """A typed moment; a date alone means the end of that day, so its facts count."""
+    if _DATE.fullmatch(value.strip()):
+        return parse_time(f"{value.strip()}T23:59:59.999999")
+    return parse_time(value)
+
+
 def _listing(kind: str) -> Action:
     def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if args.delete is not None:
             return _remove(admin, kind.rstrip("s"), args.delete, out)
+        if args.json:
+            for item in _items(admin, kind, args.limit):
+                dump_json(dataclasses.asdict(item), out)
+            return 0
         for line in _rows(admin, kind, args.limit):
             print(line, file=out)
         return 0
@@ -156,6 +204,16 @@ def _rows(admin: MemoryAdmin, kind: str, limit: int) -> list[str]:
     if kind == "events":
         return [text.event_line(e) for e in admin.events(limit)]
     return [text.document_line(d) for d in admin.documents()[:limit]]
+
+
+def _items(admin: MemoryAdmin, kind: str, limit: int) -> list[Any]:
+    if kind == "sessions":
+        return list(admin.sessions(limit))
+    if kind == "episodes":
+        return list(admin.episodes(limit))
+    if kind == "events":
+        return list(admin.events(limit))
+    return list(admin.documents()[:limit])
 
 
 def _remove(admin: MemoryAdmin, kind: str, item_id: int, out: TextIO) -> int:
@@ -231,6 +289,11 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         out.write(json_visible(body) if args.format == "json" else body)
         return 0
     path = writable_target(Path(args.output).expanduser())
+    if path.is_file() and not args.force:  # as `memory backup` does; a pipe or device is fine
+        raise HippoError(
+            f"{printable_path(path)} exists already; choose a new file, or add --force to "
+            "replace it."
+        )
     _write_private(path, body.encode("utf-8"))
     print(f"Exported profile {admin.profile.name!r} to {printable_path(path)}.", file=out)
     return 0
@@ -269,7 +332,7 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def _backup(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    print(f"Backed up to {admin.backup(args.path)}", file=out)
+    print(f"Backed up to {admin.backup(args.path, force=args.force)}", file=out)
     return 0
 
 
@@ -279,6 +342,7 @@ def _path(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 ACTIONS: dict[str, Action] = {
+    "add": _add,
     "list": _facts,
     "facts": _facts,
     "search": _facts,

@@ -229,6 +229,18 @@ class Hippo:
             self.profile.id, incognito=incognito, scope=scope_name(scope)
         )
 
+    def end_session(self, session_id: int) -> None:
+        """Mark a conversation over: its app closed, its `ask` ended, or another was opened.
+
+        Sleep consolidates a session once it is over (or idle long enough), so
+        ``hippo sleep --now`` takes it at once.
+        """
+        self.messages.end_session(session_id)
+
+    def discard_empty_reply(self, reply_id: int) -> bool:
+        """Delete a reply that failed before any text came (the user's message stays)."""
+        return self.messages.discard_empty_reply(reply_id)
+
     def last_session(self) -> Session | None:
         """The most recently active conversation with messages, if any."""
         return self.messages.last_session(self.profile.id)
@@ -378,10 +390,15 @@ class Hippo:
     def search_messages(self, query: str, limit: int = 10) -> list[MessageHit]:
         """Messages of the current profile that match ``query`` by keyword or meaning.
 
-        Keyword (FTS5 BM25) and vector (sqlite-vec cosine) candidates are fused; when
+        Keyword (FTS5 BM25, on each message's own words) and vector (sqlite-vec cosine)
+        candidates are fused; when
         Ollama can't embed the query, keyword hits alone are returned.
         """
-        keyword = self.messages.keyword_search(self.profile.id, query, _SEARCH_CANDIDATES)
+        # Keyword hits match in the message itself: a match only in the turn before or
+        # after would show an unrelated message as a keyword hit.
+        keyword = self.messages.keyword_search(
+            self.profile.id, query, _SEARCH_CANDIDATES, own_text=True
+        )
         vector, trust = self.nearest("message", query, _SEARCH_CANDIDATES)
         ranked = fuse_hits(keyword, vector, trust)[:limit]
         found = self.messages.messages_by_id([message_id for message_id, *_ in ranked])

@@ -14,10 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["cjk_characters", "fts_query", "has_cjk", "index_text", "query_terms", "split_terms"]
+__all__ = [
+    "MAX_QUERY_TERMS",
+    "cjk_characters",
+    "fts_query",
+    "has_cjk",
+    "index_text",
+    "query_terms",
+    "split_terms",
+]
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
+# At most this many terms go into one keyword query (see `fts_query`).
+MAX_QUERY_TERMS = 64
 _STOPWORDS = frozenset(
     """a an and are as at be but by did do does for from had has have he her his how i if in
     into is it its me my of on or our she so than that the their them then there these they
@@ -83,9 +93,13 @@ def fts_query(text: str, keep: Callable[[str], bool] | None = None) -> str | Non
     would leave none, every term stays. Returns None when the text has no searchable term.
     """
     terms = query_terms(text)
-    terms += [ch for ch in cjk_characters(text) if ch not in terms]
+    seen = set(terms)
+    terms += [ch for ch in cjk_characters(text) if ch not in seen]
     if not terms:
         return None
+    # A pasted report as the query (a 1 MB message has tens of thousands of distinct
+    # words) would OR them all, for minutes; its first words say what it is about.
+    terms = terms[:MAX_QUERY_TERMS]
     if keep is not None:
         terms = [t for t in terms if keep(t)] or terms
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)

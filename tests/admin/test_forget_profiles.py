@@ -74,7 +74,10 @@ def test_the_cli_preview_and_receipt_name_the_profile(two_profiles, capsys, monk
 
 
 def test_nothing_here_but_something_elsewhere_is_said(two_profiles, capsys):
-    assert main(["--profile", "empty", "memory", "forget", "Zalando", "--yes"]) == 0
+    assert (
+        main(["--profile", "empty", "--create-profile", "memory", "forget", "Zalando", "--yes"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "Nothing mentions 'Zalando' in profile 'empty'." in out
     assert "'work'" in out and "'default'" in out and "--all-profiles" in out

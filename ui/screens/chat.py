@@ -229,6 +229,9 @@ class ChatScreen(Screen[None]):
         """
         self.action_cancel_reply()
         if session_id != self.session_id:
+            if self.session_id is not None and not self.incognito:
+                # Left for another: it is over, and sleep may consolidate it now.
+                await asyncio.to_thread(self.engine.end_session, self.session_id)
             await self._end_incognito()
         shown = read_session(self.engine, session_id) if session_id is not None else None
         await self._show(shown, incognito=incognito, scope=scope)
