@@ -47,7 +47,7 @@ def test_ask_a_server_that_never_answers_ends_with_a_message_naming_the_host(sho
     assert "did not answer within" in err and "ollama serve" in err
     assert "Traceback" not in err
     short_waits.answer_again()
-    assert _stored() == [("user", "complete"), ("assistant", "failed")]
+    assert _stored() == [("user", "complete")]  # the message kept; no empty reply stored
 
 
 def test_ask_with_a_known_embedding_model_waits_long_once_not_per_request(short_waits, capsys):

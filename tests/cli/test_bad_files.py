@@ -35,7 +35,9 @@ def test_export_replaces_a_file_whole_and_owner_only(seeded, tmp_path, capsys):
     target = tmp_path / "me.json"
     target.write_text("an older export")
     target.chmod(0o644)
-    assert _run(capsys, "memory", "export", "-o", str(target))[0] == 0
+    assert _run(capsys, "memory", "export", "-o", str(target))[0] == 1  # not without --force
+    assert target.read_text() == "an older export"
+    assert _run(capsys, "memory", "export", "-o", str(target), "--force")[0] == 0
     assert json.loads(target.read_text())["format"] == "hippo-export"
     assert oct(target.stat().st_mode & 0o777) == "0o600"
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
@@ -128,5 +130,5 @@ def test_export_through_a_link_replaces_the_file_it_points_at(seeded, tmp_path, 
     target.write_text("old")
     link = tmp_path / "latest.json"
     link.symlink_to(target)
-    assert _run(capsys, "memory", "export", "-o", str(link))[0] == 0
+    assert _run(capsys, "memory", "export", "-o", str(link), "--force")[0] == 0
     assert link.is_symlink() and json.loads(target.read_text())["format"] == "hippo-export"
