@@ -325,8 +325,10 @@ class FakeOllama:
         with self._lock:
             return self._signals.disconnects
 
-    def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+    def wait_until(self, predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
         """Block until `predicate()` holds, checked on every change: a sleep-free wait.
+
+        The timeout only bounds a failing test, so it is generous for a busy machine.
 
         Returns:
             Whether it held within `timeout` seconds.
@@ -458,7 +460,9 @@ class FakeOllama:
         if not body.get("stream", True):
             return Response(body=turn.whole(), hang=hang, drop=drop)
         delay = reply.delay or self.reply_delay
-        return Response(lines=turn.stream(), delay=delay, hang=hang, drop=drop)
+        return Response(
+            lines=turn.stream(), delay=delay, hang=hang, drop=drop, hold_after=reply.hold_after
+        )
 
     @staticmethod
     def _refusal(name: str, model: ModelSpec, body: dict[str, Any]) -> Response | None:

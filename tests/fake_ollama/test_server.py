@@ -416,8 +416,25 @@ def test_a_hang_holds_the_answer_until_released(fake_ollama, client):
     assert fake_ollama.wait_until(lambda: fake_ollama.hanging == 1)
     assert not answers
     fake_ollama.release()
-    waiter.join(5)
+    waiter.join(30)
     assert answers[0].json()["version"] and fake_ollama.hanging == 0
+
+
+def test_a_stream_held_after_some_lines_goes_on_when_released(fake_ollama, client):
+    fake_ollama.script(Reply(content="one two three four", chunk_size=4, hold_after=2))
+    pieces: list[str] = []
+    done = threading.Event()
+
+    def read() -> None:
+        pieces.extend(part.message.content for part in client.chat(CHAT, HELLO, stream=True))
+        done.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    assert fake_ollama.wait_until(lambda: fake_ollama.hanging == 1)
+    assert not done.is_set()
+    fake_ollama.release()
+    assert done.wait(30)
+    assert "".join(pieces) == "one two three four"
 
 
 def test_a_hang_ends_when_the_client_hangs_up(fake_ollama):
@@ -443,7 +460,7 @@ def test_stop_ends_hangs_and_closes_kept_alive_connections(fake_ollama):
         waiter.start()
         assert fake_ollama.wait_until(lambda: fake_ollama.hanging == 1)
         fake_ollama.stop()
-        waiter.join(5)
+        waiter.join(30)
         assert errors and not waiter.is_alive()
         with pytest.raises(httpx.ConnectError):
             kept_alive.get("/api/version")
@@ -496,5 +513,5 @@ def test_running_it_as_a_module_serves_until_interrupted():
         assert models == ["tiny:1b", "all-minilm:latest"]
     finally:
         process.send_signal(signal.SIGINT)
-        assert process.wait(5) == 0
+        assert process.wait(30) == 0
         process.stdout.close()

@@ -209,6 +209,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         for index, line in enumerate(lines[:cut]):
+            if index and index == response.hold_after:
+                self._hold()
             if index and response.delay:
                 self._pause(response.delay)
             data = json.dumps(line).encode() + b"\n"

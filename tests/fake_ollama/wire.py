@@ -51,6 +51,8 @@ class Reply:
         delay: Seconds between streamed chunks (0 uses the server's `reply_delay`).
         fail: A kind from `FAILURE_KINDS` for this reply ("drop" cuts it mid-way).
         done_reason: The final chunk's `done_reason` ("stop", "length", ...).
+        hold_after: Stream this many lines, then hold the rest until `release()` or `stop()`:
+            a reply that is surely still streaming while a test acts, or a stalled one.
     """
 
     content: str = ""
@@ -60,6 +62,7 @@ class Reply:
     delay: float = 0.0
     fail: str | None = None
     done_reason: str = "stop"
+    hold_after: int | None = None
 
     def __post_init__(self) -> None:
         _check_kind(self.fail)
@@ -117,6 +120,7 @@ class Response:
     delay: float = 0.0  # seconds between streamed lines
     hang: bool = False  # hold it back until release() or stop()
     drop: bool = False  # cut it mid-way and close the connection
+    hold_after: int | None = None  # hold a stream after this many lines until release()
     on_complete: Callable[[], None] | None = None  # runs once all of it was written
 
 

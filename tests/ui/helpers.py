@@ -31,8 +31,13 @@ __all__ = [
 ]
 
 
+# How long a wait may last before the test fails. Only a failing test ever waits this
+# long, so it is generous: on a busy shared machine (CI) the app runs several times slower.
+WAIT_S = 20.0
+
+
 async def wait_until(
-    pilot: Pilot, predicate: Callable[[], object], timeout: float = 5.0, what: str = ""
+    pilot: Pilot, predicate: Callable[[], object], timeout: float = WAIT_S, what: str = ""
 ) -> None:
     """Let the app run until ``predicate()`` is true.
 
@@ -88,7 +93,7 @@ async def type_text(pilot: Pilot[None], text: str) -> None:
     await wait_until(pilot, lambda: prompt.text.endswith(text), what=f"{text!r} in the box")
 
 
-async def sees(pilot: Pilot[None], *texts: str, timeout: float = 5.0) -> str:
+async def sees(pilot: Pilot[None], *texts: str, timeout: float = WAIT_S) -> str:
     """Wait until the terminal shows every one of ``texts``; return the screen's text."""
     await wait_until(
         pilot,

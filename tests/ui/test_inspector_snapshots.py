@@ -16,6 +16,7 @@ from textual.widgets import Input, TextArea
 from tests.ui.helpers import (
     chat_ready,
     messages_shown,
+    notified,
     open_inspector,
     sees,
     select_row,
@@ -66,6 +67,9 @@ async def _archive(pilot: Pilot[None], facts: dict[str, int]) -> None:
     pane.query_one("#archive-query", Input).focus()
     await pilot.press("enter")
     await sees(pilot, "message(s) for 'Lisbon tiles'")
+    # The search finds that the model does not read English; the app says so on its next
+    # look at the engine's notices (every 2 s). Wait for it, or a busy machine snaps first.
+    await wait_until(pilot, lambda: notified(pilot.app, "does not read English"))
 
 
 async def _nothing(pilot: Pilot[None], facts: dict[str, int]) -> None:
