@@ -406,6 +406,20 @@ def test_a_reply_can_fail_by_itself(fake_ollama, client):
         client.chat(CHAT, HELLO)
 
 
+def test_junk_is_a_200_that_is_not_json_whole_or_streamed(fake_ollama):
+    fake_ollama.fail_next("/api/tags", "junk")
+    response = httpx.get(f"{fake_ollama.host}/api/tags")
+    assert response.status_code == 200
+    with pytest.raises(ValueError):
+        response.json()
+    fake_ollama.script(Reply(content="one two three", chunk_size=4, fail="junk"))
+    body = {"model": CHAT, "messages": HELLO, "stream": True}
+    lines = httpx.post(f"{fake_ollama.host}/api/chat", json=body).text.splitlines()
+    assert json.loads(lines[0])["message"]["content"] == "one "
+    with pytest.raises(ValueError):
+        json.loads(lines[1])
+
+
 def test_a_hang_holds_the_answer_until_released(fake_ollama, client):
     fake_ollama.fail_next("/api/version", "hang")
     answers = []

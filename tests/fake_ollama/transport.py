@@ -23,6 +23,7 @@ from tests.fake_ollama.wire import RecordedRequest, Response, error
 __all__ = ["Answer", "LoopbackHTTPServer", "Signals"]
 
 _POLL_S = 0.02  # how often a waiting handler looks for stop(), release() or a hang-up
+_JUNK = b'<html><body>502 Bad Gateway</body></html> {"message": {"cont'
 
 Answer = Callable[[RecordedRequest], Response]
 
@@ -187,6 +188,8 @@ class _Handler(BaseHTTPRequestHandler):
             payload, kind = response.text.encode(), "text/plain; charset=utf-8"
         else:
             payload, kind = json.dumps(response.body).encode(), "application/json; charset=utf-8"
+        if response.junk:
+            payload = _JUNK
         self.send_response(response.status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(payload)))
@@ -214,6 +217,8 @@ class _Handler(BaseHTTPRequestHandler):
             if index and response.delay:
                 self._pause(response.delay)
             data = json.dumps(line).encode() + b"\n"
+            if index and response.junk:
+                data = _JUNK + b"\n"
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         if response.drop:
             self._hang_up()

@@ -28,7 +28,7 @@ __all__ = [
     "tags_entry",
 ]
 
-FAILURE_KINDS = frozenset({"500", "drop", "hang", "not_found", "unauthorized"})
+FAILURE_KINDS = frozenset({"500", "drop", "hang", "junk", "not_found", "unauthorized"})
 MODIFIED_AT = "2025-06-01T10:00:00.000000000+00:00"
 
 
@@ -121,6 +121,7 @@ class Response:
     hang: bool = False  # hold it back until release() or stop()
     drop: bool = False  # cut it mid-way and close the connection
     hold_after: int | None = None  # hold a stream after this many lines until release()
+    junk: bool = False  # a 200 whose body (or a streamed line after the first) is not JSON
     on_complete: Callable[[], None] | None = None  # runs once all of it was written
 
 
