@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 from assistant import cli_memory
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError
+from assistant.terminal import raw_stream, safe_streams
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
@@ -102,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `hippo` command; return the exit status."""
+    # Whatever a command prints, stored text included, reaches the terminal escaped.
+    with safe_streams():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     config: Config | None = None
     try:
@@ -153,6 +160,9 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 file=sys.stderr,
             )
         raise app.open_error
+    from ui.threads import exit_past_stragglers
+
+    exit_past_stragglers(0)  # ctrl+q ends the process whatever a library thread waits on
     return 0
 
 
@@ -185,10 +195,13 @@ def _path(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
+    from assistant.integrity import require_intact
     from assistant.turns import PromptTooLong, ReplyCancelled, ReplyFailed, TextDelta
 
     engine = open_engine(config)
     try:
+        # Writing into a damaged b-tree spreads the damage: say so, and what to restore.
+        require_intact(engine.db.conn, engine.db.path)
         session = engine.last_session() if args.resume else None
         session = session or engine.new_session(scope=args.scope)
         failed = False
@@ -204,7 +217,8 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             elif isinstance(event, ReplyCancelled):
                 failed = True
         print(file=out)
-        engine.embed_pending()
+        if not failed:  # else Ollama may be down or hung: the message waits in the queue
+            engine.embed_pending()
         for notice in engine.take_notices():
             print(f"hippo: {notice}", file=sys.stderr)
         return 1 if failed else 0
@@ -247,7 +261,8 @@ def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         for progress in open_gateway(config).pull(args.model, cancel=cancel):
             share = f"{progress.fraction:6.1%}" if progress.fraction is not None else "   ..."
             speed = f"{progress.bytes_per_s / 1e6:7.1f} MB/s" if progress.bytes_per_s else ""
-            out.write(f"\r{progress.status[:40]:<40} {share} {speed}")
+            raw_stream(out).write("\r")  # the progress line's own cursor move
+            out.write(f"{progress.status[:40]:<40} {share} {speed}")
             out.flush()
     except KeyboardInterrupt:
         cancel.set()

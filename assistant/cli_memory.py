@@ -5,7 +5,8 @@ Every stored artefact can be listed, exported and deleted from here: facts (``li
 review queue (``review``), history (``history``, ``undo``, ``believed``), sessions,
 episodes, events and documents (``sessions``/``episodes``/``events``/``documents``, each
 with ``--delete ID``, or ``rm KIND ID``), core memory (``core``), and all of it at once
-(``forget``, ``export``, ``backup``, ``path``). cli.py registers it with two lines.
+(``forget``, ``export``, ``backup``, ``path``), and a backup put back in place of a
+damaged data file (``restore``). cli.py registers it with two lines.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from assistant.config import Config
 from assistant.errors import HippoError
+from assistant.terminal import json_visible
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -88,10 +90,14 @@ def _filters(parser: argparse.ArgumentParser) -> None:
 
 def _review_parsers(verbs: argparse._SubParsersAction) -> None:
     review = verbs.add_parser("review", help="the proposals waiting for approval")
-    review.add_argument("kind", nargs="?", help="fact, conflict, reflection, sleep, agent, ...")
+    review.add_argument(
+        "kind", nargs="?", help="fact, conflict, reflection, sleep, agent, core, ..."
+    )
     for name in ("approve", "reject"):
         action = verbs.add_parser(name, help=f"{name} a proposal (or --all of a kind)")
-        action.add_argument("id", type=int, nargs="?")
+        action.add_argument(
+            "id", nargs="?", help="a fact's id, or core#ID for a core memory edit (see review)"
+        )
         action.add_argument(
             "--all",
             nargs="?",
@@ -143,12 +149,22 @@ def _file_parsers(verbs: argparse._SubParsersAction) -> None:
         default="scrub",
         help="what to do with backups next to the data file (scrub)",
     )
+    forget.add_argument(
+        "--all-profiles",
+        action="store_true",
+        help="forget it in every profile (by default only in the profile in use)",
+    )
     export = verbs.add_parser("export", help="export the profile (JSON or Markdown)")
     export.add_argument("-o", "--output", help="write to this file (default: stdout)")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
     backup = verbs.add_parser("backup", help="copy the whole data file (owner-only)")
     backup.add_argument("path", nargs="?", help="the new file (default: backups/ next to it)")
     verbs.add_parser("path", help="print the data file's path")
+    restore = verbs.add_parser(
+        "restore", help="replace the data file with a backup (the old file is kept aside)"
+    )
+    restore.add_argument("backup", help="a backup file, e.g. one `hippo doctor` names")
+    restore.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
 
 
 @contextmanager
@@ -166,12 +182,35 @@ def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
     """Run `hippo memory ACTION`."""
     from assistant.cli_memory_actions import ACTIONS
 
+    if args.memory_command == "restore":  # the data file must not be open for this one
+        return restore_command(args, config, out)
     with _admin(config) as admin:
         try:
             return ACTIONS[args.memory_command](admin, args, out)
         except BrokenPipeError:  # `hippo memory list | head`: the reader left; not an error
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
+
+
+def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    """Run `hippo memory restore BACKUP`: check it, confirm, swap it in."""
+    from assistant.backup_restore import find_backup, restore_backup
+
+    backup = find_backup(config.db_path, args.backup)
+    if not args.yes:
+        print(
+            f"Replace the data file {config.db_path} with {backup}? Close Hippo first; the "
+            "current file is kept aside. [y/N] ",
+            end="",
+            file=out,
+        )
+        out.flush()
+        if sys.stdin.readline().strip().casefold() not in ("y", "yes"):
+            print("Nothing was restored.", file=out)
+            return 1
+    receipt = restore_backup(config.db_path, backup, datetime.now())
+    print(receipt.text(), file=out)
+    return 0
 
 
 def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -202,9 +241,8 @@ def parse_time(value: str) -> datetime:
 
 
 def dump_json(value: object, out: TextIO) -> None:
-    """Write ``value`` as one line of JSON."""
-    json.dump(value, out, ensure_ascii=False, default=str)
-    out.write("\n")
+    """Write ``value`` as one line of JSON (terminal controls as JSON escapes)."""
+    out.write(json_visible(json.dumps(value, ensure_ascii=False, default=str)) + "\n")
 
 
 COMMANDS = {"memory": memory_command, "import": import_command}

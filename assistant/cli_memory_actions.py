@@ -12,6 +12,7 @@ from typing import TextIO
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import dump_json, parse_time
 from assistant.errors import HippoError
+from assistant.terminal import json_visible
 
 __all__ = ["ACTIONS"]
 
@@ -72,9 +73,22 @@ def _fact_verb(verb: str) -> Action:
 
 
 def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    items = admin.review_queue(args.kind)
-    print("\n".join(text.review_lines(items)) if items else "Nothing awaits review.", file=out)
+    lines = text.review_lines(admin.review_queue(args.kind))
+    if args.kind in (None, "core"):
+        lines += text.core_review_lines(admin.core_queue())
+    print("\n".join(lines) if lines else "Nothing awaits review.", file=out)
     return 0
+
+
+def _proposal_id(value: str, verb: str) -> tuple[str, int]:
+    """("fact", 12) for "12" or "fact#12"; ("core", 3) for "core#3"."""
+    kind, _, number = value.strip().rpartition("#")
+    if kind not in ("", "fact", "core") or not number.isdigit() or len(number) > 18:
+        raise HippoError(
+            f"{value!r} is not a proposal id. Say which proposal to {verb}: a fact's id (12), "
+            "or core#ID for a core memory edit, as `hippo memory review` lists them."
+        )
+    return kind or "fact", int(number)
 
 
 def _decide(verb: str) -> Action:
@@ -86,10 +100,20 @@ def _decide(verb: str) -> Action:
             done = admin.approve_all(kind) if verb == "approve" else admin.reject_all(kind)
             print(f"{_PAST[verb]} {len(done)} proposal(s).", file=out)
             return 0
+        kind, number = _proposal_id(args.id, verb)
+        if kind == "core":
+            if verb == "approve":
+                block = admin.approve_core(number)
+                print(f"Approved: core#{number}; the {block.label} block now reads:", file=out)
+                print(text.indent(block.value), file=out)
+            else:
+                proposal = admin.reject_core(number)
+                print(f"Rejected: core#{number} ({proposal.description})", file=out)
+            return 0
         if verb == "approve":
-            fact = admin.approve(args.id, statement=args.statement)
+            fact = admin.approve(number, statement=args.statement)
         else:
-            fact = admin.reject(args.id)
+            fact = admin.reject(number)
         print(f"{_PAST[verb]}: {text.fact_line(fact)}", file=out)
         return 0
 
@@ -189,9 +213,10 @@ def _stats(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    preview = admin.forget_preview(args.text)
+    preview = admin.forget_preview(args.text, all_profiles=args.all_profiles)
     if preview.empty:
-        print(f"Nothing mentions {preview.text!r}.", file=out)
+        nothing = f"Nothing mentions {preview.text!r} {preview.where}."
+        print(nothing, *text.elsewhere_lines(preview), sep="\n", file=out)
         return 0
     if not args.yes:
         print("\n".join(text.preview_lines(preview)), file=out)
@@ -201,7 +226,8 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if answer not in ("y", "yes"):
             print("Nothing was forgotten.", file=out)
             return 1
-    print(admin.forget(args.text, backups=args.backups).text(), file=out)
+    receipt = admin.forget(args.text, backups=args.backups, all_profiles=args.all_profiles)
+    print(receipt.text(), file=out)
     return 0
 
 
@@ -212,8 +238,8 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         import json
 
         body = json.dumps(admin.export(), ensure_ascii=False, indent=1) + "\n"
-    if not args.output:
-        out.write(body)
+    if not args.output:  # JSON keeps its value exactly; Markdown shows controls escaped
+        out.write(json_visible(body) if args.format == "json" else body)
         return 0
     path = Path(args.output).expanduser()
     path.write_text(body, encoding="utf-8")

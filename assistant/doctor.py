@@ -36,6 +36,7 @@ def _human_size(size: int) -> str:
 
 
 def _check_file(config: Config, report: Report) -> None:
+    from assistant.integrity import damage_message, file_problems
     from data_schema.connect import connect, sqlite_vec_version
     from data_schema.migrations import schema_version
 
@@ -52,6 +53,10 @@ def _check_file(config: Config, report: Report) -> None:
         report.facts.append(("schema", schema_version(conn)))
         report.facts.append(("sqlite-vec", sqlite_vec_version(conn)))
         report.facts.append(("SQLite", conn.execute("SELECT sqlite_version()").fetchone()[0]))
+        # First: counting rows of a damaged file fails on the damage, before saying what to do.
+        if problems := file_problems(conn):
+            report.problems.append(damage_message(path, problems))
+            return
         counts = conn.execute(
             "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages),"
             " (SELECT count(*) FROM embedding_queue)"
@@ -59,10 +64,6 @@ def _check_file(config: Config, report: Report) -> None:
         report.facts.append(("sessions", str(counts[0])))
         report.facts.append(("messages", f"{counts[1]} ({counts[2]} items waiting for vectors)"))
         _check_consistency(conn, report)
-        if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-            report.problems.append(
-                f"The data file {path} failed SQLite's integrity check: restore a backup."
-            )
     finally:
         conn.close()
 

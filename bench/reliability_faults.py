@@ -4,13 +4,13 @@ A clear message is exit status 1 with a `hippo: ...` line and no traceback; a fa
 Hippo can work around (bad tool arguments) may also end in a reply (status 0). A command
 still waiting at the cap is killed and reported as such.
 
-Hippo's own timeouts are shortened where its settings have them (any setting whose name
-says "timeout"), so that a hung Ollama is judged against them rather than the cap.
+Hippo's own waits for Ollama are shortened where its settings have them ([ollama]
+connect/load/stall timeouts), so that a hung Ollama is judged against them rather than
+the cap.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -108,27 +108,43 @@ def _scripted(reply: Reply) -> Callable[[Lab, float], Run]:
     return run
 
 
+def _shorten_timeouts(lab: Lab) -> list[str]:
+    """Set each of Hippo's waits for Ollama to a few seconds; return their names.
+
+    Feature-detected: a checkout whose settings have no such waits returns [].
+    """
+    from assistant import config as settings
+
+    config = lab.config()
+    names = list(getattr(settings, "_TIMEOUTS", ()))
+    if not names or not hasattr(config, "ollama_timeouts"):
+        return []
+    settings.save_config(config.with_changes(ollama_timeouts=dict.fromkeys(names, _TIMEOUT_S)))
+    return names
+
+
+def _silent(lab: Lab, cap: float) -> Run:
+    """A server that accepts every request and answers none (a hung Ollama or proxy)."""
+    if not hasattr(lab.ollama, "fall_silent"):
+        lab.ollama.fail_next("/api/chat", "hang")  # an older fake: the chat alone hangs
+        return _ask(lab, cap)
+    lab.ollama.fall_silent()
+    try:
+        return _ask(lab, cap)
+    finally:
+        lab.ollama.answer_again()
+
+
 _LONG = "a reply that goes on " * 20
 FAULTS: list[tuple[str, Callable[[Lab, float], Run], bool]] = [
     ("HTTP 500", _armed("500"), False),
     ("junk JSON", _armed("junk"), False),
     ("closed mid-stream", _scripted(Reply(content=_LONG, fail="drop")), False),
     ("stalls mid-stream", _scripted(Reply(content=_LONG, chunk_size=8, hold_after=3)), False),
-    ("never answers", _armed("hang"), False),
+    ("never answers", _silent, False),
     ("embedding dimension changes", _wrong_dimension, False),
     ("bad tool arguments", _bad_tool_arguments, True),
 ]
-
-
-def _shorten_timeouts(lab: Lab) -> list[str]:
-    """Set every timeout Hippo's settings have to a few seconds; return their names."""
-    from assistant.config import save_config
-
-    config = lab.config()
-    names = [f.name for f in dataclasses.fields(config) if "timeout" in f.name]
-    if names:
-        save_config(config.with_changes(**dict.fromkeys(names, _TIMEOUT_S)))
-    return names
 
 
 def run_faults(cap: float, *, keep: bool = False) -> tuple[list[FaultOutcome], str]:
@@ -139,10 +155,9 @@ def run_faults(cap: float, *, keep: bool = False) -> tuple[list[FaultOutcome], s
         lab.run("ask", "hello", timeout=cap)  # the file exists, the models are known
         names = _shorten_timeouts(lab)
         note = (
-            f"Hippo's timeouts set to {_TIMEOUT_S:.0f} s: {', '.join(names)}"
+            f"Hippo's waits set to {_TIMEOUT_S:.0f} s: {', '.join(names)}; cap {cap:.0f} s"
             if names
-            else "Hippo's settings have no timeouts to shorten; each fault is capped at "
-            f"{cap:.0f} s"
+            else f"Hippo's settings have no waits to shorten; each fault is capped at {cap:.0f} s"
         )
         for fault, provoke, reply_ok in FAULTS:
             if fault == "junk JSON" and "junk" not in FAILURE_KINDS:

@@ -78,10 +78,14 @@ class EmbeddingWorker:
         """Start draining the queue in the background."""
         self._thread.start()
 
-    def stop(self, timeout: float = 2.0) -> None:
-        """Ask the thread to stop and wait briefly for it."""
+    def stopping(self) -> None:
+        """Ask the thread to stop once its current step ends; do not wait for it."""
         self._stop.set()
         self._engine.wake()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Ask the thread to stop and wait briefly for it."""
+        self.stopping()
         if self._thread.is_alive():
             self._thread.join(timeout)
 

@@ -14,6 +14,7 @@ from assistant.sleep.pipeline import run_sleep
 from assistant.sleep.report import Progress, SleepReport
 from assistant.sleep.settings import SleepSettings
 from assistant.sleep.timers import install_timer
+from assistant.terminal import raw_stream
 
 __all__ = ["ProgressBar", "sleep_command"]
 
@@ -30,7 +31,8 @@ class ProgressBar:
     def __call__(self, progress: Progress) -> None:
         filled = _WIDTH * progress.done // max(progress.total, 1)
         bar = "#" * filled + "." * (_WIDTH - filled)
-        self._out.write(f"\r{progress.step:<9} [{bar}] {progress.done}/{progress.total}   ")
+        raw_stream(self._out).write("\r")  # the bar's own cursor move; the rest is escaped
+        self._out.write(f"{progress.step:<9} [{bar}] {progress.done}/{progress.total}   ")
         self._out.flush()
 
     def finish(self) -> None:

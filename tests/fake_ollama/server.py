@@ -1,8 +1,9 @@
 """A fake Ollama server, faithful to what the official `ollama` client sends and parses.
 
 Standard library only; it binds 127.0.0.1 and nothing else. Tests script it with replies
-(`script`), failures (`fail_next`), a bearer token (`require_token`), pulls (`pull_plan`) and
-updated weights (`new_weights`), and read back every request (`requests`):
+(`script`), failures (`fail_next`), a hung server (`fall_silent`), a bearer token
+(`require_token`), pulls (`pull_plan`) and updated weights (`new_weights`), and read back
+every request (`requests`); `stop()` then `start()` brings it back on the same port:
 
     with FakeOllama() as srv:
         srv.script(Reply(content="Hello!"))
@@ -20,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from tests.fake_ollama.fooled import FooledModel
 from tests.fake_ollama.transport import LoopbackHTTPServer, Signals
 from tests.fake_ollama.vectors import embedding, normalised, tokens
 from tests.fake_ollama.wire import (
@@ -78,6 +80,7 @@ class FakeOllama:
         self._pull_plans: dict[str, PullPlan] = {}
         self._requests: list[RecordedRequest] = []
         self._token: str | None = None
+        self._fooled: FooledModel | None = None
         self._httpd: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
         if default_models:
@@ -269,6 +272,30 @@ class FakeOllama:
             raise ValueError(f"unknown failure kind {kind!r}; use one of {sorted(FAILURE_KINDS)}")
         with self._lock:
             self._failures.setdefault(path, deque()).extend([kind] * count)
+
+    def fool(self, model: FooledModel | None) -> None:
+        """Answer unscripted chats as a model fooled by injected text (None: stop).
+
+        See `FooledModel`: its tool calls and sleep answers propose exactly the claim.
+        """
+        with self._lock:
+            self._fooled = model
+
+    def fall_silent(self) -> None:
+        """Hang as a stuck server does: accept every request and answer none of them.
+
+        Requests are held until `answer_again()` (then answered), `stop()` or the client
+        hanging up; `hanging` counts them.
+        """
+        with self._lock:
+            self._signals.silent = True
+            self._lock.notify_all()
+
+    def answer_again(self) -> None:
+        """End `fall_silent`: the held requests and the new ones are answered."""
+        with self._lock:
+            self._signals.silent = False
+            self._lock.notify_all()
 
     def require_token(self, token: str | None) -> None:
         """Answer 401 to requests without "Authorization: Bearer <token>" (None: no check)."""
@@ -469,6 +496,8 @@ class FakeOllama:
             drop=drop,
             junk=junk,
             hold_after=reply.hold_after,
+            stall_after=reply.stall_after,
+            stall=reply.stall,
         )
 
     @staticmethod
@@ -487,6 +516,10 @@ class FakeOllama:
         with self._lock:
             if self._replies:
                 return self._replies.popleft()
+            fooled = self._fooled
+        answer = fooled.reply(body) if fooled is not None else None
+        if answer is not None:
+            return answer
         if body.get("format"):
             return Reply()  # a minimal instance of the schema, not an echo
         messages = body.get("messages") or []

@@ -51,8 +51,12 @@ class Reply:
         delay: Seconds between streamed chunks (0 uses the server's `reply_delay`).
         fail: A kind from `FAILURE_KINDS` for this reply ("drop" cuts it mid-way).
         done_reason: The final chunk's `done_reason` ("stop", "length", ...).
+        stall_after: With `stall`, how many chunks are sent before the stream stalls.
+        stall: Seconds the stream then sends nothing (a model stuck mid-reply), unless the
+            client hangs up or the server stops first.
         hold_after: Stream this many lines, then hold the rest until `release()` or `stop()`:
-            a reply that is surely still streaming while a test acts, or a stalled one.
+            a reply that is surely still streaming while a test acts, however slow the
+            machine.
     """
 
     content: str = ""
@@ -62,6 +66,8 @@ class Reply:
     delay: float = 0.0
     fail: str | None = None
     done_reason: str = "stop"
+    stall_after: int = 0
+    stall: float = 0.0
     hold_after: int | None = None
 
     def __post_init__(self) -> None:
@@ -120,6 +126,8 @@ class Response:
     delay: float = 0.0  # seconds between streamed lines
     hang: bool = False  # hold it back until release() or stop()
     drop: bool = False  # cut it mid-way and close the connection
+    stall_after: int = 0  # with `stall`: the lines sent before the stream goes quiet
+    stall: float = 0.0  # seconds of silence after `stall_after` lines
     hold_after: int | None = None  # hold a stream after this many lines until release()
     junk: bool = False  # a 200 whose body (or a streamed line after the first) is not JSON
     on_complete: Callable[[], None] | None = None  # runs once all of it was written

@@ -14,6 +14,8 @@ from textual.content import Content
 from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
+from assistant.terminal import visible
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -40,13 +42,13 @@ def _settled_body(role: str, content: str) -> Static:
 
     Replies are Markdown rendered by Rich in a single Static, about ten times cheaper
     to mount than Textual's block-per-widget Markdown; the user's words are shown as
-    typed. Neither is ever parsed as markup.
+    typed. Neither is ever parsed as markup, and control characters show escaped.
     """
     if role == "assistant":
         from rich.markdown import Markdown as RichMarkdown
 
-        return Static(RichMarkdown(content, code_theme="ansi_dark"), classes="body")
-    return Static(Content(content), classes="body")
+        return Static(RichMarkdown(visible(content), code_theme="ansi_dark"), classes="body")
+    return Static(Content(visible(content)), classes="body")
 
 
 class MessageView(Vertical, can_focus=True):
@@ -120,10 +122,10 @@ class MessageView(Vertical, can_focus=True):
         if self.status == "streaming":
             from textual.widgets import Markdown
 
-            yield Markdown(self.content, open_links=False, classes="body")
+            yield Markdown(visible(self.content), open_links=False, classes="body")
         else:
             yield _settled_body(self.role, self.content)
-        error = Static(Content(self.error), classes="error")
+        error = Static(Content(visible(self.error)), classes="error")
         error.display = bool(self.error)
         yield error
 
@@ -132,12 +134,12 @@ class MessageView(Vertical, can_focus=True):
         if self.role == "assistant" and self.model:
             who = f"{who} · {self.model}"
         note = _STATUS_NOTE.get(self.status)
-        return Content(f"{who} · {note}" if note else who)
+        return Content(visible(f"{who} · {note}" if note else who))
 
     def _thinking_box(self) -> Collapsible:
         from textual.widgets import Collapsible
 
-        text = Static(Content(self.thinking), classes="thinking-text")
+        text = Static(Content(visible(self.thinking)), classes="thinking-text")
         return Collapsible(text, title="Thinking", collapsed=True, classes="thinking")
 
     async def append_text(self, text: str) -> None:
@@ -149,7 +151,8 @@ class MessageView(Vertical, can_focus=True):
             from textual.widgets import Markdown
 
             self._stream = Markdown.get_stream(self.query_one(Markdown))
-        await self._stream.write(text)  # yields, so the stream's task is running
+        # Escaped per character, so a sequence split across chunks is caught too.
+        await self._stream.write(visible(text))  # yields, so the stream's task is running
 
     async def append_thinking(self, text: str) -> None:
         """Add a piece of the model's thinking, opening the (collapsed) box if needed."""
@@ -158,7 +161,7 @@ class MessageView(Vertical, can_focus=True):
         if not boxes:
             await self.mount(self._thinking_box(), after=self.query_one(".header"))
         else:
-            self.query_one(".thinking-text", Static).update(Content(self.thinking))
+            self.query_one(".thinking-text", Static).update(Content(visible(self.thinking)))
 
     async def finish(self, message: Message) -> None:
         """End the stream (or the wait of a queued message) and render it once, as stored.
@@ -182,7 +185,7 @@ class MessageView(Vertical, can_focus=True):
         self.set_class(self.status != "complete", f"-{self.status}")
         self.query_one(".header", Static).update(self._header())
         error = self.query_one(".error", Static)
-        error.update(Content(self.error))
+        error.update(Content(visible(self.error)))
         error.display = bool(self.error)
         # Streaming appends can split Markdown structures; one full render fixes them.
         body = self.query_one(".body")
@@ -206,7 +209,7 @@ class MessageView(Vertical, can_focus=True):
         from textual.widgets import Collapsible
 
         box = Collapsible(
-            Static(Content("\n".join(lines)), classes="memories-text"),
+            Static(Content(visible("\n".join(lines))), classes="memories-text"),
             title=f"Memories used ({len(memories)})",
             collapsed=True,
             classes="memories",
