@@ -8,7 +8,6 @@ the defaults below.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -89,6 +88,10 @@ def _platform_dir(kind: str) -> Path:
 
 
 def _read_toml(path: Path) -> dict[str, object]:
+    if not path.exists():  # most runs: nothing saved, so the TOML parser is not imported
+        return {}
+    import tomllib
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

@@ -16,21 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
-from assistant.llm.events import ModelInfo, PullProgress
 from assistant.memory.budget import ContextBudget
 from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
-from assistant.memory.search import fuse_hits
 from assistant.memory.store import MessageStore
-from assistant.memory.summary import fold_into_summary
-from assistant.memory.usage import MemoryUse, UsageStore, memory_uses
 from assistant.memory.vectors import VectorStore
 from assistant.memory.weights import Digests
-from assistant.memory.working import Strategy, select_turns
-from assistant.turns import TurnEvent
 from data_schema.connect import Database
 
+# Only what opening the file and `hippo log` need is imported here: scripts call
+# `hippo log` in loops, and each import costs every call. Chat, search and summary
+# modules load on first use, in the methods that need them.
 if TYPE_CHECKING:
     from assistant.admin import MemoryAdmin
+    from assistant.llm.events import ModelInfo, PullProgress
     from assistant.llm.gateway import OllamaGateway
     from assistant.memory.archival import ArchiveStore, IngestReport
     from assistant.memory.context import Stores, TurnContext
@@ -44,7 +42,10 @@ if TYPE_CHECKING:
     from assistant.memory.reading import ReadingProbe
     from assistant.memory.retrieval import Memory, Retriever
     from assistant.memory.scoring import RetrievalWeights
+    from assistant.memory.usage import MemoryUse, UsageStore
+    from assistant.memory.working import Strategy
     from assistant.sleep import AwayNotice, SleepReport
+    from assistant.turns import TurnEvent
 
 __all__ = ["Hippo"]
 
@@ -95,7 +96,6 @@ class Hippo:
         self.clock = clock or SystemClock()
         self.messages = MessageStore(lambda: self.db.conn, self.clock)
         self.vectors = VectorStore(lambda: self.db.conn, self.clock)
-        self.usage = UsageStore(lambda: self.db.conn)
         self.working_strategy: Strategy = working_strategy
         self.context_budget = context_budget or ContextBudget()
         self._weights = weights
@@ -111,6 +111,13 @@ class Hippo:
         self._notices: deque[str] = deque()
 
     # -- tiers, built on first use: start-up needs only messages and vectors ----------
+
+    @functools.cached_property
+    def usage(self) -> UsageStore:
+        """Which memories went into each reply."""
+        from assistant.memory.usage import UsageStore
+
+        return UsageStore(lambda: self.db.conn)
 
     @functools.cached_property
     def episodes(self) -> EpisodeStore:
@@ -300,6 +307,8 @@ class Hippo:
 
     def context_for(self, session: Session, user: Message) -> TurnContext:
         """The prompt for answering ``user``: memory sections and working memory."""
+        from assistant.memory.working import select_turns
+
         summary, upto = self.messages.summary(session.id)
         working = select_turns(
             self.messages.recent_messages(session.id, 400),
@@ -326,6 +335,8 @@ class Hippo:
 
     def record_use(self, reply_id: int, used: Sequence[tuple[str, Memory]]) -> None:
         """Remember which memories went into a reply, and count the use of each fact."""
+        from assistant.memory.usage import memory_uses
+
         self.usage.record(memory_uses(reply_id, list(used)))
         self.facts.touch([m.item_id for _, m in used if m.kind == "fact"], self.clock.now())
 
@@ -344,6 +355,9 @@ class Hippo:
 
         Runs after replies, in the background; a failure keeps the old summary.
         """
+        from assistant.memory.summary import fold_into_summary
+        from assistant.memory.working import select_turns
+
         done = 0
         for session_id in list(self._summaries_due):
             self._summaries_due.discard(session_id)
@@ -394,6 +408,8 @@ class Hippo:
         candidates are fused; when
         Ollama can't embed the query, keyword hits alone are returned.
         """
+        from assistant.memory.search import fuse_hits
+
         # Keyword hits match in the message itself: a match only in the turn before or
         # after would show an unrelated message as a keyword hit.
         keyword = self.messages.keyword_search(

@@ -256,6 +256,21 @@ def test_a_message_typed_before_the_file_failed_to_open_is_given_back(monkeypatc
     assert "is not a readable Hippo database" in err
 
 
+def test_log_loads_only_what_logging_needs_and_never_asks_ollama(ollama_up, tmp_path):
+    # Scripts call `hippo log` in loops: the chat, search and summary modules, the Ollama
+    # client and the TOML parser (no config.toml here) stay unloaded, and Ollama unasked.
+    code = (
+        "import sys; from assistant.cli import main; rc = main(['log', 'ran 5k']);"
+        "heavy = ('assistant.turns', 'assistant.chat', 'assistant.memory.search',"
+        " 'assistant.memory.summary', 'assistant.memory.working', 'assistant.memory.usage',"
+        " 'ollama', 'httpx', 'tomllib', 'textual');"
+        "print(rc, sorted(m for m in heavy if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == "0 []"
+    assert ollama_up.requests == []
+
+
 def _a_terminal(monkeypatch):
     """Stdin and stdout claim to be a terminal, as in a shell."""
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)

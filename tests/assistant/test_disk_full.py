@@ -64,6 +64,6 @@ def test_background_work_outlives_a_full_disk(engine, fake_ollama):
         assert not engine.embedded.wait(1.0)  # nothing can be stored
         assert engine.pending_embeddings() == 40
     engine.wake()  # space again: the same worker carries on
-    assert engine.embedded.wait(5)
+    assert engine.embedded.wait(30)
     engine.stop_background()
     assert engine.pending_embeddings() == 0

@@ -151,7 +151,7 @@ def test_the_background_worker_embeds_new_messages(engine, fake_ollama):
     session = engine.new_session()
     _say(engine, session, "a note for the worker")
     engine.wake()
-    assert engine.embedded.wait(5)
+    assert engine.embedded.wait(30)
     engine.stop_background()
     assert engine.vectors.queued() == 0
 

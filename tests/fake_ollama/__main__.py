@@ -7,7 +7,7 @@ OLLAMA_HOST=127.0.0.1:11434 hippo
 from __future__ import annotations
 
 import argparse
-import threading
+import time
 
 from tests.fake_ollama.server import FakeOllama
 
@@ -73,7 +73,11 @@ def main(argv: list[str] | None = None) -> None:
         _offer_pulls(server, args.models)
     print(f"Fake Ollama listening on {server.start()} (Ctrl-C to stop)", flush=True)
     try:
-        threading.Event().wait()
+        # Woken each second rather than blocked for good: Python runs a signal's handler
+        # in the main thread only, and a lock wait that the kernel does not interrupt
+        # (the signal landing on a server thread) would leave Ctrl-C unanswered.
+        while True:
+            time.sleep(1)
     except KeyboardInterrupt:
         pass
     finally:

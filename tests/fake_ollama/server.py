@@ -277,8 +277,9 @@ class FakeOllama:
         Args:
             path: e.g. "/api/chat".
             kind: "500", "drop" (cut the reply mid-way and close the connection), "hang" (no
-                answer until `release()` or `stop()`), "not_found" (404 model not found) or
-                "unauthorized" (401).
+                answer until `release()` or `stop()`), "junk" (a 200 that is not JSON: a
+                proxy's error page, a stream line cut short), "not_found" (404 model not
+                found) or "unauthorized" (401).
             count: How many requests in a row.
 
         Raises:
@@ -369,8 +370,10 @@ class FakeOllama:
         with self._lock:
             return self._signals.disconnects
 
-    def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+    def wait_until(self, predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
         """Block until `predicate()` holds, checked on every change: a sleep-free wait.
+
+        The timeout only bounds a failing test, so it is generous for a busy machine.
 
         Returns:
             Whether it held within `timeout` seconds.
@@ -398,6 +401,7 @@ class FakeOllama:
         response = self._route(request.method, request.path, body)
         response.hang = response.hang or kind == "hang"
         response.drop = response.drop or kind == "drop"
+        response.junk = response.junk or kind == "junk"
         return response
 
     def _route(self, method: str, path: str, body: dict[str, Any]) -> Response:
@@ -498,14 +502,20 @@ class FakeOllama:
         if reply.fail in _ANSWERED_AT_ONCE:
             return self._failure(reply.fail, body)
         turn = ChatTurn(name, body, reply, thinks=body.get("think") not in (None, False))
-        hang, drop = reply.fail == "hang", reply.fail == "drop"
+        hang, drop, junk = (reply.fail == kind for kind in ("hang", "drop", "junk"))
         if not body.get("stream", True):
-            return Response(body=turn.whole(), hang=hang, drop=drop)
+            return Response(body=turn.whole(), hang=hang, drop=drop, junk=junk)
         delay = reply.delay or self.reply_delay
         return Response(
-            lines=turn.stream(), delay=delay, hang=hang, drop=drop,
-            stall_after=reply.stall_after, stall=reply.stall,
-        )  # fmt: skip
+            lines=turn.stream(),
+            delay=delay,
+            hang=hang,
+            drop=drop,
+            junk=junk,
+            hold_after=reply.hold_after,
+            stall_after=reply.stall_after,
+            stall=reply.stall,
+        )
 
     @staticmethod
     def _refusal(name: str, model: ModelSpec, body: dict[str, Any]) -> Response | None:

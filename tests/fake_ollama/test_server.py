@@ -406,6 +406,20 @@ def test_a_reply_can_fail_by_itself(fake_ollama, client):
         client.chat(CHAT, HELLO)
 
 
+def test_junk_is_a_200_that_is_not_json_whole_or_streamed(fake_ollama):
+    fake_ollama.fail_next("/api/tags", "junk")
+    response = httpx.get(f"{fake_ollama.host}/api/tags")
+    assert response.status_code == 200
+    with pytest.raises(ValueError):
+        response.json()
+    fake_ollama.script(Reply(content="one two three", chunk_size=4, fail="junk"))
+    body = {"model": CHAT, "messages": HELLO, "stream": True}
+    lines = httpx.post(f"{fake_ollama.host}/api/chat", json=body).text.splitlines()
+    assert json.loads(lines[0])["message"]["content"] == "one "
+    with pytest.raises(ValueError):
+        json.loads(lines[1])
+
+
 def test_a_hang_holds_the_answer_until_released(fake_ollama, client):
     fake_ollama.fail_next("/api/version", "hang")
     answers = []
@@ -416,8 +430,25 @@ def test_a_hang_holds_the_answer_until_released(fake_ollama, client):
     assert fake_ollama.wait_until(lambda: fake_ollama.hanging == 1)
     assert not answers
     fake_ollama.release()
-    waiter.join(5)
+    waiter.join(30)
     assert answers[0].json()["version"] and fake_ollama.hanging == 0
+
+
+def test_a_stream_held_after_some_lines_goes_on_when_released(fake_ollama, client):
+    fake_ollama.script(Reply(content="one two three four", chunk_size=4, hold_after=2))
+    pieces: list[str] = []
+    done = threading.Event()
+
+    def read() -> None:
+        pieces.extend(part.message.content for part in client.chat(CHAT, HELLO, stream=True))
+        done.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    assert fake_ollama.wait_until(lambda: fake_ollama.hanging == 1)
+    assert not done.is_set()
+    fake_ollama.release()
+    assert done.wait(30)
+    assert "".join(pieces) == "one two three four"
 
 
 def test_a_hang_ends_when_the_client_hangs_up(fake_ollama):
@@ -474,7 +505,7 @@ def test_stop_ends_hangs_and_closes_kept_alive_connections(fake_ollama):
         waiter.start()
         assert fake_ollama.wait_until(lambda: fake_ollama.hanging == 1)
         fake_ollama.stop()
-        waiter.join(5)
+        waiter.join(30)
         assert errors and not waiter.is_alive()
         with pytest.raises(httpx.ConnectError):
             kept_alive.get("/api/version")
@@ -527,5 +558,5 @@ def test_running_it_as_a_module_serves_until_interrupted():
         assert models == ["tiny:1b", "all-minilm:latest"]
     finally:
         process.send_signal(signal.SIGINT)
-        assert process.wait(5) == 0
+        assert process.wait(30) == 0
         process.stdout.close()

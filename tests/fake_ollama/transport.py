@@ -23,6 +23,7 @@ from tests.fake_ollama.wire import RecordedRequest, Response, error
 __all__ = ["Answer", "LoopbackHTTPServer", "Signals"]
 
 _POLL_S = 0.02  # how often a waiting handler looks for stop(), release() or a hang-up
+_JUNK = b'<html><body>502 Bad Gateway</body></html> {"message": {"cont'
 
 Answer = Callable[[RecordedRequest], Response]
 
@@ -190,6 +191,8 @@ class _Handler(BaseHTTPRequestHandler):
             payload, kind = response.text.encode(), "text/plain; charset=utf-8"
         else:
             payload, kind = json.dumps(response.body).encode(), "application/json; charset=utf-8"
+        if response.junk:
+            payload = _JUNK
         self.send_response(response.status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(payload)))
@@ -212,11 +215,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         for index, line in enumerate(lines[:cut]):
+            if index and index == response.hold_after:
+                self._hold()
             if index and response.delay:
                 self._pause(response.delay)
             if response.stall and index == response.stall_after:
                 self._pause(response.stall)
             data = json.dumps(line).encode() + b"\n"
+            if index and response.junk:
+                data = _JUNK + b"\n"
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         if response.drop:
             self._hang_up()

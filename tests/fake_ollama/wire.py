@@ -28,7 +28,7 @@ __all__ = [
     "tags_entry",
 ]
 
-FAILURE_KINDS = frozenset({"500", "drop", "hang", "not_found", "unauthorized"})
+FAILURE_KINDS = frozenset({"500", "drop", "hang", "junk", "not_found", "unauthorized"})
 MODIFIED_AT = "2025-06-01T10:00:00.000000000+00:00"
 
 
@@ -54,6 +54,9 @@ class Reply:
         stall_after: With `stall`, how many chunks are sent before the stream stalls.
         stall: Seconds the stream then sends nothing (a model stuck mid-reply), unless the
             client hangs up or the server stops first.
+        hold_after: Stream this many lines, then hold the rest until `release()` or `stop()`:
+            a reply that is surely still streaming while a test acts, however slow the
+            machine.
     """
 
     content: str = ""
@@ -65,6 +68,7 @@ class Reply:
     done_reason: str = "stop"
     stall_after: int = 0
     stall: float = 0.0
+    hold_after: int | None = None
 
     def __post_init__(self) -> None:
         _check_kind(self.fail)
@@ -124,6 +128,8 @@ class Response:
     drop: bool = False  # cut it mid-way and close the connection
     stall_after: int = 0  # with `stall`: the lines sent before the stream goes quiet
     stall: float = 0.0  # seconds of silence after `stall_after` lines
+    hold_after: int | None = None  # hold a stream after this many lines until release()
+    junk: bool = False  # a 200 whose body (or a streamed line after the first) is not JSON
     on_complete: Callable[[], None] | None = None  # runs once all of it was written
 
 

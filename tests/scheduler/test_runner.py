@@ -67,7 +67,7 @@ def test_on_start_a_missed_night_is_caught_up_in_the_background(engine):
     )
     runner.start()
     try:
-        assert done.wait(5)
+        assert done.wait(30)
     finally:
         runner.shutdown()
     assert [r.trigger for r in reports] == ["catch_up"] and ran_in[0] is not caller

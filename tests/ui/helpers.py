@@ -11,6 +11,7 @@ from textual import events
 from textual.app import App
 from textual.css.query import NoMatches
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from ui import HippoApp
 from ui.screens import ChatScreen, InspectorScreen
@@ -19,6 +20,7 @@ from ui.widgets import Conversation, MessageView, PromptInput, RecordTable
 __all__ = [
     "chat_ready",
     "messages_shown",
+    "no_toasts",
     "notified",
     "open_inspector",
     "screen_text",
@@ -31,8 +33,13 @@ __all__ = [
 ]
 
 
+# How long a wait may last before the test fails. Only a failing test ever waits this
+# long, so it is generous: on a busy shared machine (CI) the app runs several times slower.
+WAIT_S = 20.0
+
+
 async def wait_until(
-    pilot: Pilot, predicate: Callable[[], object], timeout: float = 5.0, what: str = ""
+    pilot: Pilot, predicate: Callable[[], object], timeout: float = WAIT_S, what: str = ""
 ) -> None:
     """Let the app run until ``predicate()`` is true.
 
@@ -88,7 +95,7 @@ async def type_text(pilot: Pilot[None], text: str) -> None:
     await wait_until(pilot, lambda: prompt.text.endswith(text), what=f"{text!r} in the box")
 
 
-async def sees(pilot: Pilot[None], *texts: str, timeout: float = 5.0) -> str:
+async def sees(pilot: Pilot[None], *texts: str, timeout: float = WAIT_S) -> str:
     """Wait until the terminal shows every one of ``texts``; return the screen's text."""
     await wait_until(
         pilot,
@@ -124,8 +131,29 @@ async def open_inspector(pilot: Pilot[None], tab: str = "facts") -> InspectorScr
     await wait_until(
         pilot, lambda: inspector.active_pane is not None and inspector.active_pane.loaded
     )
+    # The inspector puts the keyboard in the pane after a refresh: on a busy machine,
+    # later than the pane loads. Wait for it, or a snapshot's cursor comes and goes.
+    await wait_until(pilot, lambda: _focus_in_pane(inspector), what="the pane to have focus")
     await pilot.pause()
     return inspector
+
+
+def _focus_in_pane(inspector: InspectorScreen) -> bool:
+    pane = inspector.active_pane
+    if pane is None:
+        return False
+    if not any(widget.focusable for widget in pane.query(Widget)):
+        return True  # nothing in it takes the keyboard
+    focused = inspector.focused
+    # has_focus: the widget itself has handled its Focus event (it draws its cursor then).
+    return focused is not None and focused.has_focus and pane in focused.ancestors_with_self
+
+
+def no_toasts(app: App) -> None:
+    """Clear notifications before a snapshot: each lasts a set number of seconds, so on
+    a busy machine a snapshot would catch one or not by chance. A test that expects one
+    waits for it (`notified`) first."""
+    app.clear_notifications()
 
 
 async def select_row(pilot: Pilot[None], table: RecordTable, record_id: int) -> None:

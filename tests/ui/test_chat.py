@@ -58,13 +58,15 @@ async def test_escape_stops_a_slow_reply_which_is_kept_marked_cancelled(
 
 
 async def test_the_input_stays_usable_while_a_reply_streams(engine, config, fake_ollama):
-    fake_ollama.script(Reply(content="slowly " * 40, delay=0.03, chunk_size=2))
+    # Held after a few pieces, the reply is still streaming however slow the machine is.
+    fake_ollama.script(Reply(content="slowly " * 40, chunk_size=2, hold_after=3))
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
         await type_text(pilot, "first")
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.chat.streaming and len(messages_shown(app)) == 2)
+        await wait_until(pilot, lambda: fake_ollama.hanging == 1, what="the reply to be held")
         await pilot.press("o", "k")
         await type_text(pilot, " and more")
         assert app.chat.streaming, "the reply should still be streaming"

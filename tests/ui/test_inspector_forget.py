@@ -26,7 +26,7 @@ async def test_forget_previews_then_deletes_every_trace(seeded, config):
         await pilot.press("f")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        await sees(pilot, "Done. The receipt:", "Forgot everything mentioning 'Bolo'", timeout=15)
+        await sees(pilot, "Done. The receipt:", "Forgot everything mentioning 'Bolo'", timeout=30)
         assert engine.admin.forget_preview("Bolo").empty
     data = b"".join(path.read_bytes() for path in config.db_path.parent.glob("hippo.db*"))
     assert b"Bolo" not in data

@@ -6,7 +6,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar
 
 from assistant.config import load_config
-from tests.ui.helpers import notified, open_inspector, sees, wait_until
+from tests.ui.helpers import no_toasts, notified, open_inspector, sees, wait_until
 from ui import HippoApp
 from ui.screens.inspector.settings import SettingsPane
 
@@ -86,6 +86,7 @@ def test_settings_tab_snapshot(snap_compare, seeded, config):
         await sees(pilot, "Installed:", "Running profile")
         for widget in pilot.app.screen.query(Input):
             widget.cursor_blink = False
+        no_toasts(pilot.app)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -16,6 +16,8 @@ from textual.widgets import Input, TextArea
 from tests.ui.helpers import (
     chat_ready,
     messages_shown,
+    no_toasts,
+    notified,
     open_inspector,
     sees,
     select_row,
@@ -33,10 +35,11 @@ Steps = Callable[[Pilot[None], dict[str, int]], Awaitable[None]]
 
 
 async def _still(pilot: Pilot[None]) -> None:
-    """Stop every cursor blinking, so the frame is the same each run."""
+    """Stop every cursor blinking and clear toasts, so the frame is the same each run."""
     for widget in pilot.app.screen.query("Input, TextArea"):
         assert isinstance(widget, Input | TextArea)
         widget.cursor_blink = False
+    no_toasts(pilot.app)
     await pilot.pause()
 
 
@@ -66,6 +69,10 @@ async def _archive(pilot: Pilot[None], facts: dict[str, int]) -> None:
     pane.query_one("#archive-query", Input).focus()
     await pilot.press("enter")
     await sees(pilot, "message(s) for 'Lisbon tiles'")
+    # The search finds that the model does not read English; the app says so on its next
+    # look at the engine's notices (every 2 s). Wait for it, so that it can't come later
+    # and land in the frame (`_still` clears it).
+    await wait_until(pilot, lambda: notified(pilot.app, "does not read English"))
 
 
 async def _nothing(pilot: Pilot[None], facts: dict[str, int]) -> None:
@@ -109,6 +116,7 @@ def test_provenance_of_a_fact(snap_compare, seeded, config):
         fact_id = memories.facts["Cares about health and routine"]
         pilot.app.push_screen(ProvenanceScreen(engine, fact_id=fact_id))
         await sees(pilot, "Evidence (2)", "History:")
+        no_toasts(pilot.app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -125,5 +133,6 @@ def test_memories_used_by_a_reply(snap_compare, seeded, config):
         next(v for v in messages_shown(app) if v.message_id == reply_id).focus()
         await pilot.press("m")
         await sees(pilot, "3 memories went into this reply")
+        no_toasts(pilot.app)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

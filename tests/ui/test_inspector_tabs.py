@@ -145,6 +145,6 @@ async def test_sleep_shows_the_last_report_and_runs_now_with_progress(seeded, co
         when = stamp(last_report(engine).started_at)
         await sees(pilot, f"Last run: {when} (scheduled), done", "Next nightly run")
         await pilot.press("r")
-        await sees(pilot, "Done:", timeout=15)
+        await sees(pilot, "Done:", timeout=30)
         await wait_until(pilot, lambda: notified(app, "Memory consolidated"))
         await sees(pilot, "(manual)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 
 from assistant.engine import Hippo
@@ -101,16 +102,22 @@ async def test_a_slow_opening_says_so_and_a_quick_one_says_nothing(engine, confi
     app = HippoApp(_opens_when(gate, engine), config)
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: notified(app, "Opening the data file"), timeout=5)
+            await wait_until(pilot, lambda: notified(app, "Opening the data file"))
             gate.set()
             await chat_ready(pilot)
     finally:
         gate.set()
     quick = HippoApp(engine, config)
+    started = time.monotonic()
     async with quick.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: quick.chat.ready, what="the data file to open")
+        opened_in = time.monotonic() - started
         await chat_ready(pilot)
-        await pilot.pause(1.2)
-        assert not notified(quick, "Opening the data file")
+        await pilot.pause(1.2)  # past the moment the app would say it
+        # On a machine too busy to open even an open file within the second, saying so
+        # is right; the property is about an open that was quick.
+        if opened_in < 1.0:
+            assert not notified(quick, "Opening the data file")
 
 
 async def test_a_message_sent_before_the_data_file_opens_is_queued_then_sent(
@@ -221,7 +228,7 @@ async def test_new_weights_for_the_embedding_model_are_reported_once(engine, con
         await wait_until(
             pilot,
             lambda: notified(app, "new weights for the embedding model embeddinggemma:latest"),
-            timeout=10,
+            timeout=30,
             what="the notice of new weights",
         )
         await wait_until(pilot, lambda: engine.pending_embeddings() == 0, what="re-embedding")
