@@ -149,6 +149,9 @@ def _file_parsers(verbs: argparse._SubParsersAction) -> None:
     backup = verbs.add_parser("backup", help="copy the whole data file (owner-only)")
     backup.add_argument("path", nargs="?", help="the new file (default: backups/ next to it)")
     verbs.add_parser("path", help="print the data file's path")
+    verbs.add_parser(
+        "rekey", help="re-encrypt the data file and its backups with a new key (keyring)"
+    )
 
 
 @contextmanager
@@ -166,12 +169,24 @@ def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
     """Run `hippo memory ACTION`."""
     from assistant.cli_memory_actions import ACTIONS
 
+    if args.memory_command == "rekey":  # needs the file closed: no engine
+        return _rekey(config, out)
     with _admin(config) as admin:
         try:
             return ACTIONS[args.memory_command](admin, args, out)
         except BrokenPipeError:  # `hippo memory list | head`: the reader left; not an error
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
+
+
+def _rekey(config: Config, out: TextIO) -> int:
+    from assistant.cli_progress import LineProgress
+    from assistant.datakey import KeyStore
+    from assistant.encryption import rekey
+
+    done = rekey(config.db_path, KeyStore.for_config(config), LineProgress(sys.stderr))
+    print(done.text(), file=out)
+    return 0
 
 
 def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:

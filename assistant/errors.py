@@ -8,6 +8,7 @@ HippoError
 │   └── OllamaResponseError     the host answered with an error or broken data
 ├── StorageError                the SQLite file
 │   ├── ExtensionLoadError      sqlite-vec could not be loaded
+│   ├── DataKeyError            the file is encrypted and no key at hand opens it
 │   └── MigrationError          a schema migration failed (nothing was changed)
 ├── ConfigError                 a bad setting in config.toml or the environment
 └── SecretStoreError            no usable keyring backend
@@ -18,6 +19,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "CoreMemoryError",
+    "DataKeyError",
     "ExtensionLoadError",
     "HippoError",
     "MemoryWriteError",
@@ -96,6 +98,10 @@ class StorageError(HippoError):
 
 class ExtensionLoadError(StorageError):
     """The sqlite-vec extension could not be loaded."""
+
+
+class DataKeyError(StorageError):
+    """The data file is encrypted and no key at hand opens it; the message says where it looked."""
 
 
 class MigrationError(StorageError):

@@ -36,6 +36,8 @@ class StatusLine(Widget):
     incognito: reactive[bool] = reactive(False)
     scope: reactive[str] = reactive("")
     sleep: reactive[str] = reactive("")
+    busy: reactive[str] = reactive("")
+    """A long step before the chat is ready (encrypting the data file: 42%)."""
 
     class Counted(Message):
         """The queues were counted (posted from a worker thread)."""
@@ -94,4 +96,6 @@ class StatusLine(Widget):
             parts.append(Content(f"{self.pending} to embed"))
         if self.sleep:
             parts.append(Content(self.sleep))
+        if self.busy:
+            parts.insert(0, Content.styled(self.busy, "bold"))
         return Content(" │ ").join(parts)
