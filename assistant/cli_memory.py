@@ -146,6 +146,11 @@ def _file_parsers(verbs: argparse._SubParsersAction) -> None:
     export = verbs.add_parser("export", help="export the profile (JSON or Markdown)")
     export.add_argument("-o", "--output", help="write to this file (default: stdout)")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
+    export.add_argument(
+        "--encrypt",
+        action="store_true",
+        help="seal it with a passphrase you type (needs -o); `hippo import` asks for it",
+    )
     backup = verbs.add_parser("backup", help="copy the whole data file (owner-only)")
     backup.add_argument("path", nargs="?", help="the new file (default: backups/ next to it)")
     verbs.add_parser("path", help="print the data file's path")
@@ -192,12 +197,21 @@ def _rekey(config: Config, out: TextIO) -> int:
 def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     """Run `hippo import FILE --profile NAME`."""
     from assistant.admin import load_export
+    from assistant.admin.sealed import is_sealed, unseal
 
     path = Path(args.file).expanduser()
     try:
-        data = load_export(path.read_text(encoding="utf-8"))
+        blob = path.read_bytes()
     except OSError as exc:
         raise HippoError(f"Can't read {path}: {exc.strerror}.") from None
+    if is_sealed(blob):
+        text = unseal(blob, ask_passphrase(f"Passphrase for {path}: ", confirm=False))
+    else:
+        try:
+            text = blob.decode("utf-8")
+        except UnicodeDecodeError:
+            raise HippoError(f"{path} is not a Hippo export (it is not text).") from None
+    data = load_export(text)
     with _admin(config) as admin:
         report = admin.import_(data, args.into)
     counts = ", ".join(f"{n} {what}" for what, n in report.counts.items() if n)
@@ -206,6 +220,18 @@ def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
         print(f"hippo: dropped a reference: {warning}", file=sys.stderr)
     print(f"Use it with `hippo --profile {report.profile.name}`.", file=out)
     return 0
+
+
+def ask_passphrase(prompt: str, *, confirm: bool) -> str:
+    """A passphrase typed at the terminal (not echoed), or the first line of piped stdin."""
+    import getpass
+
+    if not sys.stdin.isatty():
+        return sys.stdin.readline().rstrip("\r\n")
+    typed = getpass.getpass(prompt)
+    if confirm and getpass.getpass("The same again: ") != typed:
+        raise HippoError("The two passphrases differ; nothing was written.")
+    return typed
 
 
 def parse_time(value: str) -> datetime:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 from assistant.admin import MemoryAdmin, text
-from assistant.cli_memory import dump_json, parse_time
+from assistant.cli_memory import ask_passphrase, dump_json, parse_time
 from assistant.errors import HippoError
 
 __all__ = ["ACTIONS"]
@@ -205,7 +206,15 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+_PLAIN = (
+    "It is plaintext, meant to be read and moved: anyone who can read the file can read "
+    "these memories (--encrypt seals it with a passphrase)."
+)
+
+
 def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    if args.encrypt and not args.output:
+        raise HippoError("Say where to write the sealed export: --encrypt needs -o FILE.")
     if args.format == "markdown":
         body = admin.export_markdown()
     else:
@@ -214,12 +223,31 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         body = json.dumps(admin.export(), ensure_ascii=False, indent=1) + "\n"
     if not args.output:
         out.write(body)
+        print(f"hippo: {_PLAIN}", file=sys.stderr)
         return 0
     path = Path(args.output).expanduser()
-    path.write_text(body, encoding="utf-8")
-    path.chmod(0o600)
-    print(f"Exported profile {admin.profile.name!r} to {path}.", file=out)
+    if args.encrypt:
+        from assistant.admin.sealed import seal
+
+        sealed = seal(body, ask_passphrase("Passphrase for the export: ", confirm=True))
+        _write_private(path, sealed)
+        print(
+            f"Exported profile {admin.profile.name!r} to {path}, sealed with your passphrase "
+            "(`hippo import` asks for it; without it the file can't be read).",
+            file=out,
+        )
+        return 0
+    _write_private(path, body.encode("utf-8"))
+    print(f"Exported profile {admin.profile.name!r} to {path}. {_PLAIN}", file=out)
     return 0
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``, readable by its owner only from the first byte."""
+    fd = os.open(path, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    path.chmod(0o600)
 
 
 def _backup(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:

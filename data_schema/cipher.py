@@ -26,6 +26,7 @@ __all__ = [
     "DataKey",
     "FileState",
     "KeySource",
+    "NoEncryption",
     "Progress",
     "apply_key",
     "copy_into",
@@ -86,6 +87,28 @@ class KeySource(Protocol):
     def missing(self, path: Path) -> str:
         """What to tell the user when no key opens ``path``: where it looked, what to do."""
         ...
+
+
+class NoEncryption:
+    """Keys for files kept in plaintext: for benchmarks that compare, and tests of old files."""
+
+    def __init__(self) -> None:
+        self.notices: list[str] = []
+
+    def for_new_file(self) -> DataKey | None:
+        """No key: a new file stays plaintext."""
+        return None
+
+    def candidates(self) -> Sequence[DataKey]:
+        """No keys to try."""
+        return ()
+
+    def opened_with(self, key: DataKey) -> None:
+        """Nothing to remember."""
+
+    def missing(self, path: Path) -> str:
+        """Why an encrypted file does not open here."""
+        return f"{path} is encrypted, and it was opened without keys."
 
 
 def file_state(path: Path) -> FileState:
@@ -179,7 +202,7 @@ def copy_into(
         progress(min(written / expected_bytes, 0.99))
         return False  # False: carry on
 
-    conn.set_progress_handler(tick, 20_000)
+    conn.set_progress_handler(tick, 4_000)  # ~25 rows copied between looks
     try:
         conn.execute("VACUUM INTO ?", (name,))
     finally:
