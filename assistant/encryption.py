@@ -89,6 +89,8 @@ def prepare_data_file(db_path: Path, keys: KeyStore, progress: StepProgress | No
     if state == "encrypted" and not plain_backups:
         return
     key = keys.for_new_file()
+    if key is None:  # a key source that keeps files in plaintext (benchmarks)
+        return
     if state == "plaintext":
         counts = recrypt(
             db_path,
