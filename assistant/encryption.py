@@ -20,7 +20,7 @@ from pathlib import Path
 from assistant.datakey import KeyStore
 from assistant.errors import DataKeyError
 from data_schema.cipher import CIPHER, KEY_BYTES, DataKey, file_state, opens_with
-from data_schema.recrypt import TMP_SUFFIX, recrypt
+from data_schema.recrypt import recrypt
 
 __all__ = ["Rekeyed", "StepProgress", "encryption_status", "prepare_data_file", "rekey"]
 
@@ -33,14 +33,6 @@ BACKUP_DIR = "backups"
 def _backups(db_path: Path) -> list[Path]:
     folder = db_path.parent / BACKUP_DIR
     return sorted(folder.glob("*.db")) if folder.is_dir() else []
-
-
-def _remove_leftovers(db_path: Path) -> None:
-    """Half-written copies from an interrupted conversion or rekey (never the originals)."""
-    for folder in (db_path.parent, db_path.parent / BACKUP_DIR):
-        if folder.is_dir():
-            for stale in folder.glob(f"*{TMP_SUFFIX}"):
-                stale.unlink(missing_ok=True)
 
 
 def _step(progress: StepProgress | None, what: str) -> Callable[[float], None] | None:
@@ -82,7 +74,6 @@ def prepare_data_file(db_path: Path, keys: KeyStore, progress: StepProgress | No
             (the file is then as it was).
     """
     db_path = Path(db_path)
-    _remove_leftovers(db_path)
     told = keys.notices
     state = file_state(db_path)
     plain_backups = [b for b in _backups(db_path) if file_state(b) == "plaintext"]

@@ -1,8 +1,8 @@
 """Run the first-start conversion (or a rekey) and kill -9 this process at a chosen step.
 
-Usage: python -m tests.encryption.killer DB_PATH convert|rekey STEP N
-Kills itself at the Nth progress report of the step whose name starts with STEP
-(N = 0: at the report that the step is complete).
+Usage: python -m tests.encryption.killer DB_PATH convert|rekey STEP SHARE
+Kills itself at the first progress report of the step whose name starts with STEP that
+says SHARE or more (of the copy: up to 0.85; checked: 0.95; swapped in: 1.0).
 """
 
 from __future__ import annotations
@@ -17,15 +17,10 @@ from assistant.encryption import prepare_data_file, rekey
 
 
 def main() -> None:
-    path, action, step, nth = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
-    seen = 0
+    path, action, step, at = Path(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
 
     def progress(what: str, share: float) -> None:
-        nonlocal seen
-        if not what.startswith(step):
-            return
-        seen += 1
-        if (nth and seen == nth) or (not nth and share >= 1.0):
+        if what.startswith(step) and share >= at:
             os.kill(os.getpid(), signal.SIGKILL)
 
     keys = KeyStore.from_environment()

@@ -61,7 +61,8 @@ def test_an_old_plaintext_file_is_encrypted_checked_and_backed_up(old_file):
     assert SENTENCE.encode() not in _raw(path) + b"".join(f.read_bytes() for f in files)
     assert SENTENCE.encode() in plaintext_bytes(path)
     steps = [share for what, share in reports if what == "Encrypting the data file"]
-    assert len(steps) > 3 and steps == sorted(steps) and steps[-1] == 1.0  # never looks frozen
+    assert len(steps) > 3 and steps == sorted(steps)  # it never looks frozen
+    assert steps[-3:] == [0.85, 0.95, 1.0]  # copied, checked, swapped in
     assert ("Encrypting backup 1 of 1", 1.0) in reports
     assert "now encrypted" in keys.notices[0] and "rows in" in keys.notices[0]
     assert not list(path.parent.rglob("*.recrypting"))
@@ -79,10 +80,10 @@ def test_the_conversion_waits_for_another_hippo_to_close_the_file(old_file):
         other.close()
 
 
-def _kill(path: Path, action: str, step: str, nth: int) -> None:
+def _kill(path: Path, action: str, step: str, share: float) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(
-        [sys.executable, "-m", "tests.encryption.killer", str(path), action, step, str(nth)],
+        [sys.executable, "-m", "tests.encryption.killer", str(path), action, step, str(share)],
         env=env,
         cwd=ROOT,
         capture_output=True,
@@ -94,19 +95,21 @@ def _kill(path: Path, action: str, step: str, nth: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("step", "nth"),
+    ("step", "share"),
     [
-        ("Encrypting the data file", 2),  # in the middle of the copy
-        ("Encrypting the data file", 0),  # the copy complete, not yet checked nor swapped
-        ("Encrypting backup", 1),  # the data file swapped, its backup not yet converted
+        ("Encrypting the data file", 0.2),  # in the middle of the copy
+        ("Encrypting the data file", 0.85),  # the copy complete, not yet checked
+        ("Encrypting the data file", 0.95),  # checked, not yet backed up nor swapped in
+        ("Encrypting the data file", 1.0),  # swapped in
+        ("Encrypting backup", 0.0),  # the data file done, its old backup not yet
     ],
 )
 def test_a_kill_during_the_conversion_leaves_a_file_that_opens_and_a_restart_finishes(
-    old_file, step, nth
+    old_file, step, share
 ):
     path, counts = old_file
 
-    _kill(path, "convert", step, nth)
+    _kill(path, "convert", step, share)
 
     assert _counts(path) == counts  # opens, plaintext or encrypted, with everything in it
     prepare_data_file(path, KeyStore.for_config(load_config()))
@@ -139,7 +142,7 @@ def test_a_kill_during_a_rekey_keeps_both_keys_and_a_rerun_finishes(old_file, no
     path, counts = old_file
     prepare_data_file(path, KeyStore.for_config(load_config()))
 
-    _kill(path, "rekey", step, 1)
+    _kill(path, "rekey", step, 0.2)
 
     assert (load_config().config_dir / f"{KEY_FILE}.next").exists()  # the new key, kept
     assert _counts(path) == counts
