@@ -160,4 +160,5 @@ def encryption_status(db_path: Path, keys: KeyStore) -> tuple[str, str]:
         return "no (plaintext: Hippo encrypts it at its next start)", keys.describe()
     if state == "new":
         return f"yes, once created ({CIPHER})", keys.describe()
-    return f"yes ({CIPHER}, ChaCha20-Poly1305 per page)", keys.describe()
+    origin = keys.describe() if keys.current() is not None else "missing: see the problem below"
+    return f"yes ({CIPHER}, ChaCha20-Poly1305 per page)", origin
