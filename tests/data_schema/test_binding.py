@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import apsw
 import pytest
 
 from data_schema.connect import connect
 
 
+@pytest.mark.xfail(
+    apsw.apsw_version() == "3.54.0.0",
+    reason="apsw 3.54.0 leaks a cursor abandoned mid-loop (fixed in apsw 3.54.1)",
+    strict=True,
+)
 def test_a_loop_left_early_does_not_keep_its_statement_running(tmp_path):
-    # apsw-sqlite3mc 3.54.0.0 kept a cursor abandoned mid-iteration alive once another
-    # statement had run: its read stayed open and DROP TABLE failed ("database table is
-    # locked"), as building vector cells does after a stop. pyproject excludes that build.
+    # apsw-sqlite3mc 3.54.0.0 (the only 3.54 build: FTS5's scores, which retrieval is
+    # tuned on, differ under 3.53) keeps a cursor abandoned mid-iteration alive once
+    # another statement has run: its read stays open and DROP TABLE fails ("database
+    # table is locked"). Code that leaves a loop early closes its cursor itself (see
+    # vector_cells._assign); this says when a fixed build arrives.
     conn = connect(tmp_path / "hippo.db")
     conn.execute("CREATE TABLE t(x)")
     conn.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(100)])
