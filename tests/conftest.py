@@ -16,6 +16,14 @@ CHAT_MODEL = "qwen3:1.7b"
 EMBEDDING_MODEL = "embeddinggemma"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _test_db_key():
+    """Session-wide fixtures (seeded templates) get the test key too, before any test runs."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HIPPO_DB_KEY", TEST_DB_KEY)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(tmp_path, monkeypatch):
     """No test reads the real user's folders, settings, token, keys or Ollama."""
