@@ -30,6 +30,11 @@ _FRAME_HEADER = 24
 
 
 def _stream(key: bytes, nonce: bytes, counter: int, data: bytes) -> bytes:
+    """``data`` XOR ChaCha20 from block ``counter``; the 32-bit counter wraps to 0, as in
+    sqleet (cryptography refuses to wrap, so the stream is cut where it does)."""
+    room = ((1 << 32) - counter) * 64
+    if len(data) > room:
+        return _stream(key, nonce, counter, data[:room]) + _stream(key, nonce, 0, data[room:])
     cipher = Cipher(algorithms.ChaCha20(key, struct.pack("<I", counter) + nonce[:12]), mode=None)
     return cipher.encryptor().update(data)
 
