@@ -26,7 +26,15 @@ environment:
   HIPPO_CONFIG_DIR     folder of config.toml
   OLLAMA_HOST          the Ollama server (default http://127.0.0.1:11434)
   HIPPO_OLLAMA_TOKEN   bearer token for a remote Ollama host (else the keyring is used)
+  HIPPO_DB_KEY         the data file's key, 64 hex digits (else the keyring, else a key
+                       file beside config.toml where no keyring exists)
 """
+# Commands that open the data file: a plaintext one is encrypted before they run.
+# (The chat does it in the app, with its progress on screen.)
+_DATA_COMMANDS = {
+    "ask", "search", "sessions", "embed", "log", "ingest", "recall", "sleep", "memory", "import",
+    "profile",
+}  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -163,6 +171,8 @@ def _main(argv: Sequence[str] | None) -> int:
             config = config.with_changes(profile=args.profile)
         if args.model:
             config = config.with_changes(chat_model=args.model)
+        if args.command in _DATA_COMMANDS:
+            _prepare_data_file(config)
         cli_profiles.check_profile(args, config)
         handler = _COMMANDS.get(args.command or "chat", _chat)
         return handler(args, config, out)
@@ -245,6 +255,18 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     exit_past_stragglers(0)  # ctrl+q ends the process whatever a library thread waits on
     return 0
+
+
+def _prepare_data_file(config: Config) -> None:
+    """Encrypt a plaintext data file (with progress on stderr) and say what was done."""
+    from assistant.cli_progress import LineProgress
+    from assistant.datakey import KeyStore
+    from assistant.encryption import prepare_data_file
+
+    keys = KeyStore.for_config(config)
+    prepare_data_file(config.db_path, keys, LineProgress(sys.stderr))
+    for notice in keys.notices:
+        print(f"hippo: {notice}", file=sys.stderr)
 
 
 def _open_engine(config: Config) -> Hippo:

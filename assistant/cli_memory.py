@@ -199,6 +199,11 @@ def _file_parsers(verbs: argparse._SubParsersAction) -> None:
     export.add_argument("-o", "--output", help="write to this file (default: stdout)")
     export.add_argument("--format", choices=["json", "markdown"], default="json")
     export.add_argument("--force", action="store_true", help="replace the -o file if it exists")
+    export.add_argument(
+        "--encrypt",
+        action="store_true",
+        help="seal it with a passphrase you type (needs -o); `hippo import` asks for it",
+    )
     backup = verbs.add_parser("backup", help="copy the whole data file (owner-only)")
     backup.add_argument(
         "path", nargs="?", help="the new file, in a folder that exists (default: backups/)"
@@ -214,6 +219,9 @@ def _file_parsers(verbs: argparse._SubParsersAction) -> None:
     )
     restore.add_argument("backup", help="a backup file, or a name `hippo memory backups` lists")
     restore.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
+    verbs.add_parser(
+        "rekey", help="re-encrypt the data file and its backups with a new key (keyring)"
+    )
 
 
 @contextmanager
@@ -237,6 +245,8 @@ def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
         from assistant.cli_backups import backups_command
 
         return backups_command(args, config, out)
+    if args.memory_command == "rekey":  # needs the file closed: no engine
+        return _rekey(config, out)
     with _admin(config) as admin:
         return ACTIONS[args.memory_command](admin, args, out)
 
@@ -262,11 +272,28 @@ def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
     return 0
 
 
+def _rekey(config: Config, out: TextIO) -> int:
+    from assistant.cli_progress import LineProgress
+    from assistant.datakey import KeyStore
+    from assistant.encryption import rekey
+
+    done = rekey(config.db_path, KeyStore.for_config(config), LineProgress(sys.stderr))
+    print(done.text(), file=out)
+    return 0
+
+
 def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     """Run `hippo import FILE --profile NAME`."""
     from assistant.admin import load_export
+    from assistant.admin.sealed import is_sealed, unseal
 
-    data = load_export(_read_export(Path(args.file).expanduser(), args.max_mb))
+    path = Path(args.file).expanduser()
+    blob = _read_export(path, args.max_mb)
+    if is_sealed(blob):
+        text = unseal(blob, ask_passphrase(f"Passphrase for {path}: ", confirm=False))
+    else:
+        text = _export_text(path, blob)
+    data = load_export(text)
     with _admin(config) as admin:
         report = admin.import_(data, args.into)
     counts = ", ".join(f"{n} {what}" for what, n in report.counts.items() if n)
@@ -277,8 +304,8 @@ def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
     return 0
 
 
-def _read_export(path: Path, max_mb: int) -> str:
-    """An export file's text, refused if it is no file, too large, or not UTF-8."""
+def _read_export(path: Path, max_mb: int) -> bytes:
+    """An export file's bytes, refused if it is no file or too large."""
     from assistant.files import require_file
 
     shown = printable_path(path)
@@ -291,16 +318,33 @@ def _read_export(path: Path, max_mb: int) -> str:
             f"that much free, raise the limit: --max-mb {-(-size // 1_000_000)}."
         )
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise HippoError(f"Can't read {shown}: {exc.strerror}.") from None
+
+
+def _export_text(path: Path, data: bytes) -> str:
+    """An unsealed export's text, refused if it is not UTF-8."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise HippoError(
-            f"{shown} is not a Hippo export: it is not UTF-8 text (byte 0x{data[exc.start]:02x} "
-            f"at offset {exc.start}). Export one with `hippo memory export`."
+            f"{printable_path(path)} is not a Hippo export: it is not UTF-8 text (byte "
+            f"0x{data[exc.start]:02x} at offset {exc.start}). Export one with `hippo memory "
+            "export`."
         ) from None
+
+
+def ask_passphrase(prompt: str, *, confirm: bool) -> str:
+    """A passphrase typed at the terminal (not echoed), or the first line of piped stdin."""
+    import getpass
+
+    if not sys.stdin.isatty():
+        return sys.stdin.readline().rstrip("\r\n")
+    typed = getpass.getpass(prompt)
+    if confirm and getpass.getpass("The same again: ") != typed:
+        raise HippoError("The two passphrases differ; nothing was written.")
+    return typed
 
 
 def parse_time(value: str) -> datetime:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from assistant.admin import MemoryAdmin, text
-from assistant.cli_memory import dump_json, parse_time
+from assistant.cli_memory import ask_passphrase, dump_json, parse_time
 from assistant.errors import HippoError
 from assistant.files import writable_target
 from assistant.terminal import json_visible
@@ -278,7 +278,15 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+_PLAIN = (
+    "It is plaintext, meant to be read and moved: anyone who can read the file can read "
+    "these memories (--encrypt seals it with a passphrase)."
+)
+
+
 def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    if args.encrypt and not args.output:
+        raise HippoError("Say where to write the sealed export: --encrypt needs -o FILE.")
     if args.format == "markdown":
         body = admin.export_markdown()
     else:
@@ -287,6 +295,7 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         body = json.dumps(admin.export(), ensure_ascii=False, indent=1) + "\n"
     if not args.output:  # JSON keeps its value exactly; Markdown shows controls escaped
         out.write(json_visible(body) if args.format == "json" else body)
+        print(f"hippo: {_PLAIN}", file=sys.stderr)
         return 0
     path = writable_target(Path(args.output).expanduser())
     if path.is_file() and not args.force:  # as `memory backup` does; a pipe or device is fine
@@ -294,8 +303,19 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
             f"{printable_path(path)} exists already; choose a new file, or add --force to "
             "replace it."
         )
+    if args.encrypt:
+        from assistant.admin.sealed import seal
+
+        sealed = seal(body, ask_passphrase("Passphrase for the export: ", confirm=True))
+        _write_private(path, sealed)
+        print(
+            f"Exported profile {admin.profile.name!r} to {printable_path(path)}, sealed with "
+            "your passphrase (`hippo import` asks for it; without it the file can't be read).",
+            file=out,
+        )
+        return 0
     _write_private(path, body.encode("utf-8"))
-    print(f"Exported profile {admin.profile.name!r} to {printable_path(path)}.", file=out)
+    print(f"Exported profile {admin.profile.name!r} to {printable_path(path)}. {_PLAIN}", file=out)
     return 0
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_OLLAMA_HOST",
     "SUGGESTED_EMBEDDING_MODELS",
     "Config",
+    "config_dir_from",
     "load_config",
     "save_config",
 ]
@@ -87,6 +88,12 @@ def _platform_dir(kind: str) -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
+def config_dir_from(environ: Mapping[str, str] | None = None) -> Path:
+    """The folder of config.toml: HIPPO_CONFIG_DIR, else the platform's config folder."""
+    env = os.environ if environ is None else environ
+    return Path(env.get("HIPPO_CONFIG_DIR") or _platform_dir("config")).expanduser()
+
+
 def _read_toml(path: Path) -> dict[str, object]:
     if not path.exists():  # most runs: nothing saved, so the TOML parser is not imported
         return {}
@@ -129,7 +136,7 @@ def load_config(
     """
     env = os.environ if environ is None else environ
     chosen_data = data_dir or env.get("HIPPO_DATA_DIR") or _platform_dir("data")
-    config_dir = Path(env.get("HIPPO_CONFIG_DIR") or _platform_dir("config")).expanduser()
+    config_dir = config_dir_from(env)
     path = config_dir / "config.toml"
     raw = _read_toml(path)
     models = raw.get("models", {})

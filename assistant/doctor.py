@@ -36,14 +36,24 @@ def _human_size(size: int) -> str:
 
 
 def _check_file(config: Config, report: Report) -> None:
+    from assistant.datakey import KeyStore
+    from assistant.encryption import encryption_status
     from assistant.integrity import damage_message, file_problems
     from data_schema.connect import connect, sqlite_vec_version
     from data_schema.migrations import schema_version
 
     path = config.db_path
     report.facts.append(("data file", str(path)))
+    keys = KeyStore.for_config(config)
     try:
-        conn = connect(path)
+        encrypted, origin = encryption_status(path, keys)
+    except HippoError as exc:  # a key file or HIPPO_DB_KEY that holds no key
+        report.problems.append(str(exc))
+        return
+    report.facts.append(("encrypted", encrypted))
+    report.facts.append(("key from", origin))
+    try:
+        conn = connect(path, keys=keys)
     except HippoError as exc:
         report.problems.append(str(exc))
         return

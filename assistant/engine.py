@@ -565,6 +565,9 @@ class Hippo:
     def take_notices(self) -> list[str]:
         """What background work has to tell the user, in plain words; each is given once."""
         taken = []
+        told = getattr(self.db.keys, "notices", None)  # the key's place, a conversion
+        while told:
+            taken.append(told.pop(0))
         while self._notices:
             taken.append(self._notices.popleft())
         return taken

@@ -11,6 +11,7 @@ HippoError
 ├── StorageError                the SQLite file
 │   ├── DamagedFile             the file failed SQLite's integrity check
 │   ├── ExtensionLoadError      sqlite-vec could not be loaded
+│   ├── DataKeyError            the file is encrypted and no key at hand opens it
 │   └── MigrationError          a schema migration failed (nothing was changed)
 ├── MemoryWriteError            a memory write was refused (CoreMemoryError, UndoConflict)
 ├── ConfigError                 a bad setting in config.toml or the environment
@@ -23,6 +24,7 @@ __all__ = [
     "ConfigError",
     "CoreMemoryError",
     "DamagedFile",
+    "DataKeyError",
     "ExtensionLoadError",
     "HippoError",
     "MemoryWriteError",
@@ -121,6 +123,10 @@ class StorageError(HippoError):
 
 class ExtensionLoadError(StorageError):
     """The sqlite-vec extension could not be loaded."""
+
+
+class DataKeyError(StorageError):
+    """The data file is encrypted and no key at hand opens it; the message says where it looked."""
 
 
 class MigrationError(StorageError):

@@ -7,10 +7,13 @@ from urllib.parse import urlparse
 
 from assistant.clock import Clock
 from assistant.config import Config
+from assistant.datakey import KeyStore
+from assistant.encryption import StepProgress, prepare_data_file
 from assistant.engine import Hippo
 from assistant.memory.budget import ContextBudget
 from assistant.memory.scoring import RetrievalWeights
 from assistant.secrets import load_token
+from data_schema.connect import Database
 
 if TYPE_CHECKING:
     from assistant.llm.gateway import OllamaGateway
@@ -34,10 +37,19 @@ def open_gateway(config: Config) -> OllamaGateway:
     return gateway.with_token(token) if token else gateway
 
 
-def open_engine(config: Config, *, clock: Clock | None = None) -> Hippo:
-    """Open the data file and connect the engine to Ollama as ``config`` says."""
+def open_engine(
+    config: Config, *, clock: Clock | None = None, progress: StepProgress | None = None
+) -> Hippo:
+    """Open the data file and connect the engine to Ollama as ``config`` says.
+
+    A plaintext file from an older Hippo is encrypted first (see ``assistant.encryption``);
+    ``progress`` hears how far that is. What the user should hear once about it (and about
+    where the key is kept) comes out of the engine's ``take_notices``.
+    """
+    keys = KeyStore.for_config(config)
+    prepare_data_file(config.db_path, keys, progress)
     return Hippo(
-        config.db_path,
+        Database(config.db_path, keys),
         open_gateway(config),
         chat_model=config.chat_model,
         embedding_model=config.embedding_model,

@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assistant.clock import ManualClock
 from assistant.memory.store import MessageStore
+from data_schema.cipher import NoEncryption
 from data_schema.connect import Database
 
 _TOPICS = [
@@ -48,11 +49,12 @@ _ASSISTANT = [
 
 
 def make_history(path: Path, messages: int, per_session: int, seed: int = 7) -> None:
-    """Fill ``path`` with ``messages`` messages in sessions of ``per_session``."""
+    """Fill ``path`` with ``messages`` messages in sessions of ``per_session`` (plaintext:
+    benchmarks make encrypted copies with their own key, never the user's keyring)."""
     rng = random.Random(seed)
     clock = ManualClock()
     clock.advance(days=-max(1, messages // per_session))
-    db = Database(path)
+    db = Database(path, NoEncryption())
     store = MessageStore(lambda: db.conn, clock)
     profile = store.profile("default")
     conn = db.conn

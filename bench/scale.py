@@ -22,7 +22,12 @@ cells existed gets them on first measurement (``cells_s``: how long that took).
 
 The build runs in a child process, so the peak memory is that of querying.
 
+``--encryption`` measures each size twice, on two compacted copies of the same file, one
+plaintext and one encrypted (the data file's ChaCha20-Poly1305, with a fixed bench key),
+and prints how the encrypted one compares (context assembly p95, file size).
+
 Usage: python bench/scale.py [--messages 10000 100000 1000000] [--queries 200] [--rebuild]
+                             [--encryption]
 """
 
 from __future__ import annotations
@@ -44,16 +49,20 @@ import apsw
 import numpy as np
 
 from assistant.clock import ManualClock, to_iso
+from assistant.datakey import KeyStore
 from assistant.engine import Hippo
 from assistant.memory.models import Message
 from assistant.memory.store import MessageStore
 from assistant.memory.textindex import index_text
 from assistant.memory.vectors import CELLS_MIN_ROWS, PendingText
+from data_schema.cipher import NoEncryption, copy_into, file_state
 from data_schema.connect import Database
 
 DIM = 384
 MODEL = "random-384"
 OUT = Path(__file__).resolve().parent / "out"
+# The bench's files never touch the user's keyring: a fixed key for the encrypted copies.
+BENCH_KEYS = KeyStore(OUT, environ={"HIPPO_DB_KEY": "b3" * 32})
 VERSION = 3  # bump when the synthetic data or how it is stored changes
 TOPICS = 300
 _SYLLABLES = (
@@ -132,7 +141,7 @@ def build(path: Path, n: int, seed: int = 7, per_session: int = 40) -> None:
     vectors = _vectors(topic_of, centroids, seed)
     clock = ManualClock()
     clock.advance(days=-max(1, n // per_session))
-    db = Database(path)
+    db = Database(path, NoEncryption())
     conn = db.conn
     store = MessageStore(lambda: db.conn, clock)
     profiles = [store.profile("default").id, store.profile("other").id]
@@ -162,7 +171,13 @@ def build(path: Path, n: int, seed: int = 7, per_session: int = 40) -> None:
         )
         conn.executemany("INSERT INTO messages_fts(rowid, body, context) VALUES (?, ?, ?)", fts)
     db.close()
-    engine = Hippo(path, RandomVectors(), chat_model="none", embedding_model=MODEL, clock=clock)  # type: ignore[arg-type]
+    engine = Hippo(
+        Database(path, NoEncryption()),
+        RandomVectors(),  # type: ignore[arg-type]
+        chat_model="none",
+        embedding_model=MODEL,
+        clock=clock,
+    )
     model = engine.vectors.ensure_model(engine.vector_key, DIM)
     # As a file grows: its vectors get cells once there are enough of them (the app's
     # background work builds them), and the ones after go straight into the cells.
@@ -216,7 +231,10 @@ def _bucket(table: str) -> str:
 
 def storage_split(path: Path, n: int) -> dict[str, float]:
     """Bytes per message by what they hold (dbstat: every page of the file, free ones in other)."""
-    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    from data_schema.connect import connect
+
+    keys = BENCH_KEYS if file_state(path) == "encrypted" else NoEncryption()
+    conn = connect(path, migrate=False, keys=keys)
     try:
         owner = dict(conn.execute("SELECT name, tbl_name FROM sqlite_master").fetchall())
         split = dict.fromkeys(("text", "keyword", "vectors", "cells", "other"), 0)
@@ -234,10 +252,34 @@ def storage_split(path: Path, n: int) -> dict[str, float]:
     return per
 
 
-def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, float]:
-    """Build (or reuse) a file of ``n`` messages and time ``queries`` recalls over it."""
+def _copy(base: Path, encrypted: bool) -> Path:
+    """A compacted copy of ``base``, encrypted or not, made once per build of ``base``."""
+
+    target = base.with_name(f"{base.stem}-{'enc' if encrypted else 'plain'}.db")
+    if target.exists() and target.stat().st_mtime >= base.stat().st_mtime:
+        return target
+    for old in OUT.glob(f"{target.name}*"):
+        old.unlink()
+    conn = apsw.Connection(str(base), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI)
+    try:
+        copy_into(conn, target, key=BENCH_KEYS.for_new_file() if encrypted else None)
+    finally:
+        conn.close()
+    return target
+
+
+def measure(
+    n: int, queries: int, rebuild: bool, seed: int = 7, encrypted: bool | None = None
+) -> dict[str, float]:
+    """Build (or reuse) a file of ``n`` messages and time ``queries`` recalls over it.
+
+    Args:
+        encrypted: None measures the built file itself (plaintext); True or False a
+            compacted copy of it, encrypted or plaintext.
+    """
     OUT.mkdir(exist_ok=True)
-    path = OUT / f"scale-v{VERSION}-{n}.db"
+    base = OUT / f"scale-v{VERSION}-{n}.db"
+    path = base
     build_s = 0.0
     if rebuild or not path.exists():
         for old in OUT.glob(f"{path.stem}.*"):
@@ -247,11 +289,18 @@ def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, flo
             [sys.executable, __file__, "--build", str(path), "--messages", str(n)], check=True
         )
         build_s = time.perf_counter() - started
-    asked = json.loads(path.with_suffix(".queries.json").read_text())[:queries]
+    asked = json.loads(base.with_suffix(".queries.json").read_text())[:queries]
+    if encrypted is not None:
+        path = _copy(base, encrypted)
+    keys = BENCH_KEYS if file_state(path) == "encrypted" else NoEncryption()
     started = time.perf_counter()
     engine = Hippo(
-        path, RandomVectors(), chat_model="none", embedding_model=MODEL, clock=ManualClock()
-    )  # type: ignore[arg-type]
+        Database(path, keys),
+        RandomVectors(),  # type: ignore[arg-type]
+        chat_model="none",
+        embedding_model=MODEL,
+        clock=ManualClock(),
+    )
     open_s = time.perf_counter() - started
     model = engine.vectors.model(engine.vector_key)
     assert model is not None
@@ -309,6 +358,7 @@ def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, flo
 
     return {
         "messages": n,
+        "encrypted": "yes" if file_state(path) == "encrypted" else "no",
         "build_s": round(build_s, 1),
         "cells_s": round(cells_s, 1),
         "open_s": round(open_s, 2),
@@ -340,12 +390,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rebuild", action="store_true", help="rebuild cached files")
     parser.add_argument("--build", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--encryption",
+        action="store_true",
+        help="measure a plaintext and an encrypted copy of each file, and compare them",
+    )
     args = parser.parse_args(argv)
     if args.build:
         build(args.build, args.messages[0])
         return 0
     cols = [
         "messages",
+        "encrypted",
         "build_s",
         "cells_s",
         "first_ms",
@@ -369,10 +425,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     split = ["messages", "text_b", "keyword_b", "vectors_b", "cells_b", "other_b", "total_b"]
     print(" ".join(f"{c:>13}" for c in cols))
     results = []
+    variants: list[bool | None] = [False, True] if args.encryption else [None]
     for n in args.messages:
-        r = measure(n, args.queries, args.rebuild)
-        results.append(r)
-        print(" ".join(f"{r[c]:>13}" for c in cols), flush=True)
+        for encrypted in variants:
+            r = measure(
+                n, args.queries, args.rebuild and encrypted is not True, encrypted=encrypted
+            )
+            results.append(r)
+            print(" ".join(f"{r[c]:>13}" for c in cols), flush=True)
+        if args.encryption:
+            plain, enc = results[-2], results[-1]
+            print(_comparison(plain, enc), flush=True)
     print("bytes per message:")
     print(" ".join(f"{c:>13}" for c in split))
     for r in results:
@@ -380,6 +443,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0
+
+
+def _comparison(plain: dict[str, float], enc: dict[str, float]) -> str:
+    """How the encrypted copy compares with the plaintext one, as ratios."""
+
+    def ratio(key: str) -> str:
+        return f"{key} {enc[key] / plain[key]:.3f}x" if plain[key] else f"{key} n/a"
+
+    keys = ("ctx_p50_ms", "ctx_p95_ms", "all_p95_ms", "p95_ms", "open_s", "file_mb")
+    return f"  encrypted/plaintext at {plain['messages']}: " + ", ".join(map(ratio, keys))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,12 @@ a bare Textual app of the same shape (bench/bare_app.py), the floor to compare w
 last times the 100k start until the resumed history is drawn too (it follows the first
 frame: the data file is opened after it).
 
-Usage: python bench/startup.py [--runs 7] [--messages 100000] [--tool PATH]
+The data file is encrypted, as Hippo keeps it (a fixed bench key in HIPPO_DB_KEY; the
+cached history file stays plaintext and an encrypted copy is made). ``--encryption`` also
+runs each Hippo case with encryption off (bench/hippo_as.py, the same start-up path for
+both) and prints how the encrypted start compares.
+
+Usage: python bench/startup.py [--runs 7] [--messages 100000] [--tool PATH] [--encryption]
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.make_history import make_history  # noqa: E402
+from data_schema.cipher import DataKey, NoEncryption, copy_into  # noqa: E402
 from data_schema.connect import connect  # noqa: E402
 from data_schema.migrations import apply_migrations  # noqa: E402
 
@@ -34,6 +40,7 @@ READY = "Message Hippo"
 # A message's header in the conversation (its left border, then who wrote it).
 HISTORY = "▌ (You|Hippo)"
 CACHE = ROOT / "bench" / "out"
+BENCH_KEY = "b3" * 32
 
 
 def _free_port() -> int:
@@ -58,7 +65,7 @@ def _history_file(messages: int) -> Path:
     # its own: otherwise every run would start the upgrade after its first frame, be
     # stopped (rolling it back) and compete with the next run's first frame.
     started = time.perf_counter()
-    conn = connect(path, migrate=False)
+    conn = connect(path, migrate=False, keys=NoEncryption())
     try:
         if upgraded := apply_migrations(conn):
             took = time.perf_counter() - started
@@ -74,6 +81,7 @@ def _measure(tool: Path, runs: int, data_dir: Path, host: str, app: list[str], p
         HIPPO_DATA_DIR=str(data_dir),
         HIPPO_CONFIG_DIR=str(data_dir / "cfg"),
         OLLAMA_HOST=host,
+        HIPPO_DB_KEY=BENCH_KEY,
         TFF_LINGER_S="0.3",
     )
     command = [str(tool), str(runs), pattern, "--", *app]
@@ -90,6 +98,9 @@ def main() -> None:
     parser.add_argument(
         "--tool", type=Path, default=ROOT.parent / "shared" / "tools" / "tui_first_frame.sh"
     )
+    parser.add_argument(
+        "--encryption", action="store_true", help="also start with encryption off, and compare"
+    )
     args = parser.parse_args()
     port = _free_port()
     server = subprocess.Popen(
@@ -101,23 +112,66 @@ def main() -> None:
     host = f"http://127.0.0.1:{port}"
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            empty, full = Path(tmp, "empty"), Path(tmp, "full")
-            full.mkdir()
-            shutil.copy(_history_file(args.messages), full / "hippo.db")
+            history = _history_file(args.messages)
             bare = [sys.executable, str(ROOT / "bench" / "bare_app.py")]
-            resumed = f"{args.messages} messages, --continue"
-            for label, data_dir, app, pattern in (
-                ("bare Textual app (reference)", empty, bare, READY),
-                ("empty file", empty, [_hippo()], READY),
-                (resumed, full, [_hippo(), "--continue"], READY),
-                (f"{resumed}, history shown", full, [_hippo(), "--continue"], HISTORY),
-            ):
-                _measure(args.tool, 1, data_dir, host, app, pattern)  # warm the OS caches
-                result = _measure(args.tool, args.runs, data_dir, host, app, pattern)
-                print(f"{label:<44} {result}")
+            _measure(args.tool, 1, Path(tmp, "bare"), host, bare, READY)  # warm the OS caches
+            result = _measure(args.tool, args.runs, Path(tmp, "bare"), host, bare, READY)
+            print(f"{'bare Textual app (reference)':<52} {result}")
+            modes = ("encrypted", "plain") if args.encryption else ("encrypted",)
+            figures = {mode: _cases(args, Path(tmp, mode), history, host, mode) for mode in modes}
+            if args.encryption:
+                for label, encrypted in figures["encrypted"].items():
+                    ratio = _ratio(encrypted, figures["plain"][label])
+                    print(f"{label + ': encrypted/plain':<52} {ratio}")
     finally:
         server.terminate()
         server.wait(5)
+
+
+def _cases(
+    args: argparse.Namespace, folder: Path, history: Path, host: str, mode: str
+) -> dict[str, str]:
+    """Time the Hippo cases with the data file ``mode`` (encrypted or plain)."""
+    empty, full = folder / "empty", folder / "full"
+    full.mkdir(parents=True)
+    _copy(history, full / "hippo.db", encrypted=mode == "encrypted")
+    hippo = [sys.executable, str(ROOT / "bench" / "hippo_as.py"), mode]
+    if not args.encryption:
+        hippo = [_hippo()]  # the installed command, as users start it
+    resumed = f"{args.messages} messages, --continue"
+    results = {}
+    for label, data_dir, app, pattern in (
+        ("empty file", empty, hippo, READY),
+        (resumed, full, [*hippo, "--continue"], READY),
+        (f"{resumed}, history shown", full, [*hippo, "--continue"], HISTORY),
+    ):
+        _measure(args.tool, 1, data_dir, host, app, pattern)  # warm the OS caches
+        results[label] = _measure(args.tool, args.runs, data_dir, host, app, pattern)
+        print(f"{label + f' ({mode})':<52} {results[label]}", flush=True)
+    return results
+
+
+def _copy(source: Path, target: Path, *, encrypted: bool) -> None:
+    """A compacted copy of ``source``, encrypted with the bench key or not."""
+    import apsw
+
+    conn = apsw.Connection(str(source), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI)
+    try:
+        key = DataKey(bytes.fromhex(BENCH_KEY), "bench") if encrypted else None
+        copy_into(conn, target, key=key)
+    finally:
+        conn.close()
+
+
+def _ratio(encrypted: str, plain: str) -> str:
+    """The ratio of two "first_frame_ms median=..." lines' medians."""
+    import re
+
+    found = [re.search(r"median[=: ]+([0-9.]+)", line) for line in (encrypted, plain)]
+    if not all(found):
+        return "n/a"
+    a, b = (float(m.group(1)) for m in found)  # type: ignore[union-attr]
+    return f"{a / b:.3f}x ({a:.0f} vs {b:.0f} ms)"
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
-"""Open Hippo's one SQLite file: bundled SQLite (apsw), sqlite-vec, WAL, busy timeout.
+"""Open Hippo's one SQLite file: bundled SQLite (apsw), encryption, sqlite-vec, WAL, busy timeout.
 
 The standard library's ``sqlite3`` cannot load extensions on many Pythons (macOS's
 among them), so Hippo uses apsw, which ships its own SQLite with FTS5 and loads
-extensions from wheels on Linux, macOS and Windows.
+extensions from wheels on Linux, macOS and Windows; its apsw-sqlite3mc build also
+encrypts every page (see `cipher`). A new file is encrypted with the key its
+`KeySource` gives; a plaintext file from an older Hippo opens as it is until
+``assistant.encryption`` converts it.
 """
 
 from __future__ import annotations
@@ -16,18 +19,21 @@ from pathlib import Path
 
 import apsw
 
-from assistant.errors import ExtensionLoadError, StorageError
+from assistant.errors import DataKeyError, ExtensionLoadError, StorageError
+from data_schema.cipher import KeySource, file_state, open_keyed
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
     "Database",
     "connect",
+    "default_keys",
     "sqlite_vec_version",
     "storage_error",
     "write_failed",
 ]
 
 BUSY_TIMEOUT_MS = 5000
+CACHE_KIB = 32 * 1024
 
 
 def _create_private(path: Path) -> None:
@@ -71,18 +77,65 @@ def _load_sqlite_vec(conn: apsw.Connection) -> None:
         conn.enable_load_extension(False)
 
 
-def connect(path: Path | str, *, migrate: bool = True) -> apsw.Connection:
+def default_keys() -> KeySource:
+    """The keys of this user, as the environment says (see ``assistant.datakey``)."""
+    from assistant.datakey import KeyStore
+
+    return KeyStore.from_environment()
+
+
+def _open_keyed(name: str, keys: KeySource | None) -> apsw.Connection:
+    """A connection to ``name``, keyed as its state asks: new, plaintext or encrypted."""
+    state = "plaintext" if name == ":memory:" else file_state(Path(name))
+    if state == "plaintext":
+        return apsw.Connection(name)
+    keys = keys or default_keys()
+    if state == "new":
+        key = keys.for_new_file()
+        return apsw.Connection(name) if key is None else open_keyed(Path(name), key)
+    tried = []
+    for key in keys.candidates():
+        try:
+            conn = open_keyed(Path(name), key, create=False)
+        except apsw.NotADBError:
+            tried.append(key.origin)
+            continue
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        except apsw.NotADBError:
+            conn.close()
+            tried.append(key.origin)
+            continue
+        keys.opened_with(key)
+        return conn
+    if not tried:
+        raise DataKeyError(keys.missing(Path(name)))
+    raise DataKeyError(
+        f"{name} is not a readable Hippo database: it is encrypted (or damaged), and the key "
+        f"from {' or '.join(dict.fromkeys(tried))} does not open it. If the key was changed, "
+        "put back the one this file was written with (in the keyring, HIPPO_DB_KEY or the key "
+        "file; `hippo doctor` shows which is used); else move the file aside and restore a "
+        "backup, or an export with `hippo import FILE --profile NAME`."
+    )
+
+
+def connect(
+    path: Path | str, *, migrate: bool = True, keys: KeySource | None = None
+) -> apsw.Connection:
     """Open (creating if needed) the data file with Hippo's settings.
 
     Args:
         path: the SQLite file, or ":memory:".
         migrate: bring the schema up to date before returning.
+        keys: where the key comes from (default: keyring, HIPPO_DB_KEY or the key file,
+            as `default_keys` finds them).
 
     Returns:
         An open apsw connection in autocommit mode (use ``with conn:`` for transactions).
 
     Raises:
         StorageError: the file can't be opened or is not a database.
+        DataKeyError: the file is encrypted and no key at hand opens it.
         ExtensionLoadError: sqlite-vec can't be loaded.
         MigrationError: a migration failed (the file is left as it was).
     """
@@ -96,13 +149,17 @@ def connect(path: Path | str, *, migrate: bool = True) -> apsw.Connection:
                 "Choose another place with --data-dir or HIPPO_DATA_DIR."
             ) from exc
     try:
-        conn = apsw.Connection(name)
+        conn = _open_keyed(name, keys)
         conn.setbusytimeout(BUSY_TIMEOUT_MS)
         _load_sqlite_vec(conn)
         conn.execute("PRAGMA foreign_keys = ON")
         if name != ":memory:":
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            # Pages of an encrypted file are decrypted each time they come from the OS:
+            # a larger cache keeps the hot ones (sqlite-vec's vector chunks, ~1.5 MB
+            # each) decrypted. Allocated as used, so a small file pays nothing.
+            conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         if migrate:
             from data_schema.migrations import apply_migrations
 
@@ -183,10 +240,12 @@ class Database:
 
     Args:
         path: the SQLite file.
+        keys: where its key comes from (see `connect`); asked once, then kept.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, keys: KeySource | None = None) -> None:
         self.path = Path(path)
+        self.keys = keys or default_keys()
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[apsw.Connection] = []
@@ -206,7 +265,7 @@ class Database:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             with self._lock:
-                conn = connect(self.path, migrate=not self._migrated)
+                conn = connect(self.path, migrate=not self._migrated, keys=self.keys)
                 self._migrated = True
                 self._all.append(conn)
             self._local.conn = conn

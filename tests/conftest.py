@@ -9,17 +9,29 @@ from assistant.config import Config
 from assistant.engine import Hippo
 from tests.fake_ollama.fixtures import fake_ollama  # noqa: F401  (a fixture)
 
+# The data file's key in tests: every file a test makes is encrypted with it, and no
+# test reaches the real keyring for it (HIPPO_DB_KEY beats the keyring).
+TEST_DB_KEY = "5e" * 32
 CHAT_MODEL = "qwen3:1.7b"
 EMBEDDING_MODEL = "embeddinggemma"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _test_db_key():
+    """Session-wide fixtures (seeded templates) get the test key too, before any test runs."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HIPPO_DB_KEY", TEST_DB_KEY)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(tmp_path, monkeypatch):
-    """No test reads the real user's folders, settings, token or Ollama."""
+    """No test reads the real user's folders, settings, token, keys or Ollama."""
     monkeypatch.setenv("HIPPO_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("HIPPO_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # nothing listens on port 9
     monkeypatch.delenv("HIPPO_OLLAMA_TOKEN", raising=False)
+    monkeypatch.setenv("HIPPO_DB_KEY", TEST_DB_KEY)
 
 
 @pytest.fixture

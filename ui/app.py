@@ -86,6 +86,13 @@ class HippoApp(MemoryCommands):
             super().__init__()
             self.engine, self.resumed = engine, resumed
 
+    class Upgrading(Message):
+        """The data file is being encrypted; this far (posted from the opening thread)."""
+
+        def __init__(self, what: str, share: float) -> None:
+            super().__init__()
+            self.what, self.share = what, share
+
     class OpenFailed(Message):
         """The engine could not be opened (posted from the opening thread)."""
 
@@ -134,6 +141,8 @@ class HippoApp(MemoryCommands):
         super().__init__()
         self.config = config
         self._open = engine if callable(engine) else lambda: engine
+        self._opens_file = callable(engine)
+        self._upgrade_shown: tuple[str, int] | None = None
         self._resume = resume
         self._chat = ChatScreen(config, scope=scope)
         self._schedule_sleep = schedule_sleep
@@ -183,12 +192,34 @@ class HippoApp(MemoryCommands):
     def _open_engine(self) -> None:
         """Open the engine and read the session to resume, off the UI thread."""
         try:
+            if self._opens_file:
+                self._prepare_file()
             self.opened = engine = self._open()
             resumed = read_last_session(engine) if self._resume else None
         except HippoError as exc:
             self.post_message(self.OpenFailed(exc))
             return
         self.post_message(self.Opened(engine, resumed))
+
+    def _prepare_file(self) -> None:
+        """Encrypt a plaintext data file first, its progress in the status line (in a thread)."""
+        from assistant.datakey import KeyStore
+        from assistant.encryption import prepare_data_file
+
+        keys = KeyStore.for_config(self.config)
+        prepare_data_file(self.config.db_path, keys, self._upgrade_progress)
+        for text in keys.notices:
+            self.call_from_thread(self.notify, text, title="Hippo", timeout=15, markup=False)
+
+    def _upgrade_progress(self, what: str, share: float) -> None:
+        shown = (what, int(share * 100))
+        if shown != self._upgrade_shown:  # one message per percent, not per tick
+            self._upgrade_shown = shown
+            self.post_message(self.Upgrading(what, share))
+
+    def on_hippo_app_upgrading(self, message: Upgrading) -> None:
+        busy = f"{message.what}: {message.share:.0%}" if message.share < 1 else ""
+        self.chat.status.busy = busy
 
     async def on_hippo_app_opened(self, message: Opened) -> None:
         await self.chat.attach(message.engine, message.resumed)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import apsw
 
@@ -25,9 +25,11 @@ from assistant.admin.models import TIERS, ForgetPreview, ForgetReceipt
 from assistant.admin.purge_find import PurgeFinder
 from assistant.admin.purge_plan import PurgePlan
 from assistant.admin.purge_run import PurgeRunner, housekeep
-from assistant.clock import Clock
 from assistant.errors import HippoError, StorageError
 from data_schema.connect import connect
+
+if TYPE_CHECKING:
+    from assistant.engine import Hippo
 
 __all__ = ["BACKUP_FOLDER", "BackupPolicy", "ForgetAdmin"]
 
@@ -222,7 +224,7 @@ class ForgetAdmin(AdminBase):
         for path in files:
             try:
                 if policy != "keep" and _holds_it(
-                    path, profiles, replan, self._engine.clock, scrub=policy == "scrub"
+                    path, profiles, replan, self._engine, scrub=policy == "scrub"
                 ):
                     touched.append(path)
             except (HippoError, apsw.Error, OSError):
@@ -237,10 +239,11 @@ class ForgetAdmin(AdminBase):
 
 
 def _holds_it(
-    path: Path, profiles: list[str], replan: Replan, clock: Clock, *, scrub: bool
+    path: Path, profiles: list[str], replan: Replan, engine: Hippo, *, scrub: bool
 ) -> bool:
     """Whether a backup holds any of it in ``profiles``; with ``scrub``, forget it there too."""
-    conn = connect(path)
+    clock = engine.clock
+    conn = connect(path, keys=engine.db.keys)  # a backup has the data file's key
     held = False
     try:
         for profile in profiles:

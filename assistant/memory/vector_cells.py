@@ -192,11 +192,17 @@ def _assign(conn: apsw.Connection, table: str, stop: Event | None) -> bool:
     )
     part = partition_table(table)
     rows = conn.execute(f"SELECT item_id, profile_id, embedding FROM {table}")
-    while batch := list(islice(rows, _BATCH)):
-        if stop is not None and stop.is_set():
-            return False
-        copied = _present(conn, part, [row[0] for row in batch])
-        conn.executemany(sql, [row for row in batch if row[0] not in copied])
+    try:
+        while batch := list(islice(rows, _BATCH)):
+            if stop is not None and stop.is_set():
+                return False
+            copied = _present(conn, part, [row[0] for row in batch])
+            conn.executemany(sql, [row for row in batch if row[0] not in copied])
+    finally:
+        # Closed here, not left to the garbage collector: apsw 3.54.0 leaks a cursor
+        # abandoned mid-loop after other statements ran, and its open read then locks
+        # the backlog table against the DROP that follows.
+        rows.close()
     return True
 
 

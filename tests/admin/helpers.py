@@ -10,6 +10,7 @@ from assistant.engine import Hippo
 from assistant.memory.facts import Evidence, Fact
 from assistant.memory.models import Message, Session
 from assistant.memory.usage import MemoryUse
+from tests.plaintext import plaintext_bytes
 
 __all__ = ["Seeded", "chat", "file_bytes", "remember", "seed"]
 
@@ -114,7 +115,9 @@ def seed(engine: Hippo, tmp_path: Path) -> Seeded:
 
 
 def file_bytes(engine: Hippo) -> bytes:
-    """The data file's bytes with its -wal and -shm files, as they are on disk."""
+    """The data file's and its WAL's pages as on disk, decrypted (free pages too), and the raw
+    bytes of all three files (so a word left in either form is found)."""
     path = Path(engine.db.path)
     parts = [Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm")]
-    return b"".join(p.read_bytes() for p in parts if p.exists())
+    raw = b"".join(p.read_bytes() for p in parts if p.exists())
+    return plaintext_bytes(path) + raw

@@ -155,10 +155,11 @@ def test_search_and_recall_say_when_similarities_do_not_count(ollama_up, capsys)
 def test_a_full_disk_ends_a_command_with_advice_not_a_traceback(ollama_up, capsys):
     import apsw
 
+    from data_schema.connect import connect
     from tests.disk import cap_file
 
     assert main(["ask", "hello"]) == 0
-    conn = apsw.Connection(str(load_config().db_path))
+    conn = connect(load_config().db_path)
     (pages,) = conn.execute("PRAGMA page_count").fetchone()
     conn.close()
 

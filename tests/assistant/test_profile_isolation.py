@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -100,6 +101,9 @@ items = st.tuples(
 
 # Each example builds a data file, so shrinking a failure would take minutes: a failing
 # layout is reported as drawn, and the assertion names the tier and the path that leaked.
+# Fifteen files take ~60 s of wall time on a loaded 2-core machine (58 s before encryption,
+# which adds ~20% CPU here): the limit is for hangs, not speed (bench/ measures that).
+@pytest.mark.timeout(180)
 @settings(
     max_examples=15,
     deadline=None,

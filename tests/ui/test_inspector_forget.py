@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.plaintext import plaintext_bytes
 from tests.ui.helpers import chat_ready, sees, send_command, wait_until
 from ui import HippoApp
 from ui.screens import InspectorScreen
@@ -29,7 +30,7 @@ async def test_forget_previews_then_deletes_every_trace(seeded, config):
         await sees(pilot, "Done. The receipt:", "Forgot everything mentioning 'Bolo'", timeout=30)
         assert engine.admin.forget_preview("Bolo").empty
     data = b"".join(path.read_bytes() for path in config.db_path.parent.glob("hippo.db*"))
-    assert b"Bolo" not in data
+    assert b"Bolo" not in data + plaintext_bytes(config.db_path)
 
 
 async def test_forget_asks_for_a_preview_first_and_cancel_keeps_everything(seeded, config):

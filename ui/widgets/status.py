@@ -49,6 +49,8 @@ class StatusLine(Widget):
     incognito: reactive[bool] = reactive(False)
     scope: reactive[str] = reactive("")
     sleep: reactive[str] = reactive("")
+    busy: reactive[str] = reactive("")
+    """A long step before the chat is ready (encrypting the data file: 42%)."""
 
     class Reached(Message):
         """A check of Ollama ended (posted from a worker thread)."""
@@ -172,4 +174,6 @@ class StatusLine(Widget):
             parts.append(Content(f"{self.pending} to embed"))
         if self.sleep:
             parts.append(Content(visible(self.sleep)))
+        if self.busy:
+            parts.insert(0, Content.styled(visible(self.busy), "bold"))
         return Content(" │ ").join(parts)

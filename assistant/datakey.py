@@ -1,0 +1,250 @@
+"""The data file's key: where it is kept, found, made, and changed.
+
+Looked for in this order, and a new one kept in the first place that works:
+
+1. ``HIPPO_DB_KEY`` in the environment (64 hex digits), when set: it beats the rest and
+   is never stored by Hippo.
+2. The system keyring: service ``hippo``, entry ``data-file-key``.
+3. Where no keyring backend exists: the key file ``data-file.key`` beside config.toml,
+   readable by its owner only. Hippo says once, when it makes it, what that risks.
+
+A rekey first keeps the new key beside the old (entry ``data-file-key.next``, file
+``data-file.key.next``) and makes it the key only once the re-encrypted file is in
+place, so an interruption at any point leaves a key that opens the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from assistant.errors import ConfigError, DataKeyError
+from assistant.secrets import keyring_usable
+from data_schema.cipher import KEY_BYTES, DataKey
+
+if TYPE_CHECKING:
+    from assistant.config import Config
+
+__all__ = ["KEYRING_ENTRY", "KEYRING_SERVICE", "KEY_ENV", "KEY_FILE", "KeyStore"]
+
+KEY_ENV = "HIPPO_DB_KEY"
+KEYRING_SERVICE = "hippo"
+KEYRING_ENTRY = "data-file-key"
+KEY_FILE = "data-file.key"
+_NEXT = ".next"
+Place = Literal["env", "keyring", "file"]
+
+
+def _parse(text: str, where: str) -> bytes:
+    try:
+        secret = bytes.fromhex(text.strip())
+    except ValueError:
+        secret = b""
+    if len(secret) != KEY_BYTES:
+        raise ConfigError(
+            f"{where} must hold the data file's key as {2 * KEY_BYTES} hex digits. Fix it "
+            f"(`hippo doctor` says where the key is kept), or unset {KEY_ENV}."
+        )
+    return secret
+
+
+def _keyring():  # type: ignore[no-untyped-def]
+    import keyring
+
+    return keyring
+
+
+class KeyStore:
+    """The key of this user's data files, with the places it is looked for.
+
+    Args:
+        config_dir: the folder of config.toml (the key file lives there if it must).
+        environ: the environment to read ``HIPPO_DB_KEY`` from (default ``os.environ``).
+    """
+
+    def __init__(self, config_dir: Path, *, environ: Mapping[str, str] | None = None) -> None:
+        self.config_dir = Path(config_dir)
+        self._env = os.environ if environ is None else environ
+        self._found: list[DataKey] | None = None
+        self.notices: list[str] = []
+        """What the user should hear once (the key went to a file); taken by the engine."""
+
+    @classmethod
+    def for_config(cls, config: Config) -> KeyStore:
+        """The key store beside ``config``'s config.toml."""
+        return cls(config.config_dir)
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> KeyStore:
+        """The key store beside the config.toml this environment points to."""
+        from assistant.config import config_dir_from
+
+        env = os.environ if environ is None else environ
+        return cls(config_dir_from(env), environ=env)
+
+    @property
+    def key_file(self) -> Path:
+        """The key file used where no keyring backend exists."""
+        return self.config_dir / KEY_FILE
+
+    # -- finding ---------------------------------------------------------------------
+
+    def _env_key(self) -> DataKey | None:
+        text = self._env.get(KEY_ENV, "").strip()
+        return DataKey(_parse(text, KEY_ENV), KEY_ENV) if text else None
+
+    def _keyring_key(self, entry: str) -> DataKey | None:
+        if not keyring_usable():
+            return None
+        try:
+            text = _keyring().get_password(KEYRING_SERVICE, entry)
+        except Exception:  # a locked or broken keyring: looked, found nothing
+            return None
+        where = f"the system keyring (service '{KEYRING_SERVICE}', entry '{entry}')"
+        return DataKey(_parse(text, where), where) if text else None
+
+    def _file_key(self, path: Path) -> DataKey | None:
+        try:
+            text = path.read_text(encoding="ascii")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DataKeyError(f"Can't read the data file's key from {path}: {exc}.") from exc
+        return DataKey(_parse(text, str(path)), f"the key file {path}")
+
+    def place(self) -> Place:
+        """Where the key is kept (or would be kept, if it is made now)."""
+        if self._env.get(KEY_ENV, "").strip():
+            return "env"
+        if self._keyring_key(KEYRING_ENTRY) is None and self.key_file.exists():
+            return "file"
+        return "keyring" if keyring_usable() else "file"
+
+    def current(self) -> DataKey | None:
+        """The key, from the first place that holds one."""
+        return self._env_key() or self._keyring_key(KEYRING_ENTRY) or self._file_key(self.key_file)
+
+    def pending(self) -> DataKey | None:
+        """The new key of a rekey not yet finished, if any."""
+        if self._env_key() is not None:
+            return None
+        return self._keyring_key(KEYRING_ENTRY + _NEXT) or self._file_key(
+            self.key_file.with_name(KEY_FILE + _NEXT)
+        )
+
+    def candidates(self) -> Sequence[DataKey]:
+        """The key, then a rekey's new key (asked once; later calls reuse the answer)."""
+        if self._found is None:
+            found = [key for key in (self.current(), self.pending()) if key is not None]
+            self._found = list({key.secret: key for key in found}.values())
+        return self._found
+
+    def for_new_file(self) -> DataKey:
+        """The key to encrypt a new file with: the one there is, or a new one, stored."""
+        found = self.candidates()
+        if found:
+            return found[0]
+        key = self._store(DataKey(secrets.token_bytes(KEY_BYTES), "new"), next_=False)
+        self._found = [key]
+        return key
+
+    def opened_with(self, key: DataKey) -> None:
+        """``key`` opened the file: if it is a rekey's new key, the rekey got that far."""
+        if self._found and key.secret == self._found[0].secret:
+            return  # the usual case: the key is the key
+        current, pending = self.current(), self.pending()
+        if pending is not None and key.secret == pending.secret != getattr(current, "secret", None):
+            self.commit(key)
+
+    def missing(self, path: Path) -> str:
+        """Why no key is at hand for ``path``: where Hippo looked, and what to do."""
+        backend = "" if keyring_usable() else " (no keyring backend is available here)"
+        return (
+            f"{path} is encrypted, and its key is missing. Hippo looked in {KEY_ENV} (not set), "
+            f"the system keyring (service '{KEYRING_SERVICE}', entry '{KEYRING_ENTRY}'){backend}"
+            f" and the key file {self.key_file} (absent). Restore the key: put it back in the "
+            f"keyring or the key file, or set {KEY_ENV} to it. Without it the file can't be "
+            "read: move it aside, and restore your memories from an export with "
+            "`hippo import FILE --profile NAME`."
+        )
+
+    def describe(self) -> str:
+        """Where the key comes from, in words (for `hippo doctor`)."""
+        key = self.current()
+        if key is None:
+            return "none yet (made when a new data file is created)"
+        if key.origin.startswith("the key file"):
+            return f"{key.origin} (no keyring backend: anyone who can read it can read Hippo)"
+        return key.origin
+
+    # -- storing ---------------------------------------------------------------------
+
+    def _store(self, key: DataKey, *, next_: bool) -> DataKey:
+        place = self.place()
+        if place == "env":
+            env = self._env_key()
+            assert env is not None
+            return env
+        entry = KEYRING_ENTRY + (_NEXT if next_ else "")
+        if place == "keyring":
+            try:
+                _keyring().set_password(KEYRING_SERVICE, entry, key.hex)
+                return DataKey(key.secret, f"the system keyring (service 'hippo', entry '{entry}')")
+            except Exception as exc:  # the keyring refused: fall back to the file, saying why
+                self.notices.append(f"The system keyring refused the data file's key ({exc}).")
+        path = self.key_file.with_name(KEY_FILE + (_NEXT if next_ else ""))
+        _write_private(path, key.hex + "\n")
+        if not next_:
+            self.notices.append(
+                f"No keyring backend is available, so the data file's key is kept in {path} "
+                "(readable by you only). Anyone who can read that file, a backup tool or a "
+                "synced folder among them, can read your memories with it. Install a keyring "
+                f"(e.g. gnome-keyring or KWallet), or keep the key elsewhere and set {KEY_ENV}."
+            )
+        return DataKey(key.secret, f"the key file {path}")
+
+    def stage(self, key: DataKey) -> DataKey:
+        """Keep ``key`` beside the current one, as a rekey's new key.
+
+        Raises:
+            DataKeyError: the key comes from ``HIPPO_DB_KEY``, which Hippo can't change.
+        """
+        if self.place() == "env":
+            raise DataKeyError(
+                f"The data file's key comes from {KEY_ENV}, which Hippo can't change. Unset it "
+                "to let Hippo keep the key (in the keyring, or the key file), or re-encrypt "
+                "with a key you choose yourself."
+            )
+        return self._store(key, next_=True)
+
+    def commit(self, key: DataKey) -> None:
+        """Make ``key`` the key, then forget the old one and the staged copy."""
+        stored = self._store(DataKey(key.secret, key.origin), next_=False)
+        self.discard_pending()
+        self._found = [stored]
+
+    def discard_pending(self) -> None:
+        """Forget a staged key (a rekey that did not get far enough)."""
+        with contextlib.suppress(Exception):
+            if keyring_usable():
+                _keyring().delete_password(KEYRING_SERVICE, KEYRING_ENTRY + _NEXT)
+        self.key_file.with_name(KEY_FILE + _NEXT).unlink(missing_ok=True)
+        self._found = None
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, readable by its owner only, and flush it."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    try:
+        os.write(fd, text.encode("ascii"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)

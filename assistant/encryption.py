@@ -1,0 +1,164 @@
+"""Keeping the data file and its backups encrypted: first-start conversion, rekey, status.
+
+A plaintext file from an older Hippo is encrypted on the first start of this version,
+before anything else opens it: re-encrypted into a copy, checked (it opens with the key,
+every table holds as many rows), kept as a backup, then swapped in atomically (see
+``data_schema.recrypt``). The plaintext backups beside it follow. Progress is reported
+as it goes, so a large file never looks frozen.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from assistant.datakey import KeyStore
+from assistant.errors import DataKeyError
+from data_schema.cipher import CIPHER, KEY_BYTES, DataKey, file_state, opens_with
+from data_schema.recrypt import recrypt
+
+__all__ = ["Rekeyed", "StepProgress", "encryption_status", "prepare_data_file", "rekey"]
+
+StepProgress = Callable[[str, float], None]
+"""Told what is being done (e.g. "Encrypting the data file") and how far, 0.0 to 1.0."""
+
+BACKUP_DIR = "backups"
+
+
+def _backups(db_path: Path) -> list[Path]:
+    folder = db_path.parent / BACKUP_DIR
+    return sorted(folder.glob("*.db")) if folder.is_dir() else []
+
+
+def _step(progress: StepProgress | None, what: str) -> Callable[[float], None] | None:
+    return None if progress is None else (lambda share: progress(what, share))
+
+
+def _keep_backup(db_path: Path) -> Callable[[Path], None]:
+    """Copy the checked, encrypted copy into backups/ (owner-only) before it is swapped in."""
+
+    def keep(copy: Path) -> None:
+        folder = db_path.parent / BACKUP_DIR
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        target = folder / f"hippo-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.db"
+        fd = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        with os.fdopen(fd, "wb") as out, open(copy, "rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+            out.flush()
+            os.fsync(out.fileno())
+
+    return keep
+
+
+def prepare_data_file(db_path: Path, keys: KeyStore, progress: StepProgress | None = None) -> None:
+    """Make sure the data file (new or old) and its backups are encrypted.
+
+    A new file gets the key now (made and stored if there is none), so the place it is
+    kept in is said at once. Cheap when all is encrypted already: a header read per file.
+
+    Args:
+        db_path: the data file.
+        keys: where the key is kept.
+        progress: told each step and how far it is.
+
+    What to tell the user once (the conversion; the key's place where it is a file) is
+    added to ``keys.notices``.
+
+    Raises:
+        StorageError: another Hippo has the plaintext file open, or the conversion failed
+            (the file is then as it was).
+    """
+    db_path = Path(db_path)
+    told = keys.notices
+    state = file_state(db_path)
+    plain_backups = [b for b in _backups(db_path) if file_state(b) == "plaintext"]
+    if state == "encrypted" and not plain_backups:
+        return
+    key = keys.for_new_file()
+    if key is None:  # a key source that keeps files in plaintext (benchmarks)
+        return
+    if state == "plaintext":
+        counts = recrypt(
+            db_path,
+            old=None,
+            new=key,
+            progress=_step(progress, "Encrypting the data file"),
+            before_swap=_keep_backup(db_path),
+        )
+        told.append(
+            f"Your data file is now encrypted ({CIPHER}; {sum(counts.values())} rows in "
+            f"{len(counts)} tables checked). Its key is kept in {key.origin}: without it "
+            "the file can't be read."
+        )
+    for n, backup in enumerate(plain_backups, start=1):
+        what = f"Encrypting backup {n} of {len(plain_backups)}"
+        recrypt(backup, old=None, new=key, progress=_step(progress, what))
+    if plain_backups:
+        told.append(f"{len(plain_backups)} backup(s) in {db_path.parent / BACKUP_DIR} encrypted.")
+
+
+@dataclass(frozen=True)
+class Rekeyed:
+    """What a rekey did: the files re-encrypted, and where the new key is kept."""
+
+    files: tuple[Path, ...]
+    origin: str
+
+    def text(self) -> str:
+        """The receipt, in words."""
+        return (
+            f"Re-encrypted {len(self.files)} file(s) with a new key, kept in {self.origin}; "
+            "the old key is gone. Copies saved elsewhere (`hippo memory backup PATH`) are "
+            "still under the old key: make new ones."
+        )
+
+
+def rekey(db_path: Path, keys: KeyStore, progress: StepProgress | None = None) -> Rekeyed:
+    """Re-encrypt the data file and its backups under a new key; keep the old until done.
+
+    The new key is stored beside the old first; each file is re-encrypted (checked and
+    swapped in atomically); only then does the new key replace the old. Interrupted,
+    each file opens with one of the two, and running it again finishes the job.
+
+    Raises:
+        DataKeyError: the key is missing, or comes from HIPPO_DB_KEY (Hippo can't change it).
+        StorageError: another Hippo has the file open, or a copy failed (that file unchanged).
+    """
+    db_path = Path(db_path)
+    prepare_data_file(db_path, keys, progress)
+    old = keys.current()
+    if old is None:
+        raise DataKeyError(keys.missing(db_path))
+    pending = keys.pending()
+    new = keys.stage(pending or DataKey(secrets.token_bytes(KEY_BYTES), "new"))
+    done: list[Path] = []
+    files = [*_backups(db_path), db_path]
+    for n, path in enumerate(files, start=1):
+        if opens_with(path, new):
+            continue  # done by an interrupted rekey
+        if not opens_with(path, old):
+            if path == db_path:
+                raise DataKeyError(keys.missing(db_path))
+            continue  # a backup under some other key: not ours to change
+        what = "Re-encrypting the data file" if path == db_path else f"Re-encrypting backup {n}"
+        recrypt(path, old=old, new=new, progress=_step(progress, what))
+        done.append(path)
+    keys.commit(new)
+    stored = keys.current()
+    return Rekeyed(tuple(done), stored.origin if stored else new.origin)
+
+
+def encryption_status(db_path: Path, keys: KeyStore) -> tuple[str, str]:
+    """Whether the file is encrypted (and with what), and where its key comes from."""
+    state = file_state(Path(db_path))
+    if state == "plaintext":
+        return "no (plaintext: Hippo encrypts it at its next start)", keys.describe()
+    if state == "new":
+        return f"yes, once created ({CIPHER})", keys.describe()
+    origin = keys.describe() if keys.current() is not None else "missing: see the problem below"
+    return f"yes ({CIPHER}, ChaCha20-Poly1305 per page)", origin

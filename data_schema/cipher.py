@@ -1,0 +1,240 @@
+"""Encryption of the data file at rest: SQLite3 Multiple Ciphers, ChaCha20-Poly1305.
+
+apsw-sqlite3mc is apsw built with SQLite3 Multiple Ciphers: every page (of the file and
+of its WAL) is encrypted and authenticated with ChaCha20-Poly1305 as SQLite writes it.
+Hippo's key is 32 random bytes, passed raw (``x'..'``): a passphrase would be run through
+PBKDF2 on every connection (~0.1 s each; Hippo opens one per thread), a raw key costs
+nothing. Where keys come from is the caller's business (`KeySource`).
+
+Copies (``VACUUM INTO``) of an encrypted file are encrypted with the same key; a copy
+under another key, or from a plaintext file, names its key in the target's URI.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+import apsw
+
+__all__ = [
+    "CIPHER",
+    "DataKey",
+    "FileState",
+    "KeySource",
+    "NoEncryption",
+    "Progress",
+    "apply_key",
+    "copy_into",
+    "file_state",
+    "fsync_path",
+    "keyed_uri",
+    "open_keyed",
+    "opens_with",
+    "table_counts",
+]
+
+CIPHER = "chacha20"
+KEY_BYTES = 32
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+FileState = Literal["new", "plaintext", "encrypted"]
+Progress = Callable[[float], None]
+"""Told how far a long copy is, from 0.0 to 1.0."""
+
+
+@dataclass(frozen=True)
+class DataKey:
+    """A 256-bit key for the data file, and where it came from (for messages, never the key).
+
+    Args:
+        secret: the 32 key bytes.
+        origin: e.g. "the system keyring" or "HIPPO_DB_KEY".
+    """
+
+    secret: bytes = field(repr=False)
+    origin: str
+
+    def __post_init__(self) -> None:
+        if len(self.secret) != KEY_BYTES:
+            raise ValueError(f"a data key has {KEY_BYTES} bytes, not {len(self.secret)}")
+
+    @property
+    def hex(self) -> str:
+        """The key as 64 hex digits."""
+        return self.secret.hex()
+
+
+class KeySource(Protocol):
+    """Where `connect` gets keys: the key for a new file, and those to try on an encrypted one."""
+
+    def for_new_file(self) -> DataKey | None:
+        """The key to encrypt a new file with (made and stored if needed); None: plaintext."""
+        ...
+
+    def candidates(self) -> Sequence[DataKey]:
+        """The keys to try on an encrypted file, the usual one first."""
+        ...
+
+    def opened_with(self, key: DataKey) -> None:
+        """``key`` opened the file (a source may promote a key left by an interrupted rekey)."""
+        ...
+
+    def missing(self, path: Path) -> str:
+        """What to tell the user when no key opens ``path``: where it looked, what to do."""
+        ...
+
+
+class NoEncryption:
+    """Keys for files kept in plaintext: for benchmarks that compare, and tests of old files."""
+
+    def __init__(self) -> None:
+        self.notices: list[str] = []
+
+    def for_new_file(self) -> DataKey | None:
+        """No key: a new file stays plaintext."""
+        return None
+
+    def candidates(self) -> Sequence[DataKey]:
+        """No keys to try."""
+        return ()
+
+    def opened_with(self, key: DataKey) -> None:
+        """Nothing to remember."""
+
+    def missing(self, path: Path) -> str:
+        """Why an encrypted file does not open here."""
+        return f"{path} is encrypted, and it was opened without keys."
+
+
+def file_state(path: Path) -> FileState:
+    """Whether ``path`` is missing or empty, plain SQLite, or anything else (encrypted)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(_SQLITE_MAGIC))
+    except FileNotFoundError:
+        return "new"
+    if not head:
+        return "new"
+    return "plaintext" if head == _SQLITE_MAGIC else "encrypted"
+
+
+def apply_key(conn: apsw.Connection, key: DataKey) -> None:
+    """Key a freshly opened connection (before its first read)."""
+    conn.execute(f"PRAGMA cipher = '{CIPHER}'")
+    # The key is hex digits only, so pasting it into the statement is safe.
+    conn.execute(f"PRAGMA key = \"x'{key.hex}'\"")
+
+
+def open_keyed(path: Path, key: DataKey, *, create: bool = True) -> apsw.Connection:
+    """A connection to ``path`` keyed from its first moment (the key rides in the URI).
+
+    Keyed at open, not by a later PRAGMA, so that anything apsw runs on a new connection
+    (its ``connection_hooks``) already reads the file.
+
+    Raises:
+        apsw.NotADBError: the key does not open the file (now, or at the first read).
+    """
+    flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI
+    if create:
+        flags |= apsw.SQLITE_OPEN_CREATE
+    return apsw.Connection(keyed_uri(path, key), flags=flags)
+
+
+def opens_with(path: Path, key: DataKey | None) -> bool:
+    """Whether ``key`` (None: no key) reads the file at ``path``."""
+    try:
+        conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE)
+    except apsw.Error:
+        return False
+    try:
+        if key is not None:
+            apply_key(conn, key)
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        return True
+    except apsw.Error:
+        return False
+    finally:
+        conn.close()
+
+
+def keyed_uri(path: Path, key: DataKey | None) -> str:
+    """A URI naming ``path`` and, where given, the key (and cipher) to write it with."""
+    uri = "file:" + urllib.parse.quote(str(Path(path).absolute()))
+    if key is None:
+        return uri
+    return f"{uri}?cipher={CIPHER}&key=" + urllib.parse.quote(f"x'{key.hex}'")
+
+
+def copy_into(
+    conn: apsw.Connection,
+    target: Path,
+    *,
+    key: DataKey | None = None,
+    progress: Progress | None = None,
+    expected_bytes: int = 0,
+) -> None:
+    """Write a consistent, compact copy of ``conn``'s main database to ``target``.
+
+    Args:
+        conn: opened with ``SQLITE_OPEN_URI`` when ``key`` is given.
+        target: a new or empty file.
+        key: encrypt the copy with this key; None copies as the source is (a copy of an
+            encrypted file has its key).
+        progress: told the share written so far, judged by the target's size against
+            ``expected_bytes`` (``VACUUM INTO`` says nothing while it runs).
+        expected_bytes: about how large the copy will be (the source's size).
+    """
+    name = keyed_uri(target, key) if key is not None else str(target)
+    if progress is None or expected_bytes <= 0:
+        conn.execute("VACUUM INTO ?", (name,))
+        return
+
+    def tick() -> bool:
+        try:
+            written = os.stat(target).st_size
+        except OSError:
+            written = 0
+        progress(min(written / expected_bytes, 0.99))
+        return False  # False: carry on
+
+    conn.set_progress_handler(tick, 4_000)  # ~25 rows copied between looks
+    try:
+        conn.execute("VACUUM INTO ?", (name,))
+    finally:
+        conn.set_progress_handler(None)
+    progress(1.0)
+
+
+def table_counts(conn: apsw.Connection) -> dict[str, int]:
+    """Rows per ordinary table (shadow tables of FTS5 and vec0 included), by name."""
+    names = [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%'"
+            " ORDER BY name"
+        )
+    ]
+    return {name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in names}
+
+
+def fsync_path(path: Path, *, directory: bool = False) -> None:
+    """Flush ``path`` (a file, or a folder's entries) to the disk."""
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        if directory:  # Windows can't open folders; its renames are durable enough
+            return
+        raise
+    try:
+        os.fsync(fd)
+    except OSError:
+        if not directory:
+            raise
+    finally:
+        os.close(fd)

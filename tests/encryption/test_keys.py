@@ -1,0 +1,107 @@
+"""Where the data file's key is kept, found and said to be missing."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.cli import main
+from assistant.config import load_config
+from assistant.datakey import KEY_FILE, KEYRING_ENTRY, KEYRING_SERVICE, KeyStore
+from assistant.errors import ConfigError, DataKeyError
+from data_schema.cipher import file_state
+from data_schema.connect import connect
+
+
+def _store() -> KeyStore:
+    return KeyStore.for_config(load_config())
+
+
+def test_a_new_file_is_encrypted_with_a_random_key_kept_in_the_keyring(memory_keyring):
+    path = load_config().db_path
+    connect(path, keys=_store()).close()
+
+    stored = memory_keyring.secrets[(KEYRING_SERVICE, KEYRING_ENTRY)]
+    assert len(bytes.fromhex(stored)) == 32
+    assert file_state(path) == "encrypted"
+    assert not (load_config().config_dir / KEY_FILE).exists()
+    connect(path, keys=_store()).close()  # the stored key opens it again
+    assert memory_keyring.secrets[(KEYRING_SERVICE, KEYRING_ENTRY)] == stored
+
+
+def test_two_users_files_get_different_keys(memory_keyring, tmp_path):
+    connect(load_config().db_path, keys=_store()).close()
+    first = memory_keyring.secrets.pop((KEYRING_SERVICE, KEYRING_ENTRY))
+    connect(tmp_path / "other.db", keys=_store()).close()
+    assert memory_keyring.secrets[(KEYRING_SERVICE, KEYRING_ENTRY)] != first
+
+
+def test_without_a_keyring_the_key_goes_to_a_private_file_and_the_risk_is_said_once(no_keyring):
+    config = load_config()
+    keys = _store()
+    connect(config.db_path, keys=keys).close()
+
+    key_file = config.config_dir / KEY_FILE
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    assert len(bytes.fromhex(key_file.read_text())) == 32
+    (notice,) = keys.notices
+    assert "No keyring backend" in notice and str(key_file) in notice
+    assert "Anyone who can read that file" in notice
+    again = _store()
+    connect(config.db_path, keys=again).close()
+    assert again.notices == []  # said once, when the file was made
+
+
+def test_hippo_db_key_beats_the_keyring_and_is_never_stored(memory_keyring, monkeypatch):
+    monkeypatch.setenv("HIPPO_DB_KEY", "ab" * 32)
+    connect(load_config().db_path, keys=_store()).close()
+    assert memory_keyring.secrets == {}
+    monkeypatch.delenv("HIPPO_DB_KEY")
+    with pytest.raises(DataKeyError, match="its key is missing"):
+        connect(load_config().db_path, keys=_store())
+
+
+def test_a_malformed_hippo_db_key_is_refused_with_advice(monkeypatch, capsys):
+    monkeypatch.setenv("HIPPO_DB_KEY", "hunter2")
+    with pytest.raises(ConfigError, match="HIPPO_DB_KEY must hold the data file's key as 64 hex"):
+        connect(load_config().db_path, keys=_store())
+    assert main(["sessions"]) == 1
+    assert "64 hex digits" in capsys.readouterr().err
+
+
+def test_without_its_key_hippo_says_where_it_looked_and_what_to_do(
+    memory_keyring, capsys, ollama_up
+):
+    assert main(["log", "a first event"]) == 0
+    memory_keyring.secrets.clear()  # the keyring lost it
+
+    assert main(["sessions"]) == 1
+    err = capsys.readouterr().err
+    assert "is encrypted, and its key is missing" in err
+    assert "HIPPO_DB_KEY (not set)" in err and f"entry '{KEYRING_ENTRY}'" in err
+    assert KEY_FILE in err and "hippo import FILE --profile NAME" in err
+    assert "Traceback" not in err and "file is not a database" not in err
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "missing: see the problem below" in out and "its key is missing" in out
+
+
+def test_with_the_wrong_key_hippo_says_so(memory_keyring, monkeypatch, capsys, ollama_up):
+    assert main(["log", "a first event"]) == 0
+    monkeypatch.setenv("HIPPO_DB_KEY", "cd" * 32)
+
+    assert main(["sessions"]) == 1
+    err = capsys.readouterr().err
+    assert "encrypted (or damaged), and the key from HIPPO_DB_KEY does not open it" in err
+    assert "Traceback" not in err
+
+
+def test_doctor_shows_the_cipher_and_where_the_key_comes_from(memory_keyring, capsys, ollama_up):
+    assert main(["log", "a first event"]) == 0
+    main(["doctor"])
+    facts = dict(
+        line.split(None, 1) if not line.startswith("key from") else ("key from", line[8:].strip())
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith(("encrypted", "key from"))
+    )
+    assert facts["encrypted"].startswith("yes (chacha20")
+    assert facts["key from"] == f"the system keyring (service 'hippo', entry '{KEYRING_ENTRY}')"
