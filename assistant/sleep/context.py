@@ -75,6 +75,15 @@ class SleepContext:
         """Record a problem of a step (the run goes on)."""
         self.report.errors.append(f"{step}: {text}"[:600])
 
+    def retry_note(self, *, give_up: bool = False) -> str:
+        """What becomes of work the model failed on, in words true for this run.
+
+        A dry run records nothing, so nothing is retried or given up because of it.
+        """
+        if self.report.dry_run:
+            return "a real run would give it up" if give_up else "a real run would retry it"
+        return "given up" if give_up else "will retry next run"
+
     def propose(self, proposal: Proposal) -> None:
         """Record a change for the review queue and the morning notice."""
         self.report.proposals.append(proposal)

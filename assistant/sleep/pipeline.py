@@ -206,7 +206,29 @@ def _steps(ctx: SleepContext) -> str:
     for profile_id in profiles:  # no model calls: runs even when the cap stopped the rest
         hygiene(ctx, profile_id)
     ctx.steps_done.append("hygiene")
-    return status
+    return _verdict(ctx, status)
+
+
+_FAILURES = ("summarise_failed", "extract_failed", "update_failed", "reflect_failed")
+_SUCCESSES = ("sessions_summarised", "sessions_extracted", "reflections_run", "candidates_added")
+
+
+def _verdict(ctx: SleepContext, status: str) -> str:
+    """``failed`` for a run in which the model failed every step it was asked to do.
+
+    Such a run consolidated nothing; it must not read as done.
+    """
+    counts = ctx.report.counts
+    failed = sum(counts[key] for key in _FAILURES)
+    if status != "done" or not failed or any(counts[key] for key in _SUCCESSES):
+        return status
+    ctx.error(
+        "run",
+        f"the model {ctx.asker.model} gave no usable answer ({ctx.asker.use.malformed} "
+        "malformed): nothing was consolidated. A larger model may do better: set it with "
+        "`hippo models use --chat NAME` or `model` under [sleep] in config.toml.",
+    )
+    return "failed"
 
 
 def _finish(ctx: SleepContext, runs: RunStore, started: float) -> None:
@@ -218,4 +240,7 @@ def _finish(ctx: SleepContext, runs: RunStore, started: float) -> None:
     report.prompt_tokens = use.prompt_tokens
     report.completion_tokens = use.completion_tokens
     report.counts["embed_calls"] = use.embed_calls
+    report.counts["malformed_answers"] = use.malformed
+    report.counts["repaired_answers"] = use.repaired
+    report.counts["dropped_items"] = use.dropped_items
     runs.save(report)
