@@ -57,7 +57,11 @@ class SleepContext:
     @property
     def transcript_budget(self) -> int:
         """Tokens a conversation may fill in one prompt (the rest is instructions and reply)."""
-        return max(self.engine.context_tokens - 2048, 2048)
+        budget = max(self.engine.context_tokens - 2048, 2048)
+        window = self.engine.context_window(self.asker.model)
+        if window < self.engine.context_tokens:  # the model reads less than Hippo would fill
+            budget = min(budget, max(window - 2048, window // 2))
+        return budget
 
     def tick(self, step: str, done: int, total: int, note: str = "") -> None:
         """A unit finished: refresh the lock's heartbeat and report progress."""

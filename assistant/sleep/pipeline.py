@@ -146,7 +146,9 @@ def _run(
         model,
         max_calls=settings.max_llm_calls,
         think=False if "thinking" in engine.model_capabilities(model) else None,
-        options=engine.chat_options(),  # the chat's window: Ollama need not reload the model
+        # The chat's window for the chat model (Ollama need not reload it), never more
+        # than the model reads.
+        options=engine.model_options(model),
         on_call=lock.beat if lock else None,
     )
     ctx = SleepContext(
