@@ -39,6 +39,7 @@ class ModelUse:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    clean: int = 0  # answers valid as they came
     malformed: int = 0  # answers that stayed invalid after repair (each is retried or dropped)
     repaired: int = 0  # answers made valid by a clear repair (see ``repair``)
     dropped_items: int = 0  # broken items dropped from otherwise valid answers
@@ -49,6 +50,8 @@ class ModelUse:
             self.malformed += 1
         elif reading.notes:
             self.repaired += 1
+        else:
+            self.clean += 1
         self.dropped_items += reading.dropped if not reading.errors else 0
         return reading
 

@@ -242,6 +242,7 @@ def _finish(ctx: SleepContext, runs: RunStore, started: float) -> None:
     report.prompt_tokens = use.prompt_tokens
     report.completion_tokens = use.completion_tokens
     report.counts["embed_calls"] = use.embed_calls
+    report.counts["clean_answers"] = use.clean
     report.counts["malformed_answers"] = use.malformed
     report.counts["repaired_answers"] = use.repaired
     report.counts["dropped_items"] = use.dropped_items
