@@ -71,7 +71,7 @@ def _unwrapped(content: str, reading: Reading) -> str:
         text = text.strip("`").strip()
         text = text.removeprefix("json").strip()
     starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    if starts and min(starts) > 0:
+    if starts and min(starts) > 0 and not text.startswith('"'):
         reading.note("skipped text before the JSON")
         text = text[min(starts) :]
     return text
@@ -89,6 +89,12 @@ def _decoded(text: str, reading: Reading) -> Any:
         return salvaged
     if text[end:].strip():
         reading.note("ignored text after the JSON")
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            value = json.loads(value)  # JSON sent as a string of JSON
+        except (json.JSONDecodeError, RecursionError):
+            return value
+        reading.note("read JSON sent as a string")
     return value
 
 
@@ -150,18 +156,22 @@ def _reshaped(value: Any, schema: Mapping[str, Any], reading: Reading) -> Any:
         return {key: value}
     if not isinstance(value, dict):
         return value
+    wrapped = [v for v in value.values() if isinstance(v, dict) and key in v]
+    if key not in value and len(value) == 1 and wrapped:
+        reading.note(f"unwrapped {key!r} from {next(iter(value))!r}")
+        value = wrapped[0]
     if key in value:
         if _looks_like_item(value[key], item):
             reading.note(f"put a lone item under {key!r} into a list")
             return {**value, key: [value[key]]}
         return value
+    if _looks_like_item(value, item):
+        reading.note(f"put a lone item into {key!r}")
+        return {key: [value]}
     lists = [k for k, v in value.items() if isinstance(v, list)]
     if len(lists) == 1:
         reading.note(f"read {lists[0]!r} as {key!r}")
         return {key: value[lists[0]]}
-    if _looks_like_item(value, item):
-        reading.note(f"put a lone item into {key!r}")
-        return {key: [value]}
     nested = [v for v in value.values() if _looks_like_item(v, item)]
     if len(nested) == 1:
         reading.note(f"put a lone item into {key!r}")

@@ -81,3 +81,20 @@ def test_a_missing_field_in_an_episode_is_filled_only_where_empty_is_allowed():
     assert episode["title"] == "" and episode["topics"] == [] and episode["dated_items"] == []
     no_summary = {k: v for k, v in part.items() if k != "summary"}
     assert read_reply(json.dumps({"episodes": [no_summary]}), episodes_schema([1, 2])).errors
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda item: [item],
+        lambda item: {"items": [item]},
+        lambda item: {"data": {"facts": [item]}},
+        lambda item: {"facts": item},
+        lambda item: item,
+        lambda item: json.dumps({"facts": [item]}),
+    ],
+    ids=["bare list", "other key", "wrapped", "lone item", "item alone", "string of JSON"],
+)
+def test_reasonable_shapes_are_read_where_the_meaning_is_clear(shape):
+    reading = read_reply(json.dumps(shape(ITEM)), candidates_schema([3]))
+    assert reading.value == {"facts": [ITEM]} and reading.notes, reading.errors
