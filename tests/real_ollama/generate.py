@@ -4,7 +4,9 @@ What Ollama does for a model, done here with llama.cpp: the model's own chat tem
 JSON schema in `format` (or "json") turned into a grammar, so that decoding cannot leave
 it; tools offered in the system prompt, a call being `<tool_call>{...}</tool_call>` held
 to the tools' own schemas by a grammar (as far as a 135M model can follow it); `think` by
-asking for `<think>...</think>` first, where the server emulates thinking; a prompt too
+asking for `<think>...</think>` first, where the server emulates thinking (string
+bounds longer than 64 characters are left out of grammars: llama-cpp-python cannot load
+or sample them in reasonable time); a prompt too
 long for the window cut from the oldest turns, as Ollama truncates.
 """
 
@@ -210,7 +212,7 @@ def grammar_for(schema: Any, tools: list[dict[str, Any]], *, thinks: bool = Fals
     if schema == "json":
         return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
     if isinstance(schema, dict) and schema:
-        return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+        return LlamaGrammar.from_json_schema(json.dumps(_tractable(schema)), verbose=False)
     if schema not in (None, "", {}):
         raise ValueError(f"invalid format: {json.dumps(schema)[:80]}")
     if tools:
@@ -222,26 +224,45 @@ def grammar_for(schema: Any, tools: list[dict[str, Any]], *, thinks: bool = Fals
     return None
 
 
+_LONGEST_BOUND = 64  # characters: longer string bounds are left to the client to check
+
+
+def _tractable(schema: Any) -> Any:
+    """The schema without long string-length bounds, which llama-cpp-python's converter
+    spells out character by character (2,000 nested rules for a summary): past a few dozen
+    the grammar fails to load, or samples at seconds a token. Everything else (types,
+    required keys, enums, item counts) stays enforced.
+    """
+    if isinstance(schema, list):
+        return [_tractable(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _tractable(value) for key, value in schema.items()}
+    if out.get("maxLength", 0) > _LONGEST_BOUND:
+        del out["maxLength"]
+    if out.get("minLength", 0) > _LONGEST_BOUND:
+        out["minLength"] = _LONGEST_BOUND
+    return out
+
+
 def _tool_grammar(tools: list[dict[str, Any]]) -> str:
-    """A reply in free text, or one call of an offered tool with arguments of its schema."""
+    """A reply in free text, or a call of an offered tool with an object of arguments.
+
+    The arguments are held to being a JSON object, not to the tool's own schema: its
+    string-length bounds make grammars that llama-cpp-python samples from at seconds a
+    token, and a model's wrong arguments are for Hippo to survive.
+    """
     from llama_cpp.llama_grammar import SchemaConverter
 
-    calls = {
-        "anyOf": [
-            {
-                "type": "object",
-                "properties": {
-                    "name": {"const": t.get("name", "")},
-                    "arguments": t.get("parameters") or {"type": "object"},
-                },
-                "required": ["name", "arguments"],
-            }
-            for t in tools
-        ]
+    names = sorted({str(t.get("name", "")) for t in tools})
+    call = {
+        "type": "object",
+        "properties": {"name": {"enum": names}, "arguments": {"type": "object"}},
+        "required": ["name", "arguments"],
     }
     converter = SchemaConverter(prop_order={"name": 0, "arguments": 1}, allow_fetch=False,
                                 dotall=False, raw_pattern=False)  # fmt: skip
-    converter.visit(calls, "call")
+    converter.visit(call, "call")
     rules = converter.format_grammar()
     head = f'root ::= "<tool_call>" call "</tool_call>" | reply\nreply ::= {_FREE_TEXT}\n'
     return head + rules

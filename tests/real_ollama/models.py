@@ -46,7 +46,9 @@ def missing() -> str:
 
 
 def _threads() -> int:
-    return max(1, min(4, (os.cpu_count() or 2)))
+    # One thread: measured here, a second one made generation ~10x slower whenever the
+    # machine was busy (ggml's threads wait for each other by spinning); raise it by hand.
+    return int(os.environ.get("HIPPO_REAL_THREADS", "1"))
 
 
 class ChatModel:
@@ -54,7 +56,7 @@ class ChatModel:
 
     Args:
         n_ctx: The context window to load it with (at most what it was trained on).
-        threads: CPU threads for generation.
+        threads: CPU threads for generation (default 1, or HIPPO_REAL_THREADS).
     """
 
     name = "smollm2:135m"

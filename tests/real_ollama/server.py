@@ -50,7 +50,7 @@ class RealOllama(OllamaServer):
         n_ctx: The chat model's context window (what `/api/show` reports).
         max_tokens: The reply cap when a request sets no `num_predict`.
         thinking: Emulate a thinking model (`think` asks for `<think>` first).
-        threads: CPU threads for generation (default: up to 4).
+        threads: CPU threads for generation (default 1).
         verbose: Log each request to stderr.
     """
 
