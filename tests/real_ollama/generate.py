@@ -80,8 +80,10 @@ class Generation:
             self.prompt_tokens = len(tokens)
             grammar = grammar_for(self.body.get("format"), self.tools, thinks=self.thinks)
             text = self._generate(llama, tokens, grammar, options)
-            if self.tools or self.thinks:
-                yield from _split("".join(text), thinks=self.thinks)
+            if self.thinks:
+                yield from _split("".join(text), thinks=True)
+            elif self.tools:
+                yield from _streamed_or_called(text)
             else:
                 for chunk in text:
                     yield Piece("content", chunk)
@@ -172,6 +174,26 @@ def _template_messages(raw: list[Any], instructions: str) -> list[dict[str, str]
         else:
             out.insert(0, {"role": "system", "content": instructions})
     return out
+
+
+def _streamed_or_called(text: Iterator[str]) -> Iterator[Piece]:
+    """A reply streamed as it comes, unless it begins a tool call (then read whole).
+
+    The grammar lets an answer begin with "<" only to call a tool, so its first
+    characters decide, as Ollama's parser decides from a model's first tokens.
+    """
+    head = ""
+    for chunk in text:
+        head += chunk
+        if head.strip():
+            break
+    if head.lstrip().startswith("<"):
+        yield from _split(head + "".join(text), thinks=False)
+        return
+    if head:
+        yield Piece("content", head)
+    for chunk in text:
+        yield Piece("content", chunk)
 
 
 def _split(text: str, *, thinks: bool) -> Iterator[Piece]:
