@@ -273,18 +273,44 @@ def _empty_allowed(schema: Mapping[str, Any]) -> bool:
 
 
 def _without_broken_items(value: Any, schema: Mapping[str, Any], reading: Reading) -> Any:
-    """The list's valid items only, when some are valid: one broken item costs only itself."""
+    """The answer's valid items only, when some are valid: one broken item costs only itself.
+
+    A broken item inside an item (a dated item of an episode) is dropped first, so that it
+    does not cost its whole episode; at the top, an answer whose items are all broken is a
+    failed answer, not an empty one.
+    """
     key = _list_key(schema)
     if key is None or not isinstance(value, dict) or not isinstance(value.get(key), list):
         return value
     sub = schema["properties"][key]
-    items = value[key]
-    good = [v for v in items if not schema_errors(v, sub.get("items", {}))]
+    item = sub.get("items", {})
+    items = [_nested_dropped(v, item, f"$.{key}[{n}]", reading) for n, v in enumerate(value[key])]
+    good = [v for v in items if not schema_errors(v, item)]
     if len(good) == len(items) or not good or len(good) < sub.get("minItems", 0):
-        return value  # all broken: a failed answer, not an empty one
-    for n, item in enumerate(items):
-        problems = schema_errors(item, sub.get("items", {}), f"$.{key}[{n}]")
+        return {**value, key: items}
+    for n, one in enumerate(items):
+        problems = schema_errors(one, item, f"$.{key}[{n}]")
         if problems:
             reading.note(f"dropped {key} item {n}: {problems[0]}")
     reading.dropped += len(items) - len(good)
     return {**value, key: good}
+
+
+def _nested_dropped(value: Any, schema: Mapping[str, Any], path: str, reading: Reading) -> Any:
+    """An item with the broken entries of its own lists of objects dropped."""
+    if not isinstance(value, dict) or schema.get("type") != "object":
+        return value
+    out = dict(value)
+    for key, sub in schema.get("properties", {}).items():
+        entries = out.get(key)
+        item = sub.get("items", {})
+        if sub.get("type") != "array" or item.get("type") != "object":
+            continue
+        if not isinstance(entries, list):
+            continue
+        good = [e for e in entries if not schema_errors(e, item)]
+        if len(good) < len(entries) and len(good) >= sub.get("minItems", 0):
+            reading.note(f"dropped {len(entries) - len(good)} broken entries of {path}.{key}")
+            reading.dropped += len(entries) - len(good)
+            out[key] = good
+    return out

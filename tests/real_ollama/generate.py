@@ -198,7 +198,8 @@ def _streamed_or_called(text: Iterator[str]) -> Iterator[Piece]:
 
 def _split(text: str, *, thinks: bool) -> Iterator[Piece]:
     """Thinking, content and tool calls out of a whole answer."""
-    if thinks and "</think>" in text:
+    if thinks and text.lstrip().startswith("<think>"):
+        # Cut at the token cap mid-thought, it is all thinking and no answer.
         thought, _, text = text.partition("</think>")
         yield Piece("thinking", thought.replace("<think>", "", 1).strip())
         text = text.lstrip()

@@ -69,3 +69,18 @@ def test_ps_lists_the_models_that_were_used(real_ollama):
     gateway.embed(EMBEDDING_MODEL, ["hello"])
     listed = gateway._client().ps()
     assert EMBEDDING_MODEL in {m.model for m in listed.models}
+
+
+def test_an_emulated_thinking_model_thinks_before_it_answers():
+    from assistant.llm.events import ThinkingDelta
+    from tests.real_ollama.models import missing
+    from tests.real_ollama.server import RealOllama
+
+    if missing():
+        pytest.skip(missing())
+    with RealOllama(max_tokens=96, thinking=True) as server:
+        gateway = OllamaGateway(server.host)
+        assert "thinking" in gateway.show(CHAT_MODEL).capabilities
+        events = list(gateway.chat(CHAT_MODEL, USER, think=True))
+    thought = "".join(e.text for e in events if isinstance(e, ThinkingDelta))
+    assert thought.strip() and "<think>" not in thought and isinstance(events[-1], Done)

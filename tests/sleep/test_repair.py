@@ -98,3 +98,14 @@ def test_a_missing_field_in_an_episode_is_filled_only_where_empty_is_allowed():
 def test_reasonable_shapes_are_read_where_the_meaning_is_clear(shape):
     reading = read_reply(json.dumps(shape(ITEM)), candidates_schema([3]))
     assert reading.value == {"facts": [ITEM]} and reading.notes, reading.errors
+
+
+def test_a_broken_dated_item_costs_only_itself_not_its_episode():
+    dated = [
+        {"text": "Dentist on Friday", "when": "Friday", "message_id": 1},
+        {"text": "Cut off", "when": "next"},  # the JSON was cut here, and completed
+    ]
+    part = {"first_message_id": 1, "last_message_id": 2, "title": "", "summary": "Plans.",
+            "topics": [], "importance": 5, "dated_items": dated}  # fmt: skip
+    reading = read_reply(json.dumps({"episodes": [part]}), episodes_schema([1, 2]))
+    assert reading.value["episodes"][0]["dated_items"] == dated[:1] and reading.dropped == 1
