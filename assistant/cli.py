@@ -8,12 +8,15 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_memory
+from assistant import cli_args, cli_ask, cli_memory, cli_profiles
 from assistant.config import Config, load_config, save_config
-from assistant.errors import HippoError
+from assistant.errors import HippoError, StorageError
+from assistant.terminal import raw_stream, safe_streams
+from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
+    from assistant.memory.models import Session
 
 __all__ = ["build_parser", "main"]
 
@@ -28,7 +31,7 @@ environment:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with every command documented."""
-    parser = argparse.ArgumentParser(
+    parser = cli_args.Parser(
         prog="hippo",
         description="Hippo: a local-first personal memory assistant on Ollama. "
         "With no command, opens the chat.",
@@ -39,7 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-c", "--continue", dest="resume", action="store_true", help="resume the last session"
     )
-    parser.add_argument("--profile", help="memory profile to use (e.g. work, personal)")
+    parser.add_argument(
+        "--profile", help="memory profile to use (e.g. work, personal; `hippo profile list`)"
+    )
+    parser.add_argument(
+        "--create-profile",
+        action="store_true",
+        help="start the --profile named if it does not exist yet (else a typo is refused)",
+    )
     parser.add_argument(
         "--scope",
         default="",
@@ -51,9 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("chat", help="open the chat (the default)")
     sub.add_parser("doctor", help="check the data file and Ollama; non-zero exit on problems")
     sub.add_parser("path", help="print the data file's path")
-    ask = sub.add_parser("ask", help="send one message and print the reply (no UI)")
-    ask.add_argument("text", help="the message")
+    ask = sub.add_parser(
+        "ask",
+        help="send one message and print the reply (no UI); `-` or a pipe reads it from stdin",
+    )
+    ask.add_argument("text", nargs="?", help="the message; `-` (or none, with a pipe): stdin")
     models = sub.add_parser("models", help="list installed models, or choose one")
+    models.add_argument("--json", action="store_true", help="print JSON lines")
     models_sub = models.add_subparsers(dest="models_command", metavar="ACTION")
     use = models_sub.add_parser("use", help="choose the chat and/or embedding model (saved)")
     use.add_argument("--chat", help="chat model name")
@@ -62,9 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     pull.add_argument("model")
     search = sub.add_parser("search", help="search every message by keyword and meaning")
     search.add_argument("query")
-    search.add_argument("-n", "--limit", type=int, default=10, help="how many hits (10)")
+    search.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many hits (10)")
+    search.add_argument("--json", action="store_true", help="print JSON lines")
     sessions = sub.add_parser("sessions", help="list recent sessions")
-    sessions.add_argument("-n", "--limit", type=int, default=20, help="how many (20)")
+    sessions.add_argument("-n", "--limit", type=cli_args.count, default=20, help="how many (20)")
+    sessions.add_argument("--json", action="store_true", help="print JSON lines")
     sub.add_parser("embed", help="embed memories still waiting for vectors, now")
     log = sub.add_parser("log", help="record an event from outside the chat (sensory memory)")
     log.add_argument("text", nargs="?", help='what happened, e.g. "finished a 5k run"')
@@ -75,63 +91,133 @@ def build_parser() -> argparse.ArgumentParser:
         '"expires_at", "ttl_hours", "importance"}',
     )
     log.add_argument("--source", default="cli", help="where the event comes from (cli)")
-    log.add_argument("--ttl-hours", type=float, help="forget it after this long (7 days)")
+    log.add_argument(
+        "--ttl-hours", type=cli_args.hours, help="forget it after this many hours (7 days)"
+    )
     ingest = sub.add_parser("ingest", help="add text/Markdown files or folders to archival memory")
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     recall = sub.add_parser("recall", help="what Hippo would recall for a text, with scores")
     recall.add_argument("query")
-    recall.add_argument("-n", "--limit", type=int, default=10, help="how many (10)")
+    recall.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many (10)")
+    recall.add_argument("--json", action="store_true", help="print JSON lines")
     sleep = sub.add_parser(
         "sleep", help="consolidate memory (nightly): episodes, facts to review, reflections"
     )
-    sleep.add_argument("--now", action="store_true", help="run now, even if nothing is due")
+    sleep.add_argument(
+        "--now",
+        action="store_true",
+        help="run now, even if nothing is due; it takes the sessions that are over (their "
+        "app closed or `ask` ended, or 30 minutes idle) and says why it left any",
+    )
+    sleep.add_argument(
+        "--retry",
+        action="store_true",
+        help="run now, trying again the sessions sleep gave up on (the model failed on "
+        "them 3 runs in a row; nightly and manual runs count alike)",
+    )
     sleep.add_argument(
         "--dry-run", action="store_true", help="show what it would propose; write nothing"
     )
     sleep.add_argument(
         "--install-timer",
         action="store_true",
-        help="install a nightly systemd/launchd/Windows timer",
+        help="install a nightly systemd/launchd/Windows timer that runs this same Hippo on "
+        "this data file and Ollama host",
     )
-    sleep.add_argument("--max-llm-calls", type=int, help="cap on model calls for this run (200)")
+    sleep.add_argument(
+        "--max-llm-calls", type=cli_args.calls, help="cap on model calls for this run (200)"
+    )
     token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
     token.add_argument("action", choices=["set", "clear", "status"])
     cli_memory.add_parsers(sub)
+    cli_profiles.add_parsers(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `hippo` command; return the exit status."""
-    args = build_parser().parse_args(argv)
-    config: Config | None = None
+    """Run the `hippo` command; return the exit status (0 done, 1 refused or failed).
+
+    Bad input of any kind ends with one line saying what was wrong and what to do, never
+    a traceback; a traceback is left only for a bug.
+    """
+    saved = sys.stdout
+    # Whatever a command prints, stored text included, reaches the terminal escaped; and
+    # a reader that leaves (`| head -1`) silences stdout instead of raising.
+    sys.stdout = cli_args.QuietPipe(saved)  # type: ignore[assignment]
     try:
+        with safe_streams():
+            return _main(argv)
+    finally:
+        sys.stdout = saved
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """`main` inside its streams: every refusal and failure becomes exit status 1."""
+    config: Config | None = None
+    out = sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+        cli_args.check_text(args)
         config = load_config(data_dir=args.data_dir)
         if args.profile:
             config = config.with_changes(profile=args.profile)
         if args.model:
             config = config.with_changes(chat_model=args.model)
+        cli_profiles.check_profile(args, config)
         handler = _COMMANDS.get(args.command or "chat", _chat)
-        return handler(args, config, sys.stdout)
+        return handler(args, config, out)
+    except SystemExit as exc:  # --help, or a usage error (see cli_args.Parser)
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     except HippoError as exc:
         print(f"hippo: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("hippo: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # --help | head, say: the reader left; not an error
+        cli_args.silence(sys.stdout)
+        return 0
     except Exception as exc:
-        from data_schema.connect import storage_error
-
-        if config is None or (failed := storage_error(exc, config.db_path)) is None:
+        if (failed := _explain(exc, config)) is None:
             raise  # a bug
         print(f"hippo: {failed}", file=sys.stderr)
         return 1
+    finally:
+        out.flush()  # here, where a reader that left is noticed quietly, not at exit
+
+
+def _explain(exc: Exception, config: Config | None) -> str | None:
+    """What an exception that escaped a command means for the user, if it is not a bug."""
+    from data_schema.connect import storage_error
+
+    if isinstance(exc, UnicodeError):
+        return (
+            f"some text was not UTF-8 ({exc}). Hippo keeps text as UTF-8: convert it, "
+            "e.g. with `iconv -f latin1 -t utf-8`, and try again."
+        )
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to read; nothing was done with it."
+    if isinstance(exc, OSError) and exc.strerror:  # a file that can't be read or written
+        where = f" ({printable_path(exc.filename)})" if exc.filename else ""
+        return f"{exc.strerror}{where}; nothing was done."
+    if config is None:
+        return None
+    return storage_error(exc, config.db_path)
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.memory.models import scope_name
-    from ui.app import HippoApp
 
     scope = scope_name(args.scope)  # a bad name fails here, before the app starts
+    # Without a terminal the full-screen app would write escape codes into a file and
+    # wait for keys that never come: a piped message is answered as `ask` does.
+    why = cli_ask.chat_needs_terminal(sys.stdin, sys.stdout)
+    if why is not None:
+        if args.command is None and not sys.stdin.isatty():
+            return cli_ask.ask_command(args, config, out)
+        raise HippoError(why)
+    from ui.app import HippoApp
+
     # The app opens the engine in a thread after its first frame: the chat shows before
     # the engine's modules load and the data file opens.
     app = HippoApp(
@@ -145,6 +231,8 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         app.run()
     finally:
         if app.opened is not None:
+            if app.chat.session_id is not None:  # the app closed: its session is over
+                app.opened.end_session(app.chat.session_id)
             app.opened.close()
     if app.open_error is not None:
         if app.chat.queued is not None:  # typed before the file failed to open: give it back
@@ -153,6 +241,9 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 file=sys.stderr,
             )
         raise app.open_error
+    from ui.threads import exit_past_stragglers
+
+    exit_past_stragglers(0)  # ctrl+q ends the process whatever a library thread waits on
     return 0
 
 
@@ -184,32 +275,7 @@ def _path(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from assistant.factory import open_engine
-    from assistant.turns import PromptTooLong, ReplyCancelled, ReplyFailed, TextDelta
-
-    engine = open_engine(config)
-    try:
-        session = engine.last_session() if args.resume else None
-        session = session or engine.new_session(scope=args.scope)
-        failed = False
-        for event in engine.send(session.id, args.text, cancel=threading.Event()):
-            if isinstance(event, TextDelta):
-                out.write(event.text)
-                out.flush()
-            elif isinstance(event, PromptTooLong):
-                print(f"hippo: {event.advice}", file=sys.stderr)
-            elif isinstance(event, ReplyFailed):
-                print(f"\nhippo: {event.error}", file=sys.stderr)
-                failed = True
-            elif isinstance(event, ReplyCancelled):
-                failed = True
-        print(file=out)
-        engine.embed_pending()
-        for notice in engine.take_notices():
-            print(f"hippo: {notice}", file=sys.stderr)
-        return 1 if failed else 0
-    finally:
-        engine.close()
+    return cli_ask.ask_command(args, config, out)
 
 
 def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -234,6 +300,17 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             for m, name in (("*chat", config.chat_model), ("*embedding", config.embedding_model))
             if info.name in (name, f"{name}:latest")
         ]
+        if args.json:
+            cli_memory.dump_json(
+                {
+                    "name": info.name,
+                    "size": info.size,
+                    "capabilities": sorted(info.capabilities),
+                    "used_for": [m.lstrip("*") for m in marks],
+                },
+                out,
+            )
+            continue
         caps = ", ".join(sorted(info.capabilities))
         print(f"{info.name:<28} {info.size / 1e9:6.1f} GB  {caps:<36} {' '.join(marks)}", file=out)
     return 0
@@ -242,12 +319,15 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_gateway
 
+    if not args.model.strip():
+        raise HippoError("Name the model to pull, e.g. `hippo pull qwen3:1.7b`.")
     cancel = threading.Event()
     try:
         for progress in open_gateway(config).pull(args.model, cancel=cancel):
             share = f"{progress.fraction:6.1%}" if progress.fraction is not None else "   ..."
             speed = f"{progress.bytes_per_s / 1e6:7.1f} MB/s" if progress.bytes_per_s else ""
-            out.write(f"\r{progress.status[:40]:<40} {share} {speed}")
+            raw_stream(out).write("\r")  # the progress line's own cursor move
+            out.write(f"{progress.status[:40]:<40} {share} {speed}")
             out.flush()
     except KeyboardInterrupt:
         cancel.set()
@@ -263,14 +343,30 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         hits = engine.search_messages(args.query, limit=args.limit)
+        _tell(engine.take_notices())
     finally:
         engine.close()
     if not hits:
-        print("No messages match.", file=out)
+        print("No messages match.", file=sys.stderr)
     elif note := _trust_note(hits[0].vector_trust, hits[0].vector is not None):
-        print(note, file=out)
+        print(note, file=sys.stderr)
     for hit in hits:
         msg = hit.message
+        if args.json:
+            cli_memory.dump_json(
+                {
+                    "score": hit.score,
+                    "keyword": hit.keyword,
+                    "vector": hit.vector,
+                    "message_id": msg.id,
+                    "session_id": msg.session_id,
+                    "role": msg.role,
+                    "created_at": msg.created_at.isoformat(),
+                    "content": msg.content,
+                },
+                out,
+            )
+            continue
         vector = f"{hit.vector:.2f}" if hit.vector is not None else "-"
         text = " ".join(msg.content.split())
         print(
@@ -280,6 +376,12 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             file=out,
         )
     return 0
+
+
+def _tell(notices: list[str]) -> None:
+    """Print what background work had to say (re-embedding, say), on stderr."""
+    for notice in notices:
+        print(f"hippo: {notice}", file=sys.stderr)
 
 
 def _trust_note(trust: float, searched: bool) -> str:
@@ -303,6 +405,9 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         for session in engine.sessions(args.limit):
+            if args.json:
+                cli_memory.dump_json(_session_json(session), out)
+                continue
             scope = f"[{session.scope}] " if session.scope else ""
             print(
                 f"{session.id:>6}  {session.last_active_at:%Y-%m-%d %H:%M}  "
@@ -312,6 +417,18 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     finally:
         engine.close()
     return 0
+
+
+def _session_json(session: Session) -> dict[str, object]:
+    return {
+        "id": session.id,
+        "title": session.title,
+        "scope": session.scope,
+        "started_at": session.started_at.isoformat(),
+        "last_active_at": session.last_active_at.isoformat(),
+        "messages": session.message_count,
+        "incognito": session.incognito,
+    }
 
 
 def _embed(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -325,7 +442,7 @@ def _embed(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     finally:
         engine.close()
     for notice in notices:
-        print(notice, file=out)
+        print(f"hippo: {notice}", file=sys.stderr)
     print(f"Embedded {stored} message(s); {left} still waiting.", file=out)
     return 0 if left == 0 else 1
 
@@ -372,12 +489,14 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         if args.json:
-            result = engine.log_events_json(sys.stdin, source=args.source)
+            # Bytes, so that a line that is not UTF-8 is reported alone (see log_json_lines).
+            lines = getattr(sys.stdin, "buffer", sys.stdin)
+            result = engine.log_events_json(lines, source=args.source)
             for error in result.errors:
                 print(f"hippo: skipped {error}", file=sys.stderr)
             print(f"Logged {result.added} event(s).", file=out)
             return 1 if result.errors else 0
-        ttl = timedelta(hours=args.ttl_hours) if args.ttl_hours else None
+        ttl = timedelta(hours=args.ttl_hours) if args.ttl_hours is not None else None
         event = engine.log_event(args.text, source=args.source, ttl=ttl)
         until = f", until {event.expires_at:%Y-%m-%d %H:%M}" if event.expires_at else ""
         print(f"Logged event {event.id} ({event.source}{until}).", file=out)
@@ -393,9 +512,18 @@ def _ingest(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     skipped = 0
     try:
         for path in args.paths:
-            report = engine.ingest(path)
+            try:
+                report = engine.ingest(path)
+            except StorageError:
+                raise  # the data file failed: the next paths would fail too
+            except HippoError as exc:  # this path only: the others are still ingested
+                print(f"hippo: {exc}", file=sys.stderr)
+                skipped += 1
+                continue
             for result in report.results:
                 print(f"{result.status:<9} {result.chunks:>4} chunks  {result.path}", file=out)
+                if result.note:
+                    print(f"          note: {result.note}", file=out)
             for where, why in report.skipped:
                 print(f"skipped   {where}: {why}", file=out)
             skipped += len(report.skipped)
@@ -410,13 +538,32 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         memories = engine.recall(args.query, limit=args.limit)
+        _tell(engine.take_notices())
     finally:
         engine.close()
     if not memories:
-        print("Nothing relevant is remembered.", file=out)
+        print("Nothing relevant is remembered.", file=sys.stderr)
     elif note := _trust_note(memories[0].vector_trust, memories[0].vector is not None):
-        print(note, file=out)
+        print(note, file=sys.stderr)
     for m in memories:
+        if args.json:
+            cli_memory.dump_json(
+                {
+                    "score": m.score,
+                    "relevance": m.relevance,
+                    "keyword": m.keyword,
+                    "vector": m.vector,
+                    "recency": m.recency,
+                    "importance": m.importance,
+                    "kind": m.kind,
+                    "id": m.item_id,
+                    "at": m.at.isoformat(),
+                    "source": m.source,
+                    "text": m.text,
+                },
+                out,
+            )
+            continue
         vector = f"{m.vector:.2f}" if m.vector is not None else "-"
         text = " ".join(m.text.split())
         print(
@@ -450,6 +597,7 @@ _COMMANDS = {
     "recall": _recall,
     "sleep": _sleep,
     **cli_memory.COMMANDS,
+    **cli_profiles.COMMANDS,
 }
 
 

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
+import os
+import re
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import dump_json, parse_time
 from assistant.errors import HippoError
+from assistant.files import writable_target
+from assistant.terminal import json_visible
+from assistant.textcheck import printable_path
 
 __all__ = ["ACTIONS"]
 
@@ -44,6 +51,23 @@ def _facts(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    from assistant.cli_ask import read_message
+
+    statement = read_message(args.text, sys.stdin) if args.text == "-" else args.text
+    scope = args.fact_scope if args.fact_scope is not None else args.scope
+    fact = admin.state_fact(statement, scope=scope, source="hippo memory add")
+    if fact.status == "active":
+        print(f"Remembered: {text.fact_line(fact)}", file=out)
+    else:  # instruction-like words wait for the user's own look
+        print(
+            f"Kept for review, not yet used: {text.fact_line(fact)}\nIt reads like an "
+            f"instruction; use it with `hippo memory approve {fact.id}`.",
+            file=out,
+        )
+    return 0
+
+
 def _show(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     print("\n".join(text.detail_lines(admin.fact_detail(args.id))), file=out)
     return 0
@@ -72,8 +96,17 @@ def _fact_verb(verb: str) -> Action:
 
 
 def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    items = admin.review_queue(args.kind)
-    print("\n".join(text.review_lines(items)) if items else "Nothing awaits review.", file=out)
+    if args.json:
+        for item in admin.review_queue(args.kind):
+            dump_json(dataclasses.asdict(item), out)
+        if args.kind in (None, "core"):
+            for proposal in admin.core_queue():
+                dump_json({"kind": "core", **dataclasses.asdict(proposal)}, out)
+        return 0
+    lines = text.review_lines(admin.review_queue(args.kind))
+    if args.kind in (None, "core"):
+        lines += text.core_review_lines(admin.core_queue())
+    print("\n".join(lines) if lines else "Nothing awaits review.", file=out)
     return 0
 
 
@@ -86,10 +119,20 @@ def _decide(verb: str) -> Action:
             done = admin.approve_all(kind) if verb == "approve" else admin.reject_all(kind)
             print(f"{_PAST[verb]} {len(done)} proposal(s).", file=out)
             return 0
+        kind, number = args.id  # checked by cli_args.proposal
+        if kind == "core":
+            if verb == "approve":
+                block = admin.approve_core(number)
+                print(f"Approved: core#{number}; the {block.label} block now reads:", file=out)
+                print(text.indent(block.value), file=out)
+            else:
+                proposal = admin.reject_core(number)
+                print(f"Rejected: core#{number} ({proposal.description})", file=out)
+            return 0
         if verb == "approve":
-            fact = admin.approve(args.id, statement=args.statement)
+            fact = admin.approve(number, statement=args.statement)
         else:
-            fact = admin.reject(args.id)
+            fact = admin.reject(number)
         print(f"{_PAST[verb]}: {text.fact_line(fact)}", file=out)
         return 0
 
@@ -98,36 +141,54 @@ def _decide(verb: str) -> Action:
 
 def _history(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     changes = admin.history(limit=args.limit, kind=args.kind)
+    if args.json:
+        for change in changes:
+            dump_json(dataclasses.asdict(change), out)
+        return 0
     print("\n".join(map(text.change_line, changes)) or "No changes yet.", file=out)
     return 0
 
 
 def _undo(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    kind, _, number = args.change.rpartition("#")
-    if kind not in ("", "fact", "core") or not number.isdigit():
-        raise HippoError(
-            f"{args.change!r} is not a change id; use one from `hippo memory history`."
-        )
+    kind, number = args.change  # checked by cli_args.change
     if kind == "core":
-        block = admin.undo(int(number), kind="core")
+        block = admin.undo(number, kind="core")
         print(f"Undone. The {block.label} block now reads: {text.short(block.value)}", file=out)
     else:
-        print(f"Undone. Now: {text.fact_line(admin.undo(int(number)))}", file=out)  # type: ignore[arg-type]
+        print(f"Undone. Now: {text.fact_line(admin.undo(number))}", file=out)  # type: ignore[arg-type]
     return 0
 
 
 def _believed(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    facts = admin.believed(args.query, parse_time(args.as_of))
+    facts = admin.believed(args.query, _as_of(args.as_of))
+    if args.json:
+        for fact in facts:
+            dump_json(dataclasses.asdict(fact), out)
+        return 0
     for fact in facts:
         print(text.fact_line(fact), file=out)
     print(f"{len(facts)} fact(s) held true then.", file=out)
     return 0
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _as_of(value: str) -> datetime:
+    """A typed moment; a date alone means the end of that day, so its facts count."""
+    if _DATE.fullmatch(value.strip()):
+        return parse_time(f"{value.strip()}T23:59:59.999999")
+    return parse_time(value)
+
+
 def _listing(kind: str) -> Action:
     def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if args.delete is not None:
             return _remove(admin, kind.rstrip("s"), args.delete, out)
+        if args.json:
+            for item in _items(admin, kind, args.limit):
+                dump_json(dataclasses.asdict(item), out)
+            return 0
         for line in _rows(admin, kind, args.limit):
             print(line, file=out)
         return 0
@@ -143,6 +204,16 @@ def _rows(admin: MemoryAdmin, kind: str, limit: int) -> list[str]:
     if kind == "events":
         return [text.event_line(e) for e in admin.events(limit)]
     return [text.document_line(d) for d in admin.documents()[:limit]]
+
+
+def _items(admin: MemoryAdmin, kind: str, limit: int) -> list[Any]:
+    if kind == "sessions":
+        return list(admin.sessions(limit))
+    if kind == "episodes":
+        return list(admin.episodes(limit))
+    if kind == "events":
+        return list(admin.events(limit))
+    return list(admin.documents()[:limit])
 
 
 def _remove(admin: MemoryAdmin, kind: str, item_id: int, out: TextIO) -> int:
@@ -189,9 +260,10 @@ def _stats(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    preview = admin.forget_preview(args.text)
+    preview = admin.forget_preview(args.text, all_profiles=args.all_profiles)
     if preview.empty:
-        print(f"Nothing mentions {preview.text!r}.", file=out)
+        nothing = f"Nothing mentions {preview.text!r} {preview.where}."
+        print(nothing, *text.elsewhere_lines(preview), sep="\n", file=out)
         return 0
     if not args.yes:
         print("\n".join(text.preview_lines(preview)), file=out)
@@ -201,7 +273,8 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if answer not in ("y", "yes"):
             print("Nothing was forgotten.", file=out)
             return 1
-    print(admin.forget(args.text, backups=args.backups).text(), file=out)
+    receipt = admin.forget(args.text, backups=args.backups, all_profiles=args.all_profiles)
+    print(receipt.text(), file=out)
     return 0
 
 
@@ -212,18 +285,54 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         import json
 
         body = json.dumps(admin.export(), ensure_ascii=False, indent=1) + "\n"
-    if not args.output:
-        out.write(body)
+    if not args.output:  # JSON keeps its value exactly; Markdown shows controls escaped
+        out.write(json_visible(body) if args.format == "json" else body)
         return 0
-    path = Path(args.output).expanduser()
-    path.write_text(body, encoding="utf-8")
-    path.chmod(0o600)
-    print(f"Exported profile {admin.profile.name!r} to {path}.", file=out)
+    path = writable_target(Path(args.output).expanduser())
+    if path.is_file() and not args.force:  # as `memory backup` does; a pipe or device is fine
+        raise HippoError(
+            f"{printable_path(path)} exists already; choose a new file, or add --force to "
+            "replace it."
+        )
+    _write_private(path, body.encode("utf-8"))
+    print(f"Exported profile {admin.profile.name!r} to {printable_path(path)}.", file=out)
     return 0
 
 
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``, owner-only from the start, replacing it only when whole.
+
+    A failed write (a full disk) leaves an earlier file of that name as it was. A pipe
+    or a device (``-o /dev/stdout``) is written to as it is, never replaced.
+    """
+    if path.exists() and not path.is_file():
+        try:  # non-blocking, so that a pipe nothing reads fails at once instead of hanging
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            raise HippoError(
+                f"Can't write {printable_path(path)}: it is a named pipe that nothing reads."
+            ) from None
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+        return
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
 def _backup(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    print(f"Backed up to {admin.backup(args.path)}", file=out)
+    print(f"Backed up to {admin.backup(args.path, force=args.force)}", file=out)
     return 0
 
 
@@ -233,6 +342,7 @@ def _path(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 ACTIONS: dict[str, Action] = {
+    "add": _add,
     "list": _facts,
     "facts": _facts,
     "search": _facts,

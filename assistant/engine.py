@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from assistant.memory.archival import ArchiveStore, IngestReport
     from assistant.memory.context import Stores, TurnContext
     from assistant.memory.core import CoreMemory
+    from assistant.memory.core_proposals import CoreEditMode, CoreProposals
     from assistant.memory.embedding import EmbeddingWorker
     from assistant.memory.entities import EntityStore
     from assistant.memory.episodes import EpisodeStore
@@ -66,6 +67,9 @@ class Hippo:
         working_strategy: buffer, window, summary or summary_buffer.
         context_budget: token budgets of the memory sections.
         weights: retrieval weights and thresholds.
+        core_edits: ``review`` (the default): the model's core memory edits wait for the
+            user's approval; ``apply``: they apply at once, except from a turn that holds
+            instruction-like or pasted text.
     """
 
     def __init__(
@@ -81,6 +85,7 @@ class Hippo:
         working_strategy: Strategy = "summary_buffer",
         context_budget: ContextBudget | None = None,
         weights: RetrievalWeights | None = None,
+        core_edits: CoreEditMode = "review",
     ) -> None:
         self.db = db if isinstance(db, Database) else Database(db)
         self.llm = llm
@@ -94,6 +99,7 @@ class Hippo:
         self.working_strategy: Strategy = working_strategy
         self.context_budget = context_budget or ContextBudget()
         self._weights = weights
+        self.core_edits: CoreEditMode = core_edits
         self.profile: Profile = self.messages.profile(profile)
         self.messages.mark_interrupted()
         self._shown: dict[str, ModelInfo] = {}
@@ -140,6 +146,13 @@ class Hippo:
         from assistant.memory.core import CoreMemory
 
         return CoreMemory(lambda: self.db.conn, self.clock)
+
+    @functools.cached_property
+    def core_proposals(self) -> CoreProposals:
+        """The model's core memory edits awaiting the user's review."""
+        from assistant.memory.core_proposals import CoreProposals
+
+        return CoreProposals(lambda: self.db.conn, self.clock)
 
     @functools.cached_property
     def entities(self) -> EntityStore:
@@ -216,6 +229,18 @@ class Hippo:
             self.profile.id, incognito=incognito, scope=scope_name(scope)
         )
 
+    def end_session(self, session_id: int) -> None:
+        """Mark a conversation over: its app closed, its `ask` ended, or another was opened.
+
+        Sleep consolidates a session once it is over (or idle long enough), so
+        ``hippo sleep --now`` takes it at once.
+        """
+        self.messages.end_session(session_id)
+
+    def discard_empty_reply(self, reply_id: int) -> bool:
+        """Delete a reply that failed before any text came (the user's message stays)."""
+        return self.messages.discard_empty_reply(reply_id)
+
     def last_session(self) -> Session | None:
         """The most recently active conversation with messages, if any."""
         return self.messages.last_session(self.profile.id)
@@ -238,7 +263,12 @@ class Hippo:
     # -- chat -------------------------------------------------------------------
 
     def send(
-        self, session_id: int, text: str, *, cancel: threading.Event | None = None
+        self,
+        session_id: int,
+        text: str,
+        *,
+        cancel: threading.Event | None = None,
+        pasted: bool = False,
     ) -> Iterator[TurnEvent]:
         """Answer ``text`` in a session, streaming typed events.
 
@@ -247,13 +277,26 @@ class Hippo:
         iterating) or failed. Errors arrive as ``ReplyFailed``, except one: a message
         the data file can't take (a full disk) raises ``StorageError`` as iteration
         starts, with nothing of it saved.
+
+        ``pasted``: the user pasted the text (a bracketed paste). A message that quotes
+        an email, a page or a chat log is taken as pasted too. What sleep draws from a
+        pasted message waits for review: it is not the user's own word.
         """
         if not text.strip():
             raise HippoError("The message is empty: type something to send.")
         session = self.session(session_id)
         from assistant.chat import ChatTurn  # with the tools: needed at the first send only
 
-        return ChatTurn(self, session, text, cancel or threading.Event()).run()
+        cancel = cancel or threading.Event()
+        return self._stopping_on(ChatTurn(self, session, text, cancel, pasted=pasted).run(), cancel)
+
+    def _stopping_on(
+        self, events: Iterator[TurnEvent], cancel: threading.Event
+    ) -> Iterator[TurnEvent]:
+        """The turn's events; ``cancel`` stops each of its calls to Ollama, whichever it is
+        (the query's embedding and the model check too, not only the reply's stream)."""
+        with self.llm.stopping_on(cancel):
+            yield from events
 
     def context_for(self, session: Session, user: Message) -> TurnContext:
         """The prompt for answering ``user``: memory sections and working memory."""
@@ -364,10 +407,15 @@ class Hippo:
     def search_messages(self, query: str, limit: int = 10) -> list[MessageHit]:
         """Messages of the current profile that match ``query`` by keyword or meaning.
 
-        Keyword (FTS5 BM25) and vector (sqlite-vec cosine) candidates are fused; when
+        Keyword (FTS5 BM25, on each message's own words) and vector (sqlite-vec cosine)
+        candidates are fused; when
         Ollama can't embed the query, keyword hits alone are returned.
         """
-        keyword = self.messages.keyword_search(self.profile.id, query, _SEARCH_CANDIDATES)
+        # Keyword hits match in the message itself: a match only in the turn before or
+        # after would show an unrelated message as a keyword hit.
+        keyword = self.messages.keyword_search(
+            self.profile.id, query, _SEARCH_CANDIDATES, own_text=True
+        )
         vector, trust = self.nearest("message", query, _SEARCH_CANDIDATES)
         ranked = fuse_hits(keyword, vector, trust)[:limit]
         found = self.messages.messages_by_id([message_id for message_id, *_ in ranked])
@@ -403,6 +451,7 @@ class Hippo:
             (vector,) = self.llm.embed(self.embedding_model, [text])
         except OllamaError:
             return None, 1.0
+        self.check_embedding_size(len(vector))
         return vector, self._reading.trust(self.embedding_model, text)
 
     def recall(
@@ -465,7 +514,7 @@ class Hippo:
         self.wake()
         return event
 
-    def log_events_json(self, lines: Iterable[str], *, source: str = "cli") -> LogResult:
+    def log_events_json(self, lines: Iterable[str | bytes], *, source: str = "cli") -> LogResult:
         """Record events from JSON lines; bad lines are reported, the rest kept."""
         result = self.events.log_json_lines(self.profile.id, lines, source=source)
         self.wake()
@@ -502,6 +551,15 @@ class Hippo:
 
         digest = self._digests.current(self.vector_key, self.llm.digests, self.clock.now())
         notice = renew_if_reweighted(self.vectors, self._reading, self.vector_key, digest)
+        if notice is not None:
+            self._notices.append(notice)
+
+    def check_embedding_size(self, dim: int) -> None:
+        """Re-embed everything if the embedding model now makes vectors of ``dim`` numbers
+        where the stored ones have another size (see `assistant.memory.weights`)."""
+        from assistant.memory.weights import renew_if_resized
+
+        notice = renew_if_resized(self.vectors, self._reading, self.vector_key, dim)
         if notice is not None:
             self._notices.append(notice)
 
@@ -621,12 +679,17 @@ class Hippo:
         return unseen_report(self)
 
     def close(self) -> None:
-        """Stop background work, close the data file's connections and the gateway."""
+        """Stop background work, close the data file's connections and the gateway.
+
+        Calls to Ollama in flight are stopped first, so that no thread waiting on a hung
+        host delays the close.
+        """
+        if self._worker is not None:
+            self._worker.stopping()
+        self.llm.abort()
         self.stop_background()
         self.db.close()
-        close = getattr(self.llm, "close", None)
-        if close is not None:
-            close()
+        self.llm.close()
 
 
 def _full_name(model: str) -> str:

@@ -5,10 +5,14 @@ HippoError
 │   ├── OllamaUnreachable       no answer from the host (refused, DNS, timeout)
 │   ├── OllamaAuthError         the host wants a (different) bearer token
 │   ├── ModelNotFound           the host answered, but lacks the model
-│   └── OllamaResponseError     the host answered with an error or broken data
+│   ├── OllamaResponseError     the host answered with an error or broken data
+│   │   └── OllamaTimeout       the host took the request, then was silent too long
+│   └── OllamaStopped           Hippo stopped the request (cancelled, or closing)
 ├── StorageError                the SQLite file
+│   ├── DamagedFile             the file failed SQLite's integrity check
 │   ├── ExtensionLoadError      sqlite-vec could not be loaded
 │   └── MigrationError          a schema migration failed (nothing was changed)
+├── MemoryWriteError            a memory write was refused (CoreMemoryError, UndoConflict)
 ├── ConfigError                 a bad setting in config.toml or the environment
 └── SecretStoreError            no usable keyring backend
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "CoreMemoryError",
+    "DamagedFile",
     "ExtensionLoadError",
     "HippoError",
     "MemoryWriteError",
@@ -26,9 +31,12 @@ __all__ = [
     "OllamaAuthError",
     "OllamaError",
     "OllamaResponseError",
+    "OllamaStopped",
+    "OllamaTimeout",
     "OllamaUnreachable",
     "SecretStoreError",
     "StorageError",
+    "UndoConflict",
 ]
 
 
@@ -90,6 +98,23 @@ class OllamaResponseError(OllamaError):
         self.status = status
 
 
+class OllamaTimeout(OllamaResponseError):
+    """The host took the request, then sent nothing for longer than allowed.
+
+    Attributes:
+        waited: the seconds allowed.
+        midway: whether the answer had begun (a stall) or not (no first byte).
+    """
+
+    def __init__(self, message: str, *, host: str, waited: float, midway: bool) -> None:
+        super().__init__(message, host=host)
+        self.waited, self.midway = waited, midway
+
+
+class OllamaStopped(OllamaError):
+    """Hippo stopped the request itself: the user cancelled, or Hippo is closing."""
+
+
 class StorageError(HippoError):
     """The SQLite data file could not be opened, read or written."""
 
@@ -116,3 +141,11 @@ class ConfigError(HippoError):
 
 class SecretStoreError(HippoError):
     """No usable keyring backend to keep a secret in."""
+
+
+class UndoConflict(MemoryWriteError):
+    """An undo was refused: a later change touched what it would revert; the message names it."""
+
+
+class DamagedFile(StorageError):
+    """The data file failed SQLite's integrity check; the message offers a good backup."""

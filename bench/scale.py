@@ -10,7 +10,9 @@ excluded) for queries made from a stored message's words and a noisy copy of its
 vector, reports p50/p95 for the message tier alone and for all tiers (wall clock, and
 the message tier's CPU time: on a shared machine the wall clock mostly measures the
 neighbours), and for a whole turn's context (``Hippo.context_for``: every tier, the
-session's working memory, the budgeted sections; ``ctx_*``), the file size, the
+session's working memory, the budgeted sections; ``ctx_*``, wall clock and CPU), the
+file size and what its bytes hold per message (text, keyword index, vectors, cells,
+other: dbstat, free pages in other), the
 process's peak memory, and the recall of ``VectorStore.nearest``'s approximate search
 against exact search (top 10 and top 50).
 
@@ -38,6 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import apsw
 import numpy as np
 
 from assistant.clock import ManualClock, to_iso
@@ -45,13 +48,13 @@ from assistant.engine import Hippo
 from assistant.memory.models import Message
 from assistant.memory.store import MessageStore
 from assistant.memory.textindex import index_text
-from assistant.memory.vectors import PendingText
+from assistant.memory.vectors import CELLS_MIN_ROWS, PendingText
 from data_schema.connect import Database
 
 DIM = 384
 MODEL = "random-384"
 OUT = Path(__file__).resolve().parent / "out"
-VERSION = 2  # bump when the synthetic data changes
+VERSION = 3  # bump when the synthetic data or how it is stored changes
 TOPICS = 300
 _SYLLABLES = (
     "ka lo mi ne su ra ti po be da fe gu hi jo ku le ma no pe qu si to vu wa xe yo zu".split()
@@ -161,13 +164,17 @@ def build(path: Path, n: int, seed: int = 7, per_session: int = 40) -> None:
     db.close()
     engine = Hippo(path, RandomVectors(), chat_model="none", embedding_model=MODEL, clock=clock)  # type: ignore[arg-type]
     model = engine.vectors.ensure_model(engine.vector_key, DIM)
-    for start in range(0, n, 5000):
-        batch = [
-            PendingText("message", i + 1, owners[i], "", 0)
-            for i in range(start, min(start + 5000, n))
-        ]
-        engine.vectors.store(model, batch, vectors[start : start + len(batch)].tolist())
-    engine.vectors.build_cells(model)
+    # As a file grows: its vectors get cells once there are enough of them (the app's
+    # background work builds them), and the ones after go straight into the cells.
+    cells_from = min(n, CELLS_MIN_ROWS)
+    for start, stop in ((0, cells_from), (cells_from, n)):
+        for first in range(start, stop, 5000):
+            batch = [
+                PendingText("message", i + 1, owners[i], "", 0)
+                for i in range(first, min(first + 5000, stop))
+            ]
+            engine.vectors.store(model, batch, vectors[first : first + len(batch)].tolist())
+        engine.vectors.build_cells(model)
     engine.close()
     path.with_suffix(".queries.json").write_text(json.dumps(_queries(texts, vectors, 500, seed)))
 
@@ -192,6 +199,39 @@ def _queries(
         q = vectors[i] + 0.8 * noise / np.linalg.norm(noise)
         out.append((text, (q / np.linalg.norm(q)).tolist()))
     return out
+
+
+def _bucket(table: str) -> str:
+    """Which part of the split a table (or index, by its table) counts in."""
+    if table == "messages":
+        return "text"
+    if "_fts" in table:
+        return "keyword"
+    if table.startswith(("vecpart_", "veccent_")) or table == "vector_cells":
+        return "cells"
+    if table.startswith("vec_"):
+        return "vectors"
+    return "other"
+
+
+def storage_split(path: Path, n: int) -> dict[str, float]:
+    """Bytes per message by what they hold (dbstat: every page of the file, free ones in other)."""
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        owner = dict(conn.execute("SELECT name, tbl_name FROM sqlite_master").fetchall())
+        split = dict.fromkeys(("text", "keyword", "vectors", "cells", "other"), 0)
+        for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
+            table = owner.get(name, name)
+            # sqlite-vec's and FTS5's shadow tables are named after their virtual table.
+            split[_bucket(table)] += size
+        (free,) = conn.execute("PRAGMA freelist_count").fetchone()
+        (page,) = conn.execute("PRAGMA page_size").fetchone()
+        split["other"] += free * page
+    finally:
+        conn.close()
+    per = {f"{k}_b": round(v / n) for k, v in split.items()}
+    per["total_b"] = round(sum(split.values()) / n)
+    return per
 
 
 def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, float]:
@@ -222,7 +262,13 @@ def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, flo
     t0 = time.perf_counter()
     engine.recall(asked[0][0], kinds=("message",), limit=10, query_vector=asked[0][1])
     first_ms = (time.perf_counter() - t0) * 1000
-    timings: dict[str, list[float]] = {"message": [], "all": [], "cpu": [], "context": []}
+    timings: dict[str, list[float]] = {
+        "message": [],
+        "all": [],
+        "cpu": [],
+        "context": [],
+        "ctx_cpu": [],
+    }
     for text, vector in asked:
         for label, kinds in (("message", ("message",)), ("all", None)):
             t0, c0 = time.perf_counter(), time.process_time()
@@ -239,9 +285,10 @@ def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, flo
     for text, vector in asked:
         llm.fixed = vector
         said = Message(0, session.id, "user", text, engine.clock.now())
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         engine.context_for(session, said)
         timings["context"].append((time.perf_counter() - t0) * 1000)
+        timings["ctx_cpu"].append((time.process_time() - c0) * 1000)
     llm.fixed = None
     # Approximate (as nearest() chooses for this table) against exact search.
     r10, r50, approx_ms, exact_ms = [], [], [], []
@@ -274,12 +321,15 @@ def measure(n: int, queries: int, rebuild: bool, seed: int = 7) -> dict[str, flo
         "all_p95_ms": pct(timings["all"], 95),
         "ctx_p50_ms": pct(timings["context"], 50),
         "ctx_p95_ms": pct(timings["context"], 95),
+        "ctx_cpu_p50": pct(timings["ctx_cpu"], 50),
+        "ctx_cpu_p95": pct(timings["ctx_cpu"], 95),
         "vec_approx_ms": round(statistics.median(approx_ms), 1),
         "vec_exact_ms": round(statistics.median(exact_ms), 1),
         "ann_recall10": round(statistics.mean(r10), 3),
         "ann_recall50": round(statistics.mean(r50), 3),
         "file_mb": round(sum(p.stat().st_size for p in OUT.glob(f"{path.name}*")) / 2**20, 1),
         "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        **storage_split(path, n),
     }
 
 
@@ -307,6 +357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "all_p95_ms",
         "ctx_p50_ms",
         "ctx_p95_ms",
+        "ctx_cpu_p50",
+        "ctx_cpu_p95",
         "vec_approx_ms",
         "vec_exact_ms",
         "ann_recall10",
@@ -314,12 +366,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "file_mb",
         "peak_mb",
     ]
+    split = ["messages", "text_b", "keyword_b", "vectors_b", "cells_b", "other_b", "total_b"]
     print(" ".join(f"{c:>13}" for c in cols))
     results = []
     for n in args.messages:
         r = measure(n, args.queries, args.rebuild)
         results.append(r)
         print(" ".join(f"{r[c]:>13}" for c in cols), flush=True)
+    print("bytes per message:")
+    print(" ".join(f"{c:>13}" for c in split))
+    for r in results:
+        print(" ".join(f"{r[c]:>13}" for c in split))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0

@@ -110,7 +110,8 @@ def connect(path: Path | str, *, migrate: bool = True) -> apsw.Connection:
     except (apsw.NotADBError, apsw.CorruptError) as exc:
         raise StorageError(
             f"{name} is not a readable Hippo database ({exc}). Move it aside and start "
-            "again, or restore a backup."
+            "again, or restore a backup: `hippo memory backups` lists them, and "
+            "`hippo memory restore NAME` puts one back."
         ) from exc
     except apsw.CantOpenError as exc:
         raise StorageError(

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
+from assistant.errors import HippoError
 from assistant.sleep import Progress, SleepReport, SleepSettings
 from scheduler import jobs
 
@@ -39,6 +40,7 @@ class SleepScheduler:
         settings: when and how to consolidate.
         on_report: called with each run's report (e.g. to show "While you were away").
         on_progress: called as a run progresses (e.g. the UI's status area).
+        on_error: called with a run's HippoError (e.g. a damaged data file it refused).
         timezone: the time zone of ``settings.at`` (default: this machine's).
         nightly: the nightly job (for tests).
         catch_up: the launch catch-up job (for tests).
@@ -51,6 +53,7 @@ class SleepScheduler:
         *,
         on_report: Callable[[SleepReport], None] | None = None,
         on_progress: Callable[[Progress], None] | None = None,
+        on_error: Callable[[HippoError], None] | None = None,
         timezone: tzinfo | None = None,
         nightly: Job = jobs.nightly,
         catch_up: Job = jobs.catch_up_on_launch,
@@ -59,6 +62,7 @@ class SleepScheduler:
         self.settings = settings or SleepSettings()
         self._on_report = on_report
         self._on_progress = on_progress
+        self._on_error = on_error
         self._timezone = timezone
         self._nightly = nightly
         self._catch_up = catch_up
@@ -96,6 +100,12 @@ class SleepScheduler:
     def _run(self, job: Job) -> SleepReport | None:
         try:
             report = job(self.engine, self.settings, self._on_progress)
+        except HippoError as exc:  # a refusal the user should read (a damaged file, ...)
+            if self._on_error is not None:
+                self._on_error(exc)
+            else:
+                _log.warning("Sleep job %s refused: %s", getattr(job, "__name__", job), exc)
+            return None
         except Exception:  # a bug must not kill the scheduler thread; it is logged
             _log.exception("Sleep job %s failed", getattr(job, "__name__", job))
             return None

@@ -2,7 +2,11 @@
 
 Nothing slow happens before the first frame: once the chat screen is on screen, a
 thread opens the engine (imports, data file, the session to resume), then the Ollama
-probe and the model check run in another.
+probe and the model check run in another; after it, the status line keeps following
+whether Ollama is up.
+
+Nothing holds the app open either: thread workers run in daemon threads (`ui.threads`),
+and quitting first stops every call to Ollama in flight.
 """
 
 from __future__ import annotations
@@ -17,13 +21,16 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from assistant.config import save_config
-from assistant.errors import HippoError, OllamaError
+from assistant.errors import DamagedFile, HippoError, OllamaError
+from assistant.terminal import visible
 from ui.memory_commands import MemoryCommands
 from ui.screens import ChatScreen
 from ui.screens.chat import read_last_session
+from ui.threads import use_daemon_threads
 from ui.widgets import StatusLine
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from assistant.config import Config
@@ -46,6 +53,8 @@ _SLOW_OPEN = (
     "Opening the data file: a large one, or one being upgraded to this version of Hippo, "
     "takes a moment. You can type meanwhile."
 )
+
+_DAMAGED = "Data file damaged"
 
 
 class HippoApp(MemoryCommands):
@@ -105,6 +114,14 @@ class HippoApp(MemoryCommands):
             super().__init__()
             self.text = text
 
+    class Trouble(Message):
+        """Background work found a problem to show (a damaged file, a refused sleep)."""
+
+        def __init__(self, text: str, title: str) -> None:
+            super().__init__()
+            self.text = text
+            self.title = title
+
     def __init__(
         self,
         engine: Hippo | Callable[[], Hippo],
@@ -143,6 +160,16 @@ class HippoApp(MemoryCommands):
     def get_default_screen(self) -> Screen:
         return self._chat
 
+    def on_load(self) -> None:
+        use_daemon_threads()  # before any worker starts
+
+    async def action_quit(self) -> None:
+        """Quit now, whatever the network does: calls to Ollama in flight are stopped."""
+        self.chat.action_cancel_reply()
+        if self.opened is not None:
+            self.opened.llm.abort()
+        self.exit()
+
     def on_chat_screen_painted(self, _: ChatScreen.Painted) -> None:
         self._open_engine()
         self.set_timer(_SLOW_OPEN_S, self._say_still_opening)
@@ -167,8 +194,26 @@ class HippoApp(MemoryCommands):
         await self.chat.attach(message.engine, message.resumed)
         # Ollama is asked only now, so its answer finds the engine there.
         self._probe()
+        self._check_file()
         self.purge_incognito()
         self.set_interval(_NOTICES_EVERY_S, self._show_notices)
+
+    @work(thread=True, exclusive=True, group="integrity", exit_on_error=False)
+    def _check_file(self) -> None:
+        """SQLite's quick check of the data file, after the first frame, off the UI thread."""
+        from assistant.integrity import damage_message, file_problems
+
+        db = self.engine.db
+        if problems := file_problems(db.conn):
+            self.post_message(self.Trouble(damage_message(db.path, problems), _DAMAGED))
+
+    def _sleep_refused(self, exc: HippoError) -> None:
+        """A background sleep refused or failed (called from the scheduler's thread)."""
+        title = _DAMAGED if isinstance(exc, DamagedFile) else "Sleep failed"
+        self.post_message(self.Trouble(str(exc), title))
+
+    def on_hippo_app_trouble(self, message: Trouble) -> None:
+        self.notify(message.text, title=message.title, severity="error", timeout=60, markup=False)
 
     def _show_notices(self) -> None:
         """Say what background work found (new weights for the embedding model), once each."""
@@ -189,16 +234,26 @@ class HippoApp(MemoryCommands):
             self.post_message(self.Probed(None, exc))
 
     def on_hippo_app_probed(self, message: Probed) -> None:
+        if (status := self._status()) is not None:
+            # Asked through the engine each time: onboarding may give it a new gateway.
+            status.start_watching(lambda: self.engine.llm.probe())
         if message.check is not None:
             self._ollama_ready(message.check)
             return
         assert message.error is not None
-        if (status := self._status()) is None:
+        if status is None:
             return
         status.reachable = False
         from ui.screens.onboarding import OnboardingScreen
 
         self.push_screen(OnboardingScreen(self.engine, message.error), self._ollama_ready)
+
+    def on_status_line_changed(self, message: StatusLine.Changed) -> None:
+        """Ollama came back while the setup screen explains it is away: check it there."""
+        from ui.screens.onboarding import OnboardingScreen
+
+        if message.up and isinstance(self.screen, OnboardingScreen):
+            self.screen.check_again()
 
     def _ollama_ready(self, check: OllamaCheck | None) -> None:
         """Ollama answered: start embedding, and offer to pull what is missing."""
@@ -228,6 +283,7 @@ class HippoApp(MemoryCommands):
         self._scheduler = SleepScheduler(
             self.engine, settings,
             on_report=lambda report: self.post_message(self.Slept(report)),
+            on_error=self._sleep_refused,
             on_progress=lambda p: self.post_message(
                 self.SleepProgress(f"sleep: {p.step} {p.done}/{p.total}")
             ),
@@ -347,3 +403,25 @@ class HippoApp(MemoryCommands):
             "Sleep now", "Consolidate memory now (episodes, facts to review)", self.action_sleep_now
         )
         yield from self.memory_commands(screen)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Show a notification; stored text in it shows its control characters escaped.
+
+        Every screen's ``notify`` lands here, so no notice can hand the terminal an escape
+        sequence from a memory, a reply or an error.
+        """
+        super().notify(
+            visible(message),
+            title=visible(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, time, timedelta
 
+from assistant.terminal import visible
+
 __all__ = [
     "capability_text",
     "clip",
@@ -81,8 +83,8 @@ def stamp(moment: datetime | None) -> str:
 
 
 def clip(text: str, width: int) -> str:
-    """Text on one line (runs of whitespace become a space), cut to ``width`` with "…"."""
-    line = " ".join(text.split())
+    """Stored text on one line, terminal controls shown escaped, cut to ``width`` with "…"."""
+    line = " ".join(visible(text).split())
     return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
 
 

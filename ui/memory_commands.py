@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -164,7 +165,7 @@ class MemoryCommands(App[None]):
         else:
             text = (
                 f"Hippo opens one profile per run. To use {name!r}, quit (ctrl+q) and run: "
-                f"hippo --profile {name}\nProfiles: {names}."
+                f"hippo --profile {shlex.quote(name)}\nProfiles: {names}."
             )
         self.notify(text, title="Profile", timeout=12, markup=False)
 

@@ -25,6 +25,8 @@ from assistant.admin.portable import rank_maps, rewrite
 from assistant.admin.restore import Restorer
 from assistant.clock import to_iso
 from assistant.errors import HippoError, StorageError
+from assistant.memory.profiles import profile_name as checked_name
+from assistant.textcheck import not_utf8, printable_path
 from data_schema.migrations import schema_version
 
 __all__ = ["DATA_FENCE", "ExportAdmin", "load_export"]
@@ -59,6 +61,10 @@ def load_export(text: str) -> dict[str, Any]:
         raise HippoError(
             f"This is not a Hippo export ({exc.msg} at line {exc.lineno}). Export one with "
             "`hippo memory export`; a Markdown export works too."
+        ) from None
+    except RecursionError:  # [[[[... 100k deep: an export nests a few levels only
+        raise HippoError(
+            "This is not a Hippo export: its JSON is nested too deeply to read."
         ) from None
     check_export(data)
     return data
@@ -110,9 +116,9 @@ class ExportAdmin(HistoryAdmin):
             HippoError: the profile exists already, or the data is not a readable export.
         """
         check_export(data)
-        name = profile_name.strip()
-        if not name:
+        if not profile_name.strip():
             raise HippoError("Name the profile to import into, e.g. --profile restored.")
+        name = checked_name(profile_name)
         try:
             profile, counts, dropped = Restorer(self._conn, self._engine.clock).restore(data, name)
         except (KeyError, TypeError, ValueError, apsw.ConstraintError) as exc:
@@ -122,29 +128,51 @@ class ExportAdmin(HistoryAdmin):
         self._engine.wake()
         return ImportReport(profile, counts, tuple(dropped))
 
-    def backup(self, path: Path | str | None = None) -> Path:
+    def backup(self, path: Path | str | None = None, *, force: bool = False) -> Path:
         """A consistent copy of the whole data file, readable by its owner only.
 
         Args:
-            path: where to write it (a new file); default ``backups/manual-<time>.db`` next
-                to the data file (forget scrubs those too).
+            path: where to write it; default ``backups/manual-<time>.db`` next to the data
+                file (forget scrubs those too). Its folder must exist.
+            force: replace a file already there (else it is refused, as export does).
 
         Raises:
-            StorageError: the path exists, or the copy can't be written.
+            StorageError: the file exists (without ``force``), its folder does not, or
+                the copy can't be written.
         """
         if path is None:
             stamp = self._engine.clock.now().astimezone(UTC).strftime("%Y%m%d-%H%M%S-%f")
             target = self._engine.db.path.parent / "backups" / f"manual-{stamp}.db"
+            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         else:
             target = Path(path).expanduser()
-        if target.exists():
-            raise StorageError(f"{target} exists already; choose a new file for the backup.")
+        if target.exists() and not (force and target.is_file()):
+            raise StorageError(
+                f"{target} exists already; choose a new file for the backup, or add --force "
+                "to replace it."
+                if not target.is_dir()
+                else f"{target} is a folder; give a file name for the backup inside it."
+            )
+        if not target.parent.is_dir():
+            raise StorageError(
+                f"There is no folder {target.parent}; create it first, or choose another place "
+                "for the backup. Nothing was written."
+            )
+        if not_utf8(str(target)):  # SQLite takes file names as UTF-8 only
+            raise StorageError(
+                f"Can't back up to {printable_path(target)}: SQLite needs a file name that is "
+                "UTF-8 text; choose another name."
+            )
+        # Written beside the target and renamed over it: a failed copy leaves no half
+        # file, and a replaced backup is swapped whole.
+        temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
-            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-            self._conn().execute("VACUUM INTO ?", (str(target),))
+            temp.unlink(missing_ok=True)
+            os.close(os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            self._conn().execute("VACUUM INTO ?", (str(temp),))
+            os.replace(temp, target)
         except (OSError, apsw.Error) as exc:
-            target.unlink(missing_ok=True)
+            temp.unlink(missing_ok=True)
             raise StorageError(f"Could not write the backup to {target}: {exc}.") from exc
         return target
 

@@ -152,6 +152,46 @@ class FactsAdmin(ForgetAdmin):
             fact_id, actor="user", profile_id=self._pid, action="edit", **changes
         )
 
+    def state_fact(self, text: str, *, scope: str = "", source: str = "") -> Fact:
+        """A fact the user states outside the chat (``hippo memory add``), as ``/remember`` does.
+
+        The words are kept as the user's message in a session of their own (which is the
+        fact's evidence, with ``source`` saying where they came from, e.g. the command
+        line), then the fact, user-stated: active, unless it reads like an instruction,
+        which waits for review. Both are stored, or neither.
+
+        Raises:
+            HippoError: the text is empty, or ``scope`` is not a scope name.
+        """
+        from assistant.memory.facts import Evidence
+        from assistant.memory.importance import rate_importance
+        from assistant.memory.models import scope_name
+
+        text = text.strip()
+        if not text:
+            raise HippoError("Say what to remember: the fact is empty, so nothing was stored.")
+        engine = self._engine
+        with engine.db.conn:
+            session = engine.new_session(scope=scope_name(scope))
+            said = engine.messages.add_message(
+                session.id,
+                "user",
+                text,
+                importance=rate_importance(text, "user"),
+                source_id=source,
+            )
+            fact = engine.facts.add(
+                self._pid,
+                text,
+                source_kind="user_stated",
+                actor="user",
+                scope=session.scope,
+                evidence=[Evidence("message", said.id)],
+            )
+            engine.end_session(session.id)
+        engine.wake()
+        return fact
+
     def pin(self, fact_id: int, pinned: bool = True) -> Fact:
         """Pin a fact (always in the prompt, listed first) or unpin it."""
         self.fact(fact_id)

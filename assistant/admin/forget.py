@@ -46,32 +46,69 @@ def _needle(text: str) -> str:
 class ForgetAdmin(AdminBase):
     """Previewing and carrying out forgets, session deletes and incognito clean-up."""
 
-    def forget_preview(self, text: str) -> ForgetPreview:
-        """Every row in every tier that ``forget(text)`` would delete or rewrite, by tier."""
+    def forget_preview(self, text: str, *, all_profiles: bool = False) -> ForgetPreview:
+        """Every row in every tier that ``forget(text)`` would delete or rewrite, by tier.
+
+        Args:
+            text: the words to forget.
+            all_profiles: cover every profile, not just this one; otherwise the preview
+                counts what other profiles hold (``elsewhere``), which a forget leaves.
+        """
         needle = _needle(text)
         finder = PurgeFinder(self._conn)
-        plan = finder.by_text(self._pid, needle)
+        hits: dict[str, list] = {}
+        vectors = index_entries = 0
+        covered = self._all_profiles() if all_profiles else [(self._pid, self.profile.name)]
+        for pid, _ in covered:
+            plan = finder.by_text(pid, needle)
+            for tier, rows in plan.hits.items():
+                hits.setdefault(tier, []).extend(rows)
+            vectors += finder.vector_rows(plan)
+            index_entries += len(plan.deleted()) + len(plan.neighbours)
         return ForgetPreview(
             needle,
-            {tier: tuple(rows) for tier, rows in plan.hits.items()},
-            vectors=finder.vector_rows(plan),
-            index_entries=len(plan.deleted()) + len(plan.neighbours),
+            {tier: tuple(rows) for tier, rows in hits.items()},
+            vectors=vectors,
+            index_entries=index_entries,
+            profiles=tuple(name for _, name in covered),
+            elsewhere={} if all_profiles else self._elsewhere(finder, needle),
         )
 
-    def forget(self, text: str, *, backups: BackupPolicy = "scrub") -> ForgetReceipt:
-        """Delete everything of the profile that mentions ``text``, for real, and scrub the file.
+    def forget(
+        self, text: str, *, backups: BackupPolicy = "scrub", all_profiles: bool = False
+    ) -> ForgetReceipt:
+        """Delete everything that mentions ``text``, for real, and scrub the file.
 
         Args:
             text: the words to forget (matched case-insensitively, anywhere in a row).
             backups: what to do with backups next to the data file that hold the words:
                 ``scrub`` them the same way (the default), ``delete`` them, or ``keep``.
+            all_profiles: forget it in every profile; by default only in this one (the
+                receipt says which other profiles still mention it).
         """
         needle = _needle(text)
+        covered = self._all_profiles() if all_profiles else [(self._pid, self.profile.name)]
+        finder = PurgeFinder(self._conn)
+        elsewhere = {} if all_profiles else self._elsewhere(finder, needle)
+        where = ForgetPreview(needle, {}, profiles=tuple(n for _, n in covered)).where
         return self._carry_out(
-            f"everything mentioning {needle!r}",
+            f"everything mentioning {needle!r} {where}",
             lambda finder, pid: finder.by_text(pid, needle),
             backups,
+            profiles=covered,
+            notes=_elsewhere_notes(elsewhere),
         )
+
+    def _all_profiles(self) -> list[tuple[int, str]]:
+        return [tuple(row) for row in self._conn().execute("SELECT id, name FROM profiles")]
+
+    def _elsewhere(self, finder: PurgeFinder, needle: str) -> dict[str, int]:
+        """Rows mentioning ``needle`` in the other profiles, by name (those with any)."""
+        found = {}
+        for pid, name in self._all_profiles():
+            if pid != self._pid and (hits := finder.by_text(pid, needle).hits):
+                found[name] = sum(len(rows) for rows in hits.values())
+        return found
 
     def delete_session(self, session_id: int, *, backups: BackupPolicy = "scrub") -> ForgetReceipt:
         """Delete a session with everything derived from it only, and scrub the file.
@@ -149,18 +186,34 @@ class ForgetAdmin(AdminBase):
         )
         return [row[0] for row in rows]
 
-    def _carry_out(self, what: str, replan: Replan, backups: BackupPolicy) -> ForgetReceipt:
-        plan = replan(PurgeFinder(self._conn), self._pid)
-        counts, vectors, index_rows = PurgeRunner(self._conn, self._engine.clock).run(
-            plan, self._pid
-        )
+    def _carry_out(
+        self,
+        what: str,
+        replan: Replan,
+        backups: BackupPolicy,
+        *,
+        profiles: list[tuple[int, str]] | None = None,
+        notes: tuple[str, ...] = (),
+    ) -> ForgetReceipt:
+        profiles = profiles or [(self._pid, self.profile.name)]
+        counts: dict[str, int] = {}
+        vectors = index_rows = 0
+        runner = PurgeRunner(self._conn, self._engine.clock)
+        for pid, _ in profiles:
+            done, found_vectors, found_rows = runner.run(replan(PurgeFinder(self._conn), pid), pid)
+            for tier, n in done.items():
+                counts[tier] = counts.get(tier, 0) + n
+            vectors, index_rows = vectors + found_vectors, index_rows + found_rows
         steps = housekeep(self._conn())
-        touched, notes = self._backups(replan, backups)
+        names = [name for _, name in profiles]
+        touched, backup_notes = self._backups(replan, backups, names)
         ordered = {tier: counts.get(tier, 0) for tier in TIERS}
-        return ForgetReceipt(what, ordered, vectors, index_rows, steps, touched, notes)
+        return ForgetReceipt(
+            what, ordered, vectors, index_rows, steps, touched, (*backup_notes, *notes)
+        )
 
     def _backups(
-        self, replan: Replan, policy: BackupPolicy
+        self, replan: Replan, policy: BackupPolicy, profiles: list[str]
     ) -> tuple[tuple[Path, ...], tuple[str, ...]]:
         folder = self._engine.db.path.parent / BACKUP_FOLDER
         files = sorted(folder.glob("*.db")) if folder.is_dir() else []
@@ -169,7 +222,7 @@ class ForgetAdmin(AdminBase):
         for path in files:
             try:
                 if policy != "keep" and _holds_it(
-                    path, self.profile.name, replan, self._engine.clock, scrub=policy == "scrub"
+                    path, profiles, replan, self._engine.clock, scrub=policy == "scrub"
                 ):
                     touched.append(path)
             except (HippoError, apsw.Error, OSError):
@@ -183,22 +236,39 @@ class ForgetAdmin(AdminBase):
         return tuple(touched), _backup_notes(folder, policy, touched, failed)
 
 
-def _holds_it(path: Path, profile: str, replan: Replan, clock: Clock, *, scrub: bool) -> bool:
-    """Whether a backup holds any of it; with ``scrub``, apply the same forget to it."""
+def _holds_it(
+    path: Path, profiles: list[str], replan: Replan, clock: Clock, *, scrub: bool
+) -> bool:
+    """Whether a backup holds any of it in ``profiles``; with ``scrub``, forget it there too."""
     conn = connect(path)
+    held = False
     try:
-        row = conn.execute("SELECT id FROM profiles WHERE name = ?", (profile,)).fetchone()
-        if row is None:
-            return False
-        plan = replan(PurgeFinder(lambda: conn), row[0])
-        if plan.empty:
-            return False
-        if scrub:
-            PurgeRunner(lambda: conn, clock).run(plan, row[0])
+        for profile in profiles:
+            row = conn.execute("SELECT id FROM profiles WHERE name = ?", (profile,)).fetchone()
+            if row is None:
+                continue
+            plan = replan(PurgeFinder(lambda: conn), row[0])
+            if plan.empty:
+                continue
+            held = True
+            if scrub:
+                PurgeRunner(lambda: conn, clock).run(plan, row[0])
+        if held and scrub:
             housekeep(conn)
-        return True
+        return held
     finally:
         conn.close()
+
+
+def _elsewhere_notes(elsewhere: dict[str, int]) -> tuple[str, ...]:
+    """What a one-profile forget left in other profiles, and how to forget it there."""
+    if not elsewhere:
+        return ()
+    held = ", ".join(f"{name!r} ({n} row(s))" for name, n in elsewhere.items())
+    return (
+        f"Other profiles were left as they are and still mention it: {held}. Forget it there "
+        "too with `hippo memory forget TEXT --all-profiles`.",
+    )
 
 
 def _backup_notes(

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from assistant.admin.models import (
     Change,
+    CoreReviewItem,
     DayActivity,
     EvidenceView,
     FactDetail,
@@ -24,6 +25,7 @@ __all__ = [
     "change_line",
     "detail_lines",
     "document_line",
+    "elsewhere_lines",
     "episode_line",
     "event_line",
     "fact_line",
@@ -155,13 +157,34 @@ def review_lines(items: Iterable[ReviewItem]) -> list[str]:
         )
         if item.replaces:
             lines.append(f"        would replace fact {item.replaces.id}: {short(item.before, 70)}")
+        if item.why:
+            lines.append(f"        why: {item.why}")
         lines += [f"      {_evidence_line(view)}" for view in item.evidence]
     return lines
 
 
+def core_review_lines(items: Iterable[CoreReviewItem]) -> list[str]:
+    """The model's proposed core memory edits, each with why it waits and its turn."""
+    lines: list[str] = []
+    for item in items:
+        name = f"core#{item.id}"
+        lines.append(f"{name:>10}  core edit  by agent  {short(item.statement, 100)}")
+        lines.append(f"        why: {item.why}")
+        lines += [f"      {_evidence_line(view)}" for view in item.evidence]
+    return lines
+
+
+def indent(value: str, prefix: str = "    ") -> str:
+    """Each line of ``value`` indented (an empty block shown as "(empty)")."""
+    return "\n".join(prefix + line for line in (value or "(empty)").splitlines())
+
+
 def preview_lines(preview: ForgetPreview, per_tier: int = 5) -> list[str]:
     """What a forget would remove, by tier, with a few examples each."""
-    lines = [f"Forgetting {preview.text!r} would remove or rewrite {preview.total} row(s):"]
+    lines = [
+        f"Forgetting {preview.text!r} {preview.where} would remove or rewrite "
+        f"{preview.total} row(s):"
+    ]
     for tier, count in preview.counts.items():
         if not count:
             continue
@@ -175,7 +198,18 @@ def preview_lines(preview: ForgetPreview, per_tier: int = 5) -> list[str]:
     lines.append(
         f"  with {preview.vectors} vector(s) and {preview.index_entries} keyword-index row(s)"
     )
-    return lines
+    return lines + elsewhere_lines(preview)
+
+
+def elsewhere_lines(preview: ForgetPreview) -> list[str]:
+    """What other profiles hold that this forget leaves, and the flag that takes it too."""
+    if not preview.elsewhere:
+        return []
+    held = ", ".join(f"{name!r} ({n} row(s))" for name, n in preview.elsewhere.items())
+    return [
+        f"Other profiles are left as they are and still mention it: {held}; "
+        "add --all-profiles to forget it there too."
+    ]
 
 
 def activity_lines(days: list[DayActivity]) -> list[str]:

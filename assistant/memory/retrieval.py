@@ -18,11 +18,13 @@ from assistant.memory.scoring import (
     asks_about_now,
     coverage,
     coverage_terms,
+    coverage_terms_of,
     names,
     recency,
     relevance,
     similar,
     terms,
+    terms_of,
 )
 from assistant.memory.vectors import EmbeddingModel, VectorStore
 
@@ -173,8 +175,8 @@ class Retriever:
             bm25 = keyword.get(item_id, 0.0) / best if best > 0 else 0.0
             kw = 0.0  # coverage scales BM25, so without a keyword hit it is never computed
             if bm25 > 0:
-                said = coverage_terms(f"{memory.speaker} {memory.text}")
-                around = coverage_terms(memory.context)
+                said = coverage_terms_of((memory.speaker, memory.text))
+                around = coverage_terms_of((memory.context,))
                 kw = bm25 * coverage(query_terms, said, around, w.context_coverage)
             vec = vector.get(item_id, 0.0) if searched_vectors else None
             rel = relevance(kw, vec, w, background, query.vector_trust)
@@ -244,7 +246,7 @@ class Retriever:
                 memory.role != "user" or all(k.role != "assistant" for k in kept)
             ):
                 continue  # full: only the user's words for a reply's may still come in
-            t = terms(memory.text)
+            t = terms_of((memory.text,))
             twin = next(
                 (
                     i

@@ -12,22 +12,25 @@ now?"), a newer one, rank a little higher.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from assistant.memory.textindex import cjk_characters, query_terms
+from assistant.memory.textindex import cjk_characters, query_terms, split_terms
 
 __all__ = [
     "RetrievalWeights",
     "asks_about_now",
     "coverage",
     "coverage_terms",
+    "coverage_terms_of",
     "names",
     "recency",
     "relevance",
     "similar",
     "terms",
+    "terms_of",
 ]
 
 _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
@@ -88,6 +91,47 @@ def coverage_terms(text: str) -> frozenset[str]:
     """
     words = {t for t in terms(text) if not _CJK_CHAR.match(t)}
     return frozenset(words.union(cjk_characters(text)))
+
+
+def _stem(term: str) -> str:
+    return _SUFFIX.sub("", term) if term.isascii() and len(term) > 4 else term
+
+
+@lru_cache(maxsize=32768)
+def _line_parts(line: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """A line's stemmed content terms, all its stemmed terms, and its CJK content characters."""
+    every, content = split_terms(line)
+    return (
+        frozenset(map(_stem, content)),
+        frozenset(map(_stem, every)),
+        frozenset(cjk_characters(line)),
+    )
+
+
+def _parts(texts: Iterable[str]) -> list[tuple[frozenset[str], frozenset[str], frozenset[str]]]:
+    return [_line_parts(line) for text in texts for line in text.split("\n")]
+
+
+def _chosen(parts: list[tuple[frozenset[str], frozenset[str], frozenset[str]]]) -> frozenset[str]:
+    # As query_terms does for the whole text: content terms, or every term if none.
+    content = frozenset().union(*(p[0] for p in parts))
+    return content or frozenset().union(*(p[1] for p in parts))
+
+
+def terms_of(texts: Iterable[str]) -> frozenset[str]:
+    """`terms` of the texts joined by whitespace, from each line's terms (cached by line).
+
+    No term spans whitespace, so a text's terms are its lines' terms together; a
+    candidate's lines recur as its neighbours' context, in other queries too.
+    """
+    return _chosen(_parts(texts))
+
+
+def coverage_terms_of(texts: Iterable[str]) -> frozenset[str]:
+    """`coverage_terms` of the texts joined by whitespace, from each line's (see `terms_of`)."""
+    parts = _parts(texts)
+    words = {t for t in _chosen(parts) if not _CJK_CHAR.match(t)}
+    return frozenset(words.union(*(p[2] for p in parts)))
 
 
 def asks_about_now(text: str) -> bool:

@@ -21,7 +21,7 @@ __all__ = ["Candidate", "MessageStore", "message_index_columns"]
 
 _MESSAGE_COLUMNS = (
     "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
-    " importance, speaker, source_id"
+    " importance, speaker, source_id, origin"
 )
 # The same columns of a message aliased ``m``, and how many there are.
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _MESSAGE_COLUMNS.split(","))
@@ -94,6 +94,7 @@ def _message(row: tuple) -> Message:
         importance=row[10],
         speaker=row[11],
         source_id=row[12],
+        origin=row[13],
     )
 
 
@@ -200,6 +201,16 @@ class MessageStore(Store):
         )
         return _session(row) if row else None
 
+    def end_session(self, session_id: int) -> None:
+        """Mark a session over (its app closed, or another was opened): sleep may take it.
+
+        Its end is now, or its last activity if that is later (a clock set back).
+        """
+        self._conn().execute(
+            "UPDATE sessions SET ended_at = max(?, last_active_at) WHERE id = ?",
+            (to_iso(self._clock.now()), session_id),
+        )
+
     # -- messages ---------------------------------------------------------------
 
     def add_message(
@@ -214,19 +225,21 @@ class MessageStore(Store):
         created_at: datetime | None = None,
         speaker: str = "",
         source_id: str = "",
+        origin: str = "typed",
     ) -> Message:
         """Store a message (and index it, once complete) in one transaction.
 
         ``created_at``, ``speaker`` and ``source_id`` serve imported conversations: when
-        it was said, by whom, and its id in the source.
+        it was said, by whom, and its id in the source. ``origin`` says whether the user
+        typed the message or pasted it (quoted text from elsewhere).
         """
         now = to_iso(created_at or self._clock.now())
         conn = self._conn()
         with conn:
             conn.execute(
                 "INSERT INTO messages(profile_id, session_id, role, content, status, model,"
-                " created_at, tokens, importance, speaker, source_id)"
-                " SELECT profile_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?",
+                " created_at, tokens, importance, speaker, source_id, origin)"
+                " SELECT profile_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?",
                 (
                     role,
                     content,
@@ -237,6 +250,7 @@ class MessageStore(Store):
                     importance,
                     speaker,
                     source_id,
+                    origin,
                     session_id,
                 ),
             )
@@ -374,6 +388,19 @@ class MessageStore(Store):
         )
         return (row[0], row[1]) if row else ("", 0)
 
+    def discard_empty_reply(self, message_id: int) -> bool:
+        """Delete a reply that failed or was cancelled before any text came; say if it was.
+
+        Nothing of it is worth keeping: the user's message stays, and the error was shown.
+        """
+        conn = self._conn()
+        conn.execute(
+            "DELETE FROM messages WHERE id = ? AND role = 'assistant' AND content = ''"
+            " AND thinking = '' AND status IN ('failed', 'cancelled')",
+            (message_id,),
+        )
+        return conn.changes() > 0
+
     def mark_interrupted(self) -> int:
         """Close replies left streaming by a process that died; return how many."""
         conn = self._conn()
@@ -410,8 +437,14 @@ class MessageStore(Store):
             found[row[0]] = Candidate(_message(row), row[_WIDTH], neighbours)
         return found
 
-    def keyword_search(self, profile_id: int, query: str, limit: int) -> list[tuple[int, float]]:
+    def keyword_search(
+        self, profile_id: int, query: str, limit: int, *, own_text: bool = False
+    ) -> list[tuple[int, float]]:
         """Message ids matching ``query`` by BM25, best first, with their (positive) scores.
+
+        ``own_text``: only messages whose own words match; by default a match in the
+        turns around a message counts too, down-weighted (it helps recall find the reply
+        to a question, but a search shows each hit for its own words).
 
         FTS5 ranks alone (``ORDER BY rank LIMIT``, its top-n path, no join); the
         profile is filtered after, and the search widens while other profiles' hits
@@ -421,6 +454,8 @@ class MessageStore(Store):
         expression = fts_query(query, keep=lambda term: not self._common(conn, term))
         if expression is None:
             return []
+        if own_text:
+            expression = f"body : ({expression})"
         fetch = 2 * limit
         while True:
             hits = conn.execute(

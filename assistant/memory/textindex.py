@@ -14,10 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["cjk_characters", "fts_query", "has_cjk", "index_text", "query_terms"]
+__all__ = [
+    "MAX_QUERY_TERMS",
+    "cjk_characters",
+    "fts_query",
+    "has_cjk",
+    "index_text",
+    "query_terms",
+    "split_terms",
+]
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
+# At most this many terms go into one keyword query (see `fts_query`).
+MAX_QUERY_TERMS = 64
 _STOPWORDS = frozenset(
     """a an and are as at be but by did do does for from had has have he her his how i if in
     into is it its me my of on or our she so than that the their them then there these they
@@ -58,17 +68,20 @@ def cjk_characters(text: str) -> list[str]:
     return [ch for ch in dict.fromkeys(found) if ch not in _CJK_FUNCTION]
 
 
+def split_terms(text: str) -> tuple[list[str], list[str]]:
+    """Distinct terms of ``text`` in order (words, CJK bigrams), and those that carry content."""
+    terms = list(dict.fromkeys(token.lower() for token in _WORD.findall(_spaced(text, _bigrams))))
+    # An ASCII term is never made of CJK function characters: no set to build for it.
+    content = [t for t in terms if t not in _STOPWORDS and (t.isascii() or not set(t) <= _CJK_STOP)]
+    return terms, content
+
+
 def query_terms(text: str) -> list[str]:
     """Distinct search terms of a query, in order: words, and bigrams for CJK runs.
 
     Common function words are dropped unless nothing else is left.
     """
-    terms: list[str] = []
-    for token in _WORD.findall(_spaced(text, _bigrams)):
-        token = token.lower()
-        if token not in terms:
-            terms.append(token)
-    content = [t for t in terms if t not in _STOPWORDS and not set(t) <= _CJK_STOP]
+    terms, content = split_terms(text)
     return content or terms
 
 
@@ -80,9 +93,13 @@ def fts_query(text: str, keep: Callable[[str], bool] | None = None) -> str | Non
     would leave none, every term stays. Returns None when the text has no searchable term.
     """
     terms = query_terms(text)
-    terms += [ch for ch in cjk_characters(text) if ch not in terms]
+    seen = set(terms)
+    terms += [ch for ch in cjk_characters(text) if ch not in seen]
     if not terms:
         return None
+    # A pasted report as the query (a 1 MB message has tens of thousands of distinct
+    # words) would OR them all, for minutes; its first words say what it is about.
+    terms = terms[:MAX_QUERY_TERMS]
     if keep is not None:
         terms = [t for t in terms if keep(t)] or terms
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)

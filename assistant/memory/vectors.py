@@ -209,19 +209,25 @@ class VectorStore(Store):
             by_kind.setdefault(item.kind, []).append((item, _pack(vector)))
         with conn:
             for kind, rows in by_kind.items():
-                table = self._ensure_table(model, kind)
-                tables = [table]
-                if vector_cells.is_trained(conn, table):
+                table = model.table(kind)
+                # A complete index holds the vectors alone (its table is gone); while
+                # one is built, vectors go to both.
+                whole = not vector_cells.is_complete(conn, table)
+                cells = vector_cells.is_trained(conn, table)
+                tables = [self._ensure_table(model, kind)] if whole else []
+                if cells:
                     tables.append(vector_cells.partition_table(table))
                 for name in tables:
                     conn.executemany(
                         f"DELETE FROM {name} WHERE item_id = ?", [(i.item_id,) for i, _ in rows]
                     )
                 values = [(i.item_id, i.profile_id, packed) for i, packed in rows]
-                conn.executemany(
-                    f"INSERT INTO {table}(item_id, profile_id, embedding) VALUES (?, ?, ?)", values
-                )
-                if len(tables) > 1:
+                if whole:
+                    conn.executemany(
+                        f"INSERT INTO {table}(item_id, profile_id, embedding) VALUES (?, ?, ?)",
+                        values,
+                    )
+                if cells:
                     conn.executemany(vector_cells.insert_sql(table), values)
                 conn.executemany(
                     "INSERT OR REPLACE INTO embeddings(kind, item_id, model_id, embedded_at)"
@@ -264,14 +270,19 @@ class VectorStore(Store):
         row = self._conn().execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,))
         return row.fetchone() is not None
 
+    def _searchable(self, table: str) -> bool:
+        """Whether ``table``'s vectors can be searched: in it, or in its complete cells."""
+        return self._exists(table) or vector_cells.is_complete(self._conn(), table)
+
     def size(self, table: str) -> int:
         """About how many vectors ``table`` holds (counted at most once a minute)."""
         now = time.monotonic()
         cached = self._sizes.get(table)
         if cached is not None and now - cached[1] < _SIZE_TTL:
             return cached[0]
+        held = table if self._exists(table) else vector_cells.partition_table(table)
         # vec0 keeps one row per vector in its rowids shadow table, a plain b-tree.
-        (count,) = self._conn().execute(f"SELECT count(*) FROM {table}_rowids").fetchone()
+        (count,) = self._conn().execute(f"SELECT count(*) FROM {held}_rowids").fetchone()
         self._sizes[table] = (count, now)
         return count
 
@@ -304,16 +315,17 @@ class VectorStore(Store):
         """The ``k`` items of ``kind`` closest to ``query``, with cosine similarity, best first.
 
         A table with complete cells is searched in the cells nearest the query (an
-        approximation: what lies in other cells is missed), unless ``exact``; any other
-        table, by scanning every vector.
+        approximation: what lies in other cells is missed), unless ``exact`` (then in
+        every cell); any other table, by scanning every vector.
         """
         table = model.table(kind)
-        if not self._exists(table):
-            return []
+        if len(query) != model.dim or not self._searchable(table):
+            return []  # another size can't be compared (the engine renews the vectors)
         conn = self._conn()
         packed = _pack(query)
-        if not exact and vector_cells.is_complete(conn, table):
-            found = vector_cells.nearest(conn, table, profile_id, packed, k)
+        if vector_cells.is_complete(conn, table):
+            search = vector_cells.scan if exact else vector_cells.nearest
+            found = search(conn, table, profile_id, packed, k)
         else:
             found = conn.execute(
                 f"SELECT item_id, distance FROM {table}"
@@ -327,7 +339,7 @@ class VectorStore(Store):
     ) -> dict[int, float]:
         """Cosine similarity of ``query`` to each of these items that has a vector."""
         table = model.table(kind)
-        if not ids or not self._exists(table):
+        if not ids or len(query) != model.dim or not self._searchable(table):
             return {}
         conn = self._conn()
         packed = _pack(query)

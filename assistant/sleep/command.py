@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import shutil
+import os
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -13,7 +13,9 @@ from assistant.sleep.away import pending_catch_up
 from assistant.sleep.pipeline import run_sleep
 from assistant.sleep.report import Progress, SleepReport
 from assistant.sleep.settings import SleepSettings
-from assistant.sleep.timers import install_timer
+from assistant.sleep.timers import install_timer, timer_environment
+from assistant.sleep.waiting import retry_given_up, skipped_notes
+from assistant.terminal import raw_stream
 
 __all__ = ["ProgressBar", "sleep_command"]
 
@@ -30,7 +32,8 @@ class ProgressBar:
     def __call__(self, progress: Progress) -> None:
         filled = _WIDTH * progress.done // max(progress.total, 1)
         bar = "#" * filled + "." * (_WIDTH - filled)
-        self._out.write(f"\r{progress.step:<9} [{bar}] {progress.done}/{progress.total}   ")
+        raw_stream(self._out).write("\r")  # the bar's own cursor move; the rest is escaped
+        self._out.write(f"{progress.step:<9} [{bar}] {progress.done}/{progress.total}   ")
         self._out.flush()
 
     def finish(self) -> None:
@@ -44,9 +47,13 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     settings = SleepSettings.from_mapping(config.extra.get("sleep"))  # type: ignore[arg-type]
     if args.install_timer:
-        return _install(settings, config, out)
+        return _install(args, settings, config, out)
     engine = open_engine(config)
     try:
+        if getattr(args, "retry", False):
+            retried = retry_given_up(engine)
+            print(f"{retried} session(s) given up before are tried again.", file=out)
+            args.now = True
         if not (args.now or args.dry_run) and not pending_catch_up(engine, settings=settings):
             print(
                 "Nothing is due: consolidation already ran since the last scheduled time "
@@ -66,6 +73,10 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         if bar is not None:
             bar.finish()
         _print(report, out)
+        if report.status != "locked":
+            notes = skipped_notes(engine, settings)
+            if notes:
+                print("Left for later:", *(f"  - {note}" for note in notes), sep="\n", file=out)
     finally:
         engine.close()
     if report.status == "locked":
@@ -90,9 +101,19 @@ def _print(report: SleepReport, out: TextIO) -> None:
         print(f"Backup: {report.backup_path}", file=out)
 
 
-def _install(settings: SleepSettings, config: Config, out: TextIO) -> int:
-    command = shutil.which("hippo") or str(Path(sys.argv[0]).resolve())
-    timer = install_timer(command, settings.at_time, home=Path.home(), data_dir=config.data_dir)
+def _install(args: argparse.Namespace, settings: SleepSettings, config: Config, out: TextIO) -> int:
+    """Write the timer for this Hippo: this Python and package, this data file and host."""
+    command = [sys.executable, "-m", "assistant.cli", "--data-dir", str(config.data_dir)]
+    if getattr(args, "profile", None):
+        command += ["--profile", args.profile]
+    timer = install_timer(
+        command,
+        settings.at_time,
+        home=Path.home(),
+        data_dir=config.data_dir,
+        environment=timer_environment(os.environ, config.ollama_host),
+        config_home=os.environ.get("XDG_CONFIG_HOME") or None,
+    )
     for path, text in timer.files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.errors import HippoError
+from assistant.integrity import require_intact
 from assistant.sleep.backup import backup_database
 from assistant.sleep.candidates import CandidateStore
 from assistant.sleep.context import SleepContext
@@ -73,11 +74,16 @@ def run_sleep(
     Returns:
         The report; its status is ``locked`` (and nothing ran) when another process
         consolidates this file right now.
+
+    Raises:
+        DamagedFile: the data file fails SQLite's integrity check (nothing ran).
     """
     settings = settings or SleepSettings()
     if max_llm_calls is not None:
         settings = settings.with_changes(max_llm_calls=max_llm_calls)
     now = now or engine.clock.now()
+    # Consolidating a damaged file reads broken rows and writes on top of them: refuse.
+    require_intact(engine.db.conn, engine.db.path)
     if dry_run:
         return _dry_run(engine, settings, now, trigger, progress, tz)
     lock = SleepLock(lambda: engine.db.conn, engine.clock, settings.lock_ttl_s)

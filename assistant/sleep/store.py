@@ -12,7 +12,7 @@ from datetime import datetime
 
 import apsw
 
-from assistant.clock import Clock, to_iso
+from assistant.clock import Clock, from_iso, to_iso
 from assistant.memory.facts import Evidence
 from assistant.memory.vectors import TEXT_SOURCES
 
@@ -28,6 +28,12 @@ class DueSession:
     done_upto: int
     last_id: int
     attempts: int
+
+
+# A session is over when its app closed (or another was opened) with nothing said since,
+# or when it has been idle since the cutoff (the parameter).
+_OVER = "(s.ended_at >= s.last_active_at OR s.last_active_at <= ?)"
+_GIVEN_UP_FROM = "given_up_from:{step}:{session}"
 
 
 def _marks(values: Sequence[object]) -> str:
@@ -92,7 +98,7 @@ class SleepStore:
             f"SELECT s.id, s.profile_id, coalesce(k.upto, 0), {ceiling}, coalesce(k.attempts, 0)"
             " FROM sessions s LEFT JOIN sleep_marks k ON k.step = ? AND k.item_id = s.id"
             " WHERE s.profile_id = ? AND s.incognito = 0 AND s.ended_at IS NOT NULL"
-            " AND s.last_active_at <= ? ORDER BY s.last_active_at, s.id",
+            f" AND {_OVER} ORDER BY s.last_active_at, s.id",
             (step, profile_id, to_iso(cutoff)),
         )
         return [DueSession(*row) for row in rows if row[3] is not None and row[3] > row[2]]
@@ -102,7 +108,7 @@ class SleepStore:
         row = (
             self._conn()
             .execute(
-                "SELECT 1 FROM sessions s WHERE s.incognito = 0 AND s.last_active_at <= ?"
+                f"SELECT 1 FROM sessions s WHERE s.incognito = 0 AND {_OVER}"
                 " AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id"
                 " AND m.status = 'complete' AND m.id > coalesce((SELECT upto FROM sleep_marks k"
                 " WHERE k.step = 'summarise' AND k.item_id = s.id), 0)) LIMIT 1",
@@ -133,6 +139,9 @@ class SleepStore:
         """Record a step's outcome for a session: done/given up (up to ``upto``) or failed."""
         attempts = 0 if state == "done" else session.attempts + 1
         kept = session.done_upto if state == "failed" else (upto or session.last_id)
+        if state == "given_up":  # where to start again, should the user ask for a retry
+            key = _GIVEN_UP_FROM.format(step=step, session=session.id)
+            self.set_state(session.profile_id, key, str(session.done_upto))
         self._conn().execute(
             "INSERT OR REPLACE INTO sleep_marks(step, item_id, profile_id, upto, attempts, state,"
             " run_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -147,6 +156,49 @@ class SleepStore:
                 to_iso(self._clock.now()),
             ),
         )
+
+    def given_up(self, profile_id: int) -> list[tuple[str, int]]:
+        """(step, session id) of the work sleep gave up on in a profile."""
+        rows = self._conn().execute(
+            "SELECT step, item_id FROM sleep_marks WHERE profile_id = ? AND state = 'given_up'"
+            " ORDER BY item_id, step",
+            (profile_id,),
+        )
+        return [(row[0], row[1]) for row in rows]
+
+    def retry_given_up(self, profile_id: int) -> int:
+        """Put the sessions sleep gave up on back in line, with fresh attempts; say how many.
+
+        Each step starts again where it was when it gave up (a session given up before
+        that was recorded starts from its beginning).
+        """
+        given_up = self.given_up(profile_id)
+        with self.unit() as conn:
+            for step, session_id in given_up:
+                key = _GIVEN_UP_FROM.format(step=step, session=session_id)
+                start = int(self.state(profile_id, key, "0") or 0)
+                conn.execute(
+                    "UPDATE sleep_marks SET state = 'failed', attempts = 0, upto = ?"
+                    " WHERE step = ? AND item_id = ?",
+                    (start, step, session_id),
+                )
+                conn.execute(
+                    "DELETE FROM sleep_state WHERE profile_id = ? AND key = ?", (profile_id, key)
+                )
+        return len({session_id for _, session_id in given_up})
+
+    def waiting(self, profile_id: int, cutoff: datetime) -> list[tuple[int, datetime]]:
+        """(id, last activity) of kept sessions with unsummarised messages, not over yet."""
+        rows = self._conn().execute(
+            "SELECT s.id, s.last_active_at FROM sessions s WHERE s.profile_id = ?"
+            f" AND s.incognito = 0 AND NOT (s.ended_at IS NOT NULL AND {_OVER})"
+            " AND s.last_active_at > ?"
+            " AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id"
+            " AND m.status = 'complete' AND m.id > coalesce((SELECT upto FROM sleep_marks k"
+            " WHERE k.step = 'summarise' AND k.item_id = s.id), 0)) ORDER BY s.id",
+            (profile_id, to_iso(cutoff), to_iso(cutoff)),
+        )
+        return [(row[0], from_iso(row[1])) for row in rows]
 
     # -- bookmarks ------------------------------------------------------------------------
 

@@ -2,19 +2,59 @@
 
 The templates in ``packaging/`` are these renderings with placeholder paths (a test keeps
 them identical); ``hippo sleep --install-timer`` writes them for this machine and prints
-the one command that enables them.
+the one command that enables them. What it writes runs the same Hippo the user installed
+it from (this Python, ``-m assistant.cli``) on the same data file (``--data-dir``), with
+the environment that chose the Ollama host and the settings (``timer_environment``).
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import time
 from pathlib import Path
+from xml.sax.saxutils import escape
 
-__all__ = ["TimerFiles", "install_timer", "launchd_plist", "systemd_units", "windows_task"]
+__all__ = [
+    "TimerFiles",
+    "install_timer",
+    "launchd_plist",
+    "systemd_units",
+    "timer_environment",
+    "windows_task",
+]
 
 LABEL = "io.hippo.sleep"
+# What the timer's run must see as the installing shell did. Not the token: a unit file
+# is no place for a secret (the keyring, or the user's own setup, provides it).
+_CARRIED = ("OLLAMA_HOST", "HIPPO_CONFIG_DIR")
+Command = str | Sequence[str]
+
+
+def timer_environment(environ: Mapping[str, str], ollama_host: str | None) -> dict[str, str]:
+    """The variables the timer sets: the Ollama host in use, and a moved config folder."""
+    found = {name: environ[name] for name in _CARRIED if environ.get(name)}
+    if "HIPPO_CONFIG_DIR" in found:
+        found["HIPPO_CONFIG_DIR"] = str(Path(found["HIPPO_CONFIG_DIR"]).expanduser().resolve())
+    if ollama_host and "OLLAMA_HOST" in found:
+        found["OLLAMA_HOST"] = ollama_host
+    return found
+
+
+def _systemd_word(word: str) -> str:
+    """One argument as systemd reads it: quoted where needed, ``%`` and ``$`` doubled."""
+    word = word.replace("%", "%%").replace("$", "$$")
+    if word and not any(ch.isspace() or ch in "\\\"'" for ch in word):
+        return word
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _systemd_line(command: Command) -> str:
+    if isinstance(command, str):  # a template's path, written as it is
+        return command
+    return " ".join(_systemd_word(word) for word in command)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,13 +65,18 @@ class TimerFiles:
     enable: str
 
 
-def systemd_units(command: str, at: time) -> dict[str, str]:
+def systemd_units(
+    command: Command, at: time, environment: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """A user service and timer (``Persistent=true`` runs a missed night at next boot)."""
+    env = "".join(
+        f"Environment={_systemd_word(f'{k}={v}')}\n" for k, v in (environment or {}).items()
+    )
     service = (
         "[Unit]\nDescription=Hippo nightly memory consolidation (sleep)\n"
         "After=network-online.target\n\n"
-        f"[Service]\nType=oneshot\nExecStart={command} sleep --now\nNice=10\n"
-        "IOSchedulingClass=idle\n"
+        f"[Service]\nType=oneshot\n{env}ExecStart={_systemd_line(command)} sleep --now\n"
+        "Nice=10\nIOSchedulingClass=idle\n"
     )
     timer = (
         "[Unit]\nDescription=Run Hippo's memory consolidation nightly\n\n"
@@ -41,16 +86,27 @@ def systemd_units(command: str, at: time) -> dict[str, str]:
     return {"hippo-sleep.service": service, "hippo-sleep.timer": timer}
 
 
-def launchd_plist(command: str, at: time, log_dir: str) -> str:
+def launchd_plist(
+    command: Command, at: time, log_dir: str, environment: Mapping[str, str] | None = None
+) -> str:
     """A launchd agent (a missed night runs when the Mac wakes)."""
+    words = [command] if isinstance(command, str) else list(command)
+    program = "".join(f"<string>{escape(w)}</string>" for w in words)
+    env = ""
+    if environment:
+        pairs = "".join(
+            f"<key>{escape(k)}</key><string>{escape(v)}</string>" for k, v in environment.items()
+        )
+        env = f"  <key>EnvironmentVariables</key>\n  <dict>{pairs}</dict>\n"
+    log_dir = escape(log_dir)
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
 <plist version="1.0">
 <dict>
   <key>Label</key><string>{LABEL}</string>
   <key>ProgramArguments</key>
-  <array><string>{command}</string><string>sleep</string><string>--now</string></array>
-  <key>StartCalendarInterval</key>
+  <array>{program}<string>sleep</string><string>--now</string></array>
+{env}  <key>StartCalendarInterval</key>
   <dict><key>Hour</key><integer>{at.hour}</integer><key>Minute</key><integer>{at.minute}</integer></dict>
   <key>LowPriorityIO</key><true/>
   <key>Nice</key><integer>10</integer>
@@ -61,8 +117,18 @@ def launchd_plist(command: str, at: time, log_dir: str) -> str:
 """
 
 
-def windows_task(command: str, at: time) -> str:
-    """A Task Scheduler task (``StartWhenAvailable`` runs a missed night at next logon)."""
+def windows_task(command: Command, at: time, environment: Mapping[str, str] | None = None) -> str:
+    """A Task Scheduler task (``StartWhenAvailable`` runs a missed night at next logon).
+
+    A task can't set variables itself: with an ``environment``, ``cmd`` sets them first.
+    """
+    words = [command] if isinstance(command, str) else list(command)
+    program, arguments = words[0], subprocess.list2cmdline([*words[1:], "sleep", "--now"])
+    if environment:
+        sets = " && ".join(f'set "{k}={v}"' for k, v in environment.items())
+        arguments = f"/d /c {sets} && {subprocess.list2cmdline([program])} {arguments}"
+        program = "cmd.exe"
+    program, arguments = escape(program), escape(arguments)
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <Task version="1.2" xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task">
   <RegistrationInfo>
@@ -82,37 +148,48 @@ def windows_task(command: str, at: time) -> str:
     <Priority>7</Priority>
   </Settings>
   <Actions Context="Author">
-    <Exec><Command>{command}</Command><Arguments>sleep --now</Arguments></Exec>
+    <Exec><Command>{program}</Command><Arguments>{arguments}</Arguments></Exec>
   </Actions>
 </Task>
 """
 
 
 def install_timer(
-    command: str, at: time, *, home: Path, data_dir: Path, platform: str = sys.platform
+    command: Command,
+    at: time,
+    *,
+    home: Path,
+    data_dir: Path,
+    platform: str = sys.platform,
+    environment: Mapping[str, str] | None = None,
+    config_home: Path | str | None = None,
 ) -> TimerFiles:
     """The timer files for this platform (not yet written) and how to enable them.
 
     Args:
-        command: the absolute path of the ``hippo`` command.
+        command: how to run this Hippo: its words (e.g. python, -m, assistant.cli,
+            --data-dir, DIR), or one path.
         at: the local time to run.
         home: the user's home folder.
         data_dir: Hippo's data folder (logs and the Windows task file go there).
         platform: ``sys.platform``.
+        environment: variables the run needs (see ``timer_environment``).
+        config_home: ``XDG_CONFIG_HOME``, where systemd user units live (else ~/.config).
     """
     if platform == "darwin":
         path = home / "Library" / "LaunchAgents" / f"{LABEL}.plist"
         return TimerFiles(
-            {path: launchd_plist(command, at, str(data_dir))},
+            {path: launchd_plist(command, at, str(data_dir), environment)},
             f"launchctl bootstrap gui/$(id -u) {path}",
         )
     if platform == "win32":
         path = data_dir / "hippo-sleep-task.xml"
         return TimerFiles(
-            {path: windows_task(command, at)}, f'schtasks /Create /TN "Hippo sleep" /XML "{path}"'
+            {path: windows_task(command, at, environment)},
+            f'schtasks /Create /TN "Hippo sleep" /XML "{path}"',
         )
-    folder = home / ".config" / "systemd" / "user"
-    units = systemd_units(command, at)
+    folder = Path(config_home or home / ".config") / "systemd" / "user"
+    units = systemd_units(command, at, environment)
     return TimerFiles(
         {folder / name: text for name, text in units.items()},
         "systemctl --user daemon-reload && systemctl --user enable --now hippo-sleep.timer",

@@ -148,8 +148,8 @@ def test_search_and_recall_say_when_similarities_do_not_count(ollama_up, capsys)
     # The fake model's bag of words does not read Chinese, as the probe finds out.
     for command in ("search", "recall"):
         assert main([command, "护照什么时候到期"]) == 0
-        out = capsys.readouterr().out
-        assert "does not read this query's script" in out and "护照三月到期" in out
+        out, err = capsys.readouterr()
+        assert "does not read this query's script" in err and "护照三月到期" in out
 
 
 def test_a_full_disk_ends_a_command_with_advice_not_a_traceback(ollama_up, capsys):
@@ -189,8 +189,8 @@ def test_embed_says_when_new_weights_make_it_embed_everything_again(ollama_up, c
     assert "Embedded 0 message(s); 0 still waiting." in capsys.readouterr().out
     ollama_up.new_weights("embeddinggemma")  # `ollama pull` found an update since
     assert main(["embed"]) == 0
-    out = capsys.readouterr().out
-    assert "new weights for the embedding model embeddinggemma:latest" in out
+    out, err = capsys.readouterr()
+    assert "new weights for the embedding model embeddinggemma:latest" in err
     assert "Embedded 2 message(s); 0 still waiting." in out
 
 
@@ -249,7 +249,14 @@ def test_a_message_typed_before_the_file_failed_to_open_is_given_back(monkeypatc
         app.open_error = StorageError("hippo.db is not a readable Hippo database.")
 
     monkeypatch.setattr(HippoApp, "run", run)
+    _a_terminal(monkeypatch)
     assert main([]) == 1
     err = capsys.readouterr().err
     assert "not sent, as the data file did not open: my words, typed at once" in err
     assert "is not a readable Hippo database" in err
+
+
+def _a_terminal(monkeypatch):
+    """Stdin and stdout claim to be a terminal, as in a shell."""
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)

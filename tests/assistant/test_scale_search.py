@@ -110,6 +110,25 @@ def test_cells_never_mix_in_another_profiles_vectors(db, few_cells):
     assert theirs and all(i >= 1000 for i, _ in theirs)
 
 
+def test_a_complete_index_holds_each_vector_once_and_searches_as_the_table_did(db, few_cells):
+    vectors, model, rows = _cells_db(db)
+    table = model.table("message")
+    exact = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
+    near = vectors.similarities(model, "message", [3, 50], rows[9])
+    vectors.build_cells(model)
+    assert vector_cells.is_complete(db.conn, table)
+    names = {row[0] for row in db.conn.execute("SELECT name FROM sqlite_master")}
+    assert table not in names, "the vectors are kept once, in the cells"
+    assert vectors.size(table) == len(rows)
+    after = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
+    assert [i for i, _ in after] == [i for i, _ in exact]
+    assert vectors.similarities(model, "message", [3, 50], rows[9]) == pytest.approx(near)
+    late = _unit(random.Random(5))
+    _store(vectors, model, [late], first_id=7000)  # the table is not made again
+    assert table not in {row[0] for row in db.conn.execute("SELECT name FROM sqlite_master")}
+    assert vectors.nearest(model, "message", 1, late, 1, exact=True)[0][0] == 7000
+
+
 def test_a_vector_stored_after_the_build_is_found(db, few_cells):
     vectors, model, rows = _cells_db(db)
     vectors.build_cells(model)

@@ -113,6 +113,22 @@ class OllamaServer:
         with self._lock:
             self._failures.setdefault(path, deque()).extend([kind] * count)
 
+    def fall_silent(self) -> None:
+        """Hang as a stuck server does: accept every request and answer none of them.
+
+        Requests are held until `answer_again()` (then answered), `stop()` or the client
+        hanging up; `hanging` counts them.
+        """
+        with self._lock:
+            self._signals.silent = True
+            self._lock.notify_all()
+
+    def answer_again(self) -> None:
+        """End `fall_silent`: the held requests and the new ones are answered."""
+        with self._lock:
+            self._signals.silent = False
+            self._lock.notify_all()
+
     def require_token(self, token: str | None) -> None:
         """Answer 401 to requests without "Authorization: Bearer <token>" (None: no check)."""
         with self._lock:

@@ -1,8 +1,10 @@
 """A fake Ollama server, faithful to what the official `ollama` client sends and parses.
 
 Standard library only; it binds 127.0.0.1 and nothing else. Tests script it with replies
-(`script`), failures (`fail_next`), a bearer token (`require_token`), pulls (`pull_plan`) and
-updated weights (`new_weights`), and read back every request (`requests`):
+(`script`), failures (`fail_next`), a hung server (`fall_silent`), a bearer token
+(`require_token`), pulls (`pull_plan`), updated weights (`new_weights`) and vector sizes
+(`resize_embeddings`), and read back every request (`requests`); `stop()` then `start()`
+brings it back on the same port:
 
     with FakeOllama() as srv:
         srv.script(Reply(content="Hello!"))
@@ -20,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from tests.fake_ollama.base import ANSWERED_AT_ONCE, OllamaServer
+from tests.fake_ollama.fooled import FooledModel
 from tests.fake_ollama.vectors import embedding, normalised, tokens
 from tests.fake_ollama.wire import (
     ChatTurn,
@@ -68,6 +71,7 @@ class FakeOllama(OllamaServer):
         self._models: dict[str, ModelSpec] = {}
         self._replies: deque[Reply] = deque()
         self._pull_plans: dict[str, PullPlan] = {}
+        self._fooled: FooledModel | None = None
         if default_models:
             self._install_defaults()
 
@@ -143,6 +147,22 @@ class FakeOllama(OllamaServer):
         with self._lock:
             return self._revise(name, self._models[canonical(name)].revision + 1)
 
+    def resize_embeddings(self, name: str, dim: int) -> None:
+        """Make an installed embedding model embed into ``dim`` numbers from now on, its
+        digest unchanged: what a proxy or a mirror that lists stale digests, or another
+        server under the same name, can bring.
+
+        Raises:
+            KeyError: The model is not installed.
+            ValueError: ``dim`` is below 1.
+        """
+        if dim < 1:
+            raise ValueError(f"an embedding needs at least 1 number, not {dim}")
+        with self._lock:
+            model = replace(self._models[canonical(name)], embedding_length=dim)
+            self._models[model.name] = model
+            self._lock.notify_all()
+
     def _revise(self, name: str, revision: int) -> str:
         with self._lock:
             model = replace(self._models[canonical(name)], revision=revision)
@@ -188,6 +208,14 @@ class FakeOllama(OllamaServer):
         """Queue chat replies, answered in order; once they run out, replies echo again."""
         with self._lock:
             self._replies.extend(replies)
+
+    def fool(self, model: FooledModel | None) -> None:
+        """Answer unscripted chats as a model fooled by injected text (None: stop).
+
+        See `FooledModel`: its tool calls and sleep answers propose exactly the claim.
+        """
+        with self._lock:
+            self._fooled = model
 
     def pull_plan(
         self,
@@ -310,7 +338,10 @@ class FakeOllama(OllamaServer):
         if not body.get("stream", True):
             return Response(body=turn.whole(), hang=hang, drop=drop)
         delay = reply.delay or self.reply_delay
-        return Response(lines=turn.stream(), delay=delay, hang=hang, drop=drop)
+        return Response(
+            lines=turn.stream(), delay=delay, hang=hang, drop=drop,
+            stall_after=reply.stall_after, stall=reply.stall,
+        )  # fmt: skip
 
     @staticmethod
     def _refusal(name: str, model: ModelSpec, body: dict[str, Any]) -> Response | None:
@@ -328,6 +359,10 @@ class FakeOllama(OllamaServer):
         with self._lock:
             if self._replies:
                 return self._replies.popleft()
+            fooled = self._fooled
+        answer = fooled.reply(body) if fooled is not None else None
+        if answer is not None:
+            return answer
         if body.get("format"):
             return Reply()  # a minimal instance of the schema, not an echo
         messages = body.get("messages") or []

@@ -78,3 +78,38 @@ async def test_core_memory_saves_within_its_limit_and_can_be_undone(seeded, conf
         await select_row(pilot, history.table, -core_change.id)
         await pilot.press("u")
         await wait_until(pilot, lambda: "Bolo" in engine.core.block(pid, "human").value)
+
+
+async def test_undoing_an_edit_keeps_a_later_pin(seeded, config):
+    engine, memories = seeded
+    fact_id = memories.facts["Has a dog called Bolo"]
+    engine.admin.edit_fact(fact_id, statement="Has a dog called Bolo, a beagle")
+    (edit,) = [c for c in engine.admin.history(limit=5) if c.target == str(fact_id)]
+    engine.admin.pin(fact_id, True)
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot, "history")
+        pane = app.screen.query_one(HistoryPane)
+        await select_row(pilot, pane.table, edit.id)
+        await pilot.press("u")
+        await wait_until(
+            pilot, lambda: engine.facts.get(fact_id).statement == "Has a dog called Bolo"
+        )
+    assert engine.facts.get(fact_id).pinned
+
+
+async def test_undo_blocked_by_a_later_change_says_which(seeded, config):
+    engine, memories = seeded
+    fact_id = memories.facts["Has a dog called Bolo"]
+    engine.admin.edit_fact(fact_id, statement="Has a beagle called Bolo")
+    first = engine.admin.history(limit=1)[0]
+    engine.admin.edit_fact(fact_id, statement="Has a beagle called Bolo, nine years old")
+    second = engine.admin.history(limit=1)[0]
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_inspector(pilot, "history")
+        pane = app.screen.query_one(HistoryPane)
+        await select_row(pilot, pane.table, first.id)
+        await pilot.press("u")
+        await wait_until(pilot, lambda: notified(app, f"Undo fact#{second.id} first"))
+    assert engine.facts.get(fact_id).statement == "Has a beagle called Bolo, nine years old"

@@ -1,14 +1,20 @@
-"""MessageView on its own: streaming into Markdown, then one whole render at the end."""
+"""MessageView on its own: a reply streams in cheaply, then renders once, whole, at the end."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
+import pytest
+from rich.markdown import Markdown as RichMarkdown
 from textual.app import App, ComposeResult
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
+import ui
 from assistant.memory.models import Message
+from tests.ui.helpers import screen_text, wait_until
 from ui.widgets import MessageView
+from ui.widgets.live_reply import LiveReply, open_block_start
 
 
 def _stored(content: str, status: str = "complete", error: str = "") -> Message:
@@ -28,18 +34,142 @@ async def test_a_reply_that_fails_before_any_text_settles_cleanly():
         await view.finish(_stored("", "failed", "Can't reach Ollama"))  # no stream ever started
         await pilot.pause()
         assert view.status == "failed" and view.error == "Can't reach Ollama"
-        assert not view.query(Markdown)
+        assert not view.query(LiveReply)
 
 
-async def test_a_streamed_reply_is_rendered_once_whole_when_it_ends():
+class _Shown(App[None]):
+    CSS_PATH = Path(ui.__file__).with_name("app.tcss")
+
+    def __init__(self, view: MessageView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        yield self.view
+
+
+async def _drawn(view: MessageView, text: str = "", stream: bool = False) -> tuple[str, list]:
+    """The screen showing ``view`` (after ``text`` streamed into it in pieces, if asked),
+    and what its body's widgets show."""
+    app = _Shown(view)
+    async with app.run_test(size=(80, 200)) as pilot:
+        if stream:
+            for i in range(0, len(text), 9):
+                await view.append_text(text[i : i + 9])
+                if i % 90 == 0:  # a frame every ten pieces
+                    live = view.query_one(LiveReply)
+                    await wait_until(pilot, lambda: live.shown == view.content)  # noqa: B023
+            live = view.query_one(LiveReply)
+            await view.finish(_stored(text))
+            assert live.shown == text, "the last words are drawn at once"
+            await wait_until(pilot, lambda: live.finished, what="the rest rendered")
+        await pilot.pause()
+        return screen_text(app), [w.content for w in view.query(".body, .body > *").results(Static)]
+
+
+_MARKDOWN = (
+    "# Plan\n\nSome **bold** words and `code`.\n\n- one\n- two\n\n1. first\n\n"
+    "| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted\n\n```python\nx = 1\n```\n\n---\n"
+    "After the rule.\n\n## Next\n\nThe end, still **open"
+)
+
+
+async def test_a_streamed_reply_ends_looking_as_the_same_reply_stored():
+    text = "\n\n".join([_MARKDOWN] * 16)  # 2.9 KB: a few chunks
+    streamed = MessageView("assistant", status="streaming")
+    after, chunks = await _drawn(streamed, text, stream=True)
+    assert len(chunks) > 1 and all(isinstance(c, RichMarkdown) for c in chunks)
+    assert "".join(c.markup for c in chunks) == text
+    stored, _ = await _drawn(MessageView.from_message(_stored(text)))
+    assert after == stored
+
+
+async def test_a_reply_with_link_references_is_rendered_whole_when_it_ends():
+    text = "See [the docs][d].\n\nMore.\n\n[d]: https://example.org"
+    app = _OneMessage()
+    async with app.run_test() as pilot:
+        view = app.query_one(MessageView)
+        await view.append_text(text)
+        await view.finish(_stored(text))
+        await pilot.pause()
+        assert not view.query(LiveReply)
+        body = view.query_one(".body", Static)
+        assert isinstance(body.content, RichMarkdown) and body.content.markup == text
+
+
+async def test_a_reply_stored_other_than_it_streamed_is_rendered_as_stored():
     app = _OneMessage()
     async with app.run_test() as pilot:
         view = app.query_one(MessageView)
         for piece in ("# Ti", "tle\n\n- one\n", "- two"):
             await view.append_text(piece)
-        assert view.query(Markdown), "text streams into Textual's Markdown widget"
-        await view.finish(_stored("# Title\n\n- one\n- two"))  # right after the last write
+        assert view.query(LiveReply), "text streams into the live body"
+        await view.finish(_stored("# Title\n\n- one\n- two\n- three"))
         await pilot.pause()
-        assert not view.query(Markdown)
-        assert isinstance(view.query_one(".body"), Static)
-        assert view.content == "# Title\n\n- one\n- two"
+        assert not view.query(LiveReply)
+        body = view.query_one(".body", Static)
+        assert isinstance(body.content, RichMarkdown)
+        assert body.content.markup == "# Title\n\n- one\n- two\n- three"
+        assert view.content == "# Title\n\n- one\n- two\n- three"
+
+
+async def test_pieces_that_arrive_between_two_frames_are_drawn_in_one():
+    app = _OneMessage()
+    async with app.run_test() as pilot:
+        view = app.query_one(MessageView)
+        live = view.query_one(LiveReply)
+        pieces = [f"word{i} " for i in range(200)]
+        for piece in pieces:  # no await that yields: all arrive before the next frame
+            await view.append_text(piece)
+        await wait_until(pilot, lambda: live.shown == "".join(pieces), what="the text drawn")
+        assert live.frames == 1
+        await view.append_text("more")
+        await wait_until(pilot, lambda: live.shown.endswith("more"), what="the next piece")
+        assert live.frames == 2
+
+
+async def test_finished_blocks_show_as_markdown_and_the_open_one_as_plain_text():
+    app = _OneMessage()
+    async with app.run_test() as pilot:
+        view = app.query_one(MessageView)
+        live = view.query_one(LiveReply)
+        text = "# Title\n\nSome **bold** words.\n\n- one\n- two\n\nStill **open"
+        await view.append_text(text)
+        await wait_until(pilot, lambda: live.shown == text, what="the text drawn")
+        (chunk,) = live.query(".chunk").results(Static)
+        assert isinstance(chunk.content, RichMarkdown)
+        assert chunk.content.markup == "# Title\n\nSome **bold** words.\n\n- one\n- two\n\n"
+        assert live.query_one(".live", Static).content.plain == "Still **open"
+        assert "Still **open" in screen_text(app) and "Some bold words." in screen_text(app)
+
+
+async def test_a_long_paragraph_keeps_its_finished_lines_apart_and_loses_nothing():
+    app = _OneMessage()
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = app.query_one(MessageView)
+        live = view.query_one(LiveReply)
+        sentence = "a paragraph that never ends goes on and on "
+        for i in range(100):  # 4 KB, with frames in between
+            await view.append_text(sentence)
+            if i % 10 == 9:
+                await wait_until(pilot, lambda: live.shown == view.content)
+        pieces = [s.content.plain for s in live.query(".piece").results(Static)]
+        tail = live.query_one(".live", Static).content.plain
+        assert pieces, "finished lines moved out of the live text"
+        assert len(tail) < 1000 + len(sentence) * 10
+        assert "".join(pieces) + tail == view.content
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("One paragraph\nstill going", 0),
+        ("Para\n\nNext", len("Para\n\n")),
+        ("- a\n- b\n\n- c", 0),  # a loose list is one block
+        ("Intro\n\n```py\nx = 1\n\ny = 2\n", len("Intro\n\n")),  # an open fence
+        ("| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter", len("| a | b |\n|---|---|\n| 1 | 2 |\n\n")),
+        ("Title\r\n\r\nNext", len("Title\r\n\r\n")),
+    ],
+)
+def test_the_open_block_starts_after_the_last_finished_one(text, start):
+    assert open_block_start(text) == start

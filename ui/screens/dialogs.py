@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from assistant.terminal import visible
 from ui.screens.styles import SCREENS_CSS
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
-            yield Static(Content(self.question), classes="dialog-question")
+            yield Static(Content(visible(self.question)), classes="dialog-question")
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.yes} (y)", id="dialog-yes", variant="error")
                 yield Button("Cancel (n)", id="dialog-no")
@@ -82,13 +83,16 @@ class TextDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
-            yield Static(Content(self.title_text), classes="dialog-question")
-            yield Input(self.value, placeholder=self.placeholder, id="dialog-input")
+            yield Static(Content(visible(self.title_text)), classes="dialog-question")
+            # Stored text is edited as it shows: a control character reads as its escape.
+            yield Input(visible(self.value), placeholder=self.placeholder, id="dialog-input")
             yield Static(Content("Enter saves · Esc cancels"), classes="dialog-hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         text = event.value.strip()
+        if text == visible(self.value).strip():  # untouched: keep the stored text as it is
+            text = self.value.strip()
         if text or self.allow_empty:
             self.dismiss(text)
         else:

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
 from assistant.errors import OllamaError
+from assistant.terminal import visible
 from ui.screens.styles import SCREENS_CSS
 from ui.widgets import ModelList
 
@@ -93,7 +94,7 @@ class ModelPickerScreen(Screen[ModelChoice | None]):
             "Enter chooses a model; Save applies the choice. A new embedding model "
             "re-embeds every message in the background."
         )
-        self.query_one("#models-note", Static).update(Content(note))
+        self.query_one("#models-note", Static).update(Content(visible(note)))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "models-save":

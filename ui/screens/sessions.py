@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from assistant.terminal import visible
 from ui.failures import explained
 from ui.format import short_date
 from ui.screens.dialogs import ConfirmDialog
@@ -38,7 +39,7 @@ class SessionChoice:
 
 
 def _prompt(session: Session, now: datetime) -> Content:
-    title = session.title or "(untitled)"
+    title = visible(session.title) or "(untitled)"
     if len(title) > _TITLE_WIDTH:
         title = title[: _TITLE_WIDTH - 1] + "…"
     count = f"{session.message_count} message" + ("" if session.message_count == 1 else "s")

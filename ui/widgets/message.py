@@ -1,7 +1,7 @@
 """One message of the conversation, able to stream a reply into itself.
 
-Markdown (Rich's renderer, Textual's streaming widget, markdown-it under both) loads when
-the first message is drawn, not at start-up: the first frame shows no message.
+Markdown (Rich's renderer, markdown-it under it) loads when the first message is drawn,
+not at start-up: the first frame shows no message.
 """
 
 from __future__ import annotations
@@ -14,15 +14,18 @@ from textual.content import Content
 from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
+from assistant.terminal import visible
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from rich.console import RenderableType
     from textual.app import ComposeResult
     from textual.widgets import Collapsible
-    from textual.widgets.markdown import MarkdownStream
 
     from assistant.memory.models import Message
     from assistant.memory.retrieval import Memory
+    from ui.widgets.live_reply import LiveReply
 
 __all__ = ["MessageView"]
 
@@ -35,25 +38,32 @@ _STATUS_NOTE = {
 }
 
 
+def _markdown(content: str) -> RenderableType:
+    """A reply's Markdown as Rich renders it (never parsed as Textual markup)."""
+    from rich.markdown import Markdown as RichMarkdown
+
+    return RichMarkdown(content, code_theme="ansi_dark")
+
+
 def _settled_body(role: str, content: str) -> Static:
     """A finished message's text as one cheap widget (history may show 100 of them).
 
     Replies are Markdown rendered by Rich in a single Static, about ten times cheaper
     to mount than Textual's block-per-widget Markdown; the user's words are shown as
-    typed. Neither is ever parsed as markup.
+    typed. Neither is ever parsed as markup, and control characters show escaped.
     """
     if role == "assistant":
-        from rich.markdown import Markdown as RichMarkdown
-
-        return Static(RichMarkdown(content, code_theme="ansi_dark"), classes="body")
-    return Static(Content(content), classes="body")
+        return Static(_markdown(visible(content)), classes="body")
+    return Static(Content(visible(content)), classes="body")
 
 
 class MessageView(Vertical, can_focus=True):
     """A message: who wrote it, its text, the model's thinking, and how it ended.
 
-    A reply streams into Textual's Markdown widget; when it ends it is rendered once,
-    whole, like every stored message.
+    A reply streams into a `LiveReply` (finished blocks as Markdown, the open one as
+    plain text, a bounded number of frames a second); when it ends, its open block is
+    rendered as Markdown too, so it looks as a stored message does. A stored message
+    (and a reply whose stored text is not what streamed) is rendered whole, once.
 
     Args:
         role: ``user``, ``assistant``, ``system`` or ``tool``.
@@ -92,13 +102,27 @@ class MessageView(Vertical, can_focus=True):
         super().__init__(classes=f"message -{role}")
         self.message_id = message_id
         self.role = role
-        self.content = content
+        self._content = content
+        # Pieces not yet added to _content: adding each to a long str would copy it each time.
+        self._arrived: list[str] = []
         self.thinking = thinking
         self.status = status
         self.error = error
         self.model = model
-        self._stream: MarkdownStream | None = None
+        self._live: LiveReply | None = None  # the body while the reply streams
         self.set_class(status != "complete", f"-{status}")
+
+    @property
+    def content(self) -> str:
+        """The text so far."""
+        if self._arrived:
+            self._content += "".join(self._arrived)
+            self._arrived.clear()
+        return self._content
+
+    @content.setter
+    def content(self, text: str) -> None:
+        self._content, self._arrived = text, []
 
     @classmethod
     def from_message(cls, message: Message) -> MessageView:
@@ -118,12 +142,15 @@ class MessageView(Vertical, can_focus=True):
         if self.thinking:
             yield self._thinking_box()
         if self.status == "streaming":
-            from textual.widgets import Markdown
+            from ui.widgets.live_reply import LiveReply
 
-            yield Markdown(self.content, open_links=False, classes="body")
+            # Escaped as it arrives, character by character, so a control sequence split
+            # across chunks is caught too; the stored reply is compared escaped alike.
+            self._live = LiveReply(visible(self.content), _markdown, classes="body")
+            yield self._live
         else:
             yield _settled_body(self.role, self.content)
-        error = Static(Content(self.error), classes="error")
+        error = Static(Content(visible(self.error)), classes="error")
         error.display = bool(self.error)
         yield error
 
@@ -132,24 +159,19 @@ class MessageView(Vertical, can_focus=True):
         if self.role == "assistant" and self.model:
             who = f"{who} · {self.model}"
         note = _STATUS_NOTE.get(self.status)
-        return Content(f"{who} · {note}" if note else who)
+        return Content(visible(f"{who} · {note}" if note else who))
 
     def _thinking_box(self) -> Collapsible:
         from textual.widgets import Collapsible
 
-        text = Static(Content(self.thinking), classes="thinking-text")
+        text = Static(Content(visible(self.thinking)), classes="thinking-text")
         return Collapsible(text, title="Thinking", collapsed=True, classes="thinking")
 
     async def append_text(self, text: str) -> None:
-        """Add a piece of the reply to the streaming Markdown body."""
-        self.content += text
-        if self._stream is None:
-            # Started on the first text, not before: stopping a stream whose task never
-            # ran raises CancelledError into the caller (a reply that fails at once).
-            from textual.widgets import Markdown
-
-            self._stream = Markdown.get_stream(self.query_one(Markdown))
-        await self._stream.write(text)  # yields, so the stream's task is running
+        """Add a piece of the reply; it is drawn with the streaming body's next frame."""
+        self._arrived.append(text)
+        if self._live is not None:
+            self._live.append(visible(text))
 
     async def append_thinking(self, text: str) -> None:
         """Add a piece of the model's thinking, opening the (collapsed) box if needed."""
@@ -158,7 +180,7 @@ class MessageView(Vertical, can_focus=True):
         if not boxes:
             await self.mount(self._thinking_box(), after=self.query_one(".header"))
         else:
-            self.query_one(".thinking-text", Static).update(Content(self.thinking))
+            self.query_one(".thinking-text", Static).update(Content(visible(self.thinking)))
 
     async def finish(self, message: Message) -> None:
         """End the stream (or the wait of a queued message) and render it once, as stored.
@@ -174,17 +196,17 @@ class MessageView(Vertical, can_focus=True):
         await self._settle(self.content, "failed", error)
 
     async def _settle(self, content: str, status: str, error: str) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
         self.remove_class(f"-{self.status}")
         self.content, self.status, self.error = content, status, error
         self.set_class(self.status != "complete", f"-{self.status}")
         self.query_one(".header", Static).update(self._header())
         error = self.query_one(".error", Static)
-        error.update(Content(self.error))
+        error.update(Content(visible(self.error)))
         error.display = bool(self.error)
-        # Streaming appends can split Markdown structures; one full render fixes them.
+        live, self._live = self._live, None
+        if live is not None and self.content and live.renders_whole(visible(self.content)):
+            await live.finish()  # its finished blocks are drawn already: not again
+            return
         body = self.query_one(".body")
         await self.mount(_settled_body(self.role, self.content), after=body)
         await body.remove()
@@ -206,7 +228,7 @@ class MessageView(Vertical, can_focus=True):
         from textual.widgets import Collapsible
 
         box = Collapsible(
-            Static(Content("\n".join(lines)), classes="memories-text"),
+            Static(Content(visible("\n".join(lines))), classes="memories-text"),
             title=f"Memories used ({len(memories)})",
             collapsed=True,
             classes="memories",

@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from assistant.terminal import visible
 from ui.format import capability_text, human_size
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class ModelList(OptionList):
         mark = "●" if same_model(info.name, self.chosen) else "○"
         size = human_size(info.size) if info.size else ""
         caps = capability_text(info.capabilities)
-        return Content(f"{mark} {info.name:<30} {size:>9}  {caps}")
+        return Content(visible(f"{mark} {info.name:<30} {size:>9}  {caps}"))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list is not self or event.option.id is None:

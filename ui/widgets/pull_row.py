@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
+from assistant.terminal import visible
 from ui.format import human_size, human_speed
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ class PullRow(Vertical):
         self.state = "waiting"  # waiting, pulling, done, cancelled, failed
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(self.model), classes="pull-name")
+        yield Static(Content(visible(self.model)), classes="pull-name")
         yield ProgressBar(total=None, show_eta=False)
         yield Static(Content("waiting"), classes="pull-status")
 
@@ -64,4 +65,4 @@ class PullRow(Vertical):
         self.set_class(True, f"-{self.state}")
 
     def _say(self, text: str) -> None:
-        self.query_one(".pull-status", Static).update(Content(text))
+        self.query_one(".pull-status", Static).update(Content(visible(text)))

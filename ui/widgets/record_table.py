@@ -7,14 +7,19 @@ from collections.abc import Iterable, Sequence
 from rich.text import Text
 from textual.widgets import DataTable
 
+from assistant.terminal import visible
+
 __all__ = ["Cell", "RecordTable"]
 
 Cell = str | Text
-"""A cell: a string is shown as it is (a "[" in a fact is just a bracket), or styled Text."""
+"""A cell: a string is shown as it is (a "[" in a fact is just a bracket, a control character
+is shown escaped), or styled Text (built from `ui.format.clip`, which escapes)."""
 
 
 def _text(cell: Cell) -> Text:
-    return cell if isinstance(cell, Text) else Text(cell, no_wrap=True, overflow="ellipsis")
+    if isinstance(cell, Text):
+        return cell
+    return Text(visible(cell), no_wrap=True, overflow="ellipsis")
 
 
 class RecordTable(DataTable[Text]):

@@ -13,6 +13,7 @@ from assistant.memory.facts.models import Actor, Fact, FactChange
 from assistant.memory.facts.reading import FactReader
 from assistant.memory.facts.rules import check_values, guard
 from assistant.memory.facts.table import EDITABLE, index_statement, stored_value
+from assistant.memory.facts.undo import revert_fields
 
 __all__ = ["FactHistory"]
 
@@ -35,18 +36,23 @@ class FactHistory(FactReader):
         return [_change(row) for row in rows]
 
     def undo(self, change_id: int, *, actor: Actor = "user") -> Fact:
-        """Restore the state a fact had before change ``change_id`` (a create is rejected).
+        """Revert exactly what change ``change_id`` did (undoing a create rejects the fact).
+
+        Only the fields that change set go back; what later changes set stays. Where a
+        later change set one of those fields again, nothing is written.
 
         Raises:
             StorageError: there is no such change.
+            UndoConflict: a later change touched the same field; it names that change.
         """
         change = self._change_row(change_id)
-        if change.before is None:
-            restore = {"status": "rejected"}
-        else:
-            restore = {key: change.before[key] for key in EDITABLE if key in change.before}
         conn = self._conn()
         with conn:
+            if change.before is None:
+                restore: dict = {"status": "rejected"}
+            else:
+                current = self._row(conn, change.fact_id)
+                restore = revert_fields(change, current, self.history(change.fact_id))
             for kind, ref_id in (change.after or {}).get("added_evidence", []):
                 conn.execute(
                     "DELETE FROM fact_evidence WHERE fact_id = ? AND kind = ? AND ref_id = ?",

@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from assistant.errors import HippoError
+from assistant.terminal import visible
 from ui.format import clip, parse_day, stamp
 from ui.screens.inspector.pane import InspectorPane, Place
 from ui.widgets import RecordTable
@@ -89,7 +90,8 @@ class ArchiveSearchPane(InspectorPane):
         except ValueError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self.query_one("#archive-status", Static).update(Content(f"Searching for {query!r}…"))
+        searching = visible(f"Searching for {query!r}…")
+        self.query_one("#archive-status", Static).update(Content(searching))
         self._run_search(query, start, until)
 
     @work(thread=True, exclusive=True, group="archive-search", exit_on_error=False)
@@ -123,8 +125,8 @@ class ArchiveSearchPane(InspectorPane):
         how = _how(message.hits)
         self.query_one("#archive-status", Static).update(
             Content(
-                f"{len(message.hits)} message(s) for {message.query!r} ({how}) · "
-                "Enter opens the session"
+                visible(f"{len(message.hits)} message(s) for {message.query!r} ({how}) · ")
+                + "Enter opens the session"
             )
         )
         if message.hits:

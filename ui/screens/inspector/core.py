@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Static, TextArea
 
 from assistant.memory.core import LABELS
+from assistant.terminal import visible
 from ui.screens.inspector.pane import InspectorPane
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class CoreMemoryPane(InspectorPane):
     def __init__(self, engine: Hippo, *, id: str | None = None) -> None:
         super().__init__(engine, id=id)
         self._limits: dict[str, int] = {}
+        self._stored: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         for label in LABELS:
@@ -61,7 +63,9 @@ class CoreMemoryPane(InspectorPane):
 
     def _show(self, block: CoreBlock) -> None:
         editor = self.query_one(f"#core-{block.label}", TextArea)
-        editor.load_text(block.value)
+        # Edited as it shows: a control character in the block reads as its escape.
+        editor.load_text(visible(block.value))
+        self._stored[block.label] = block.value
         self._limits[block.label] = block.char_limit
         self._count(block.label)
 
@@ -83,6 +87,8 @@ class CoreMemoryPane(InspectorPane):
         ] or list(LABELS)
         for label in labels:
             text = self.query_one(f"#core-{label}", TextArea).text
+            stored = self._stored.get(label, "")
+            text = stored if text == visible(stored) else text  # untouched: keep it exact
             block = self.attempt(lambda label=label, text=text: self.admin.edit_core(label, text))
             if block is not None:  # the other block keeps any unsaved edit
                 self._show(block)

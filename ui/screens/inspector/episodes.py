@@ -9,6 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Sparkline, Static
 
+from assistant.terminal import visible
 from ui.format import clip, day
 from ui.screens.inspector.pane import InspectorPane, Place
 from ui.widgets import RecordTable
@@ -97,7 +98,7 @@ class EpisodesPane(InspectorPane):
             "No episodes in these weeks yet: sleep (the nightly consolidation) writes them "
             "from finished sessions."
         )  # fmt: skip
-        self.query_one("#episode-summary", Static).update(Content(text))
+        self.query_one("#episode-summary", Static).update(Content(visible(text)))
 
     @on(RecordTable.RowHighlighted, "#episodes-table")
     def _highlighted(self, event: RecordTable.RowHighlighted) -> None:

@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from assistant.errors import HippoError
+from assistant.terminal import visible
 from ui.format import clip, stamp
 from ui.screens.dialogs import ConfirmDialog
 from ui.screens.inspector.pane import InspectorPane
@@ -108,11 +109,16 @@ class ForgetPane(InspectorPane):
     @staticmethod
     def _summary(preview: ForgetPreview) -> Content:
         if preview.empty:
-            return Content(f"Nothing mentions {preview.text!r}: there is nothing to forget.")
+            said = visible(repr(preview.text))
+            return Content(f"Nothing mentions {said} {preview.where}: there is nothing to forget.")
         counts = ", ".join(f"{tier} {n}" for tier, n in preview.counts.items() if n)
         return Content.assemble(
-            (f"{preview.total} row(s) mention {preview.text!r}: ", "bold"),
+            (
+                f"{preview.total} row(s) mention {visible(repr(preview.text))} {preview.where}: ",
+                "bold",
+            ),
             counts,
+            (visible(_elsewhere(preview)), "yellow"),
             (" · f forgets them all (you will be asked)", "dim"),
         )
 
@@ -150,7 +156,7 @@ class ForgetPane(InspectorPane):
     def on_forget_pane_forgot(self, message: Forgot) -> None:
         summary = self.query_one("#forget-summary", Static)
         if message.receipt is None:
-            summary.update(Content(f"Nothing was forgotten: {message.error}"))
+            summary.update(Content(visible(f"Nothing was forgotten: {message.error}")))
             self.notify(message.error, title="Not done", severity="error", markup=False)
             return
         self.previewed = None
@@ -158,5 +164,14 @@ class ForgetPane(InspectorPane):
         table.clear()
         table.display = False  # the receipt takes its place
         summary.update(Content("Done. The receipt:"))
-        self.query_one("#forget-receipt", Static).update(Content(message.receipt.text()))
+        receipt = Content(visible(message.receipt.text()))
+        self.query_one("#forget-receipt", Static).update(receipt)
         self.changed(f"Forgot {message.text!r}: {message.receipt.total} row(s).")
+
+
+def _elsewhere(preview: ForgetPreview) -> str:
+    """Other profiles that still mention it (this tab forgets in the profile in use only)."""
+    if not preview.elsewhere:
+        return ""
+    held = ", ".join(f"{name!r} {n}" for name, n in preview.elsewhere.items())
+    return f" · left in other profiles: {held} (`hippo memory forget TEXT --all-profiles`)"

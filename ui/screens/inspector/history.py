@@ -11,6 +11,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Input, Static
 
+from assistant.terminal import visible
 from ui.format import clip, day, parse_day, stamp
 from ui.screens.inspector.pane import InspectorPane
 from ui.widgets import RecordTable
@@ -53,20 +54,20 @@ def _what(change: Change) -> Text:
     """One line for the table: what the item says now, and what else the change set."""
     text = Text(clip(change.after_text or change.before_text, 200))
     if fields := _fields(change):
-        text.append(f"  ({fields})", style="dim")
+        text.append(f"  ({visible(fields)})", style="dim")
     return text
 
 
 def change_detail(change: Change) -> Content:
     """A change in full: before and after, and the fields it set."""
     lines = [Content(f"{stamp(change.at)} · {ACTOR_NAMES.get(change.actor, change.actor)} · "
-                     f"{change.action} · {_item(change)}")]  # fmt: skip
+                     f"{change.action} · {visible(_item(change))}")]  # fmt: skip
     if change.before_text != change.after_text:
         if change.before_text:
-            lines.append(Content.assemble(("- before: ", "red"), change.before_text))
-        lines.append(Content.assemble(("+ after:  ", "green"), change.after_text))
+            lines.append(Content.assemble(("- before: ", "red"), visible(change.before_text)))
+        lines.append(Content.assemble(("+ after:  ", "green"), visible(change.after_text)))
     if fields := _fields(change):
-        lines.append(Content.assemble(("set: ", "dim"), fields))
+        lines.append(Content.assemble(("set: ", "dim"), visible(fields)))
     return Content("\n").join(lines)
 
 
@@ -177,5 +178,5 @@ class HistoryPane(InspectorPane):
             lines = [f"On {stamp(when)} Hippo believed nothing {about}yet."]
         else:
             lines = [head.rstrip() + ":", *lines, *more]
-        answer.update(Content("\n".join(lines)))
+        answer.update(Content(visible("\n".join(lines))))
         answer.display = True

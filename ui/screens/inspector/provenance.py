@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from assistant.errors import HippoError
+from assistant.terminal import visible
 from ui.format import clip, day, stamp
 from ui.screens.inspector.history import ACTOR_NAMES
 from ui.screens.inspector.pane import Place
@@ -34,7 +35,7 @@ def fact_summary(detail: FactDetail) -> Content:
     fact = detail.fact
     valid = f"{day(fact.valid_from) or 'always'} → {day(fact.valid_to) or 'now'}"
     lines = [
-        Content.assemble((f"Fact {fact.id}: ", "bold"), fact.statement),
+        Content.assemble((f"Fact {fact.id}: ", "bold"), visible(fact.statement)),
         Content.assemble(
             ("status ", "dim"),
             fact.status,
@@ -45,7 +46,7 @@ def fact_summary(detail: FactDetail) -> Content:
             ("  importance ", "dim"),
             f"{fact.importance:g}",
             ("  scope ", "dim"),
-            fact.scope or "general",
+            visible(fact.scope) or "general",
             ("  valid ", "dim"),
             valid,
         ),
@@ -59,9 +60,12 @@ def fact_summary(detail: FactDetail) -> Content:
             ("  pinned" if fact.pinned else "", "yellow"),
         ),
     ]
-    lines += [Content.assemble(("replaced: ", "dim"), old.statement) for old in detail.supersedes]
+    lines += [
+        Content.assemble(("replaced: ", "dim"), visible(old.statement)) for old in detail.supersedes
+    ]
     if detail.superseded_by is not None:
-        lines.append(Content.assemble(("replaced by: ", "dim"), detail.superseded_by.statement))
+        replaced_by = visible(detail.superseded_by.statement)
+        lines.append(Content.assemble(("replaced by: ", "dim"), replaced_by))
     return Content("\n").join(lines)
 
 
@@ -116,7 +120,7 @@ class ProvenanceScreen(Screen[Place | None]):
         try:
             self._show_fact() if self.fact_id is not None else self._show_reply()
         except HippoError as exc:
-            self.query_one("#provenance-head", Static).update(Content(str(exc)))
+            self.query_one("#provenance-head", Static).update(Content(visible(str(exc))))
         self.query_one("#provenance-table", RecordTable).focus()
 
     def _show_fact(self) -> None:

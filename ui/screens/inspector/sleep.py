@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Button, ProgressBar, Static
 
 from assistant.errors import HippoError
+from assistant.terminal import visible
 from ui.format import stamp
 from ui.screens.inspector.pane import InspectorPane
 
@@ -84,7 +85,7 @@ class SleepPane(InspectorPane):
             )
         )
         self.query_one("#sleep-report", Static).update(
-            Content(report_text(last_report(self.engine)))
+            Content(visible(report_text(last_report(self.engine))))
         )
         self.query_one("#sleep-progress", ProgressBar).display = self.running
 
@@ -130,7 +131,7 @@ class SleepPane(InspectorPane):
     def on_sleep_pane_finished(self, message: Finished) -> None:
         step = self.query_one("#sleep-step", Static)
         if message.report is None:
-            step.update(Content(f"Sleep failed: {message.error}"))
+            step.update(Content(visible(f"Sleep failed: {message.error}")))
             self.notify(message.error, title="Sleep failed", severity="error", markup=False)
             return
         review = len(message.report.to_review)

@@ -1,0 +1,146 @@
+"""``hippo profile list|rename|delete``, and the check that ``--profile`` names one.
+
+A typo in ``--profile`` must not start an empty memory without a word: a name that is
+not a profile yet is refused with the close names, unless ``--create-profile`` asks
+for it (``hippo import --profile NEW`` creates its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+from assistant.config import Config
+from assistant.errors import HippoError
+
+if TYPE_CHECKING:
+    from assistant.memory.profiles import ProfileStore
+    from data_schema.connect import Database
+
+__all__ = ["COMMANDS", "add_parsers", "check_profile"]
+
+# Commands that never read a profile's memory: --profile means nothing to them.
+_NO_PROFILE = frozenset({"path", "token", "models", "pull", "profile", "import", "doctor"})
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add ``profile`` with its actions to the `hippo` parser."""
+    profile = sub.add_parser("profile", help="list, rename or delete memory profiles")
+    verbs = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    listing = verbs.add_parser("list", help="every profile, with what it holds")
+    listing.add_argument("--json", action="store_true", help="print JSON lines")
+    rename = verbs.add_parser("rename", help="rename a profile (its memories stay with it)")
+    rename.add_argument("old")
+    rename.add_argument("new")
+    delete = verbs.add_parser("delete", help="delete a profile and all its memories, for good")
+    delete.add_argument("name")
+    delete.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
+
+
+def _store(config: Config) -> tuple[ProfileStore, Database]:
+    from assistant.clock import SystemClock
+    from assistant.memory.profiles import ProfileStore
+    from data_schema.connect import Database
+
+    db = Database(config.db_path)
+    return ProfileStore(lambda: db.conn, SystemClock()), db
+
+
+def check_profile(args: argparse.Namespace, config: Config) -> None:
+    """Refuse a ``--profile`` that names no profile, unless ``--create-profile`` is given.
+
+    Raises:
+        HippoError: the name is not a profile (close names are suggested), or, to be
+            created, is not a valid name.
+    """
+    from assistant.memory.profiles import DEFAULT_PROFILE, profile_name, unknown_profile
+
+    name = getattr(args, "profile", None)
+    if not name or (args.command or "chat") in _NO_PROFILE:
+        return
+    if getattr(args, "create_profile", False):
+        profile_name(name)  # a new profile gets a proper name; the engine creates it
+        return
+    if name == DEFAULT_PROFILE:
+        return
+    names: list[str] = []
+    if config.db_path.exists():
+        store, db = _store(config)
+        try:
+            if store.find(name) is not None:
+                return
+            names = store.names()
+        finally:
+            db.close()
+    raise HippoError(unknown_profile(name, names))
+
+
+def profile_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    """Run ``hippo profile ACTION``."""
+    store, db = _store(config)
+    try:
+        if args.profile_command == "list":
+            return _list(store, args, out)
+        if args.profile_command == "rename":
+            store.rename(args.old, args.new)
+            print(
+                f"Renamed profile {args.old!r} to {args.new.strip()!r}. Use it with "
+                f"`hippo --profile {shlex.quote(args.new.strip())}`.",
+                file=out,
+            )
+            return 0
+        return _delete(store, db, args, out)
+    finally:
+        db.close()
+
+
+def _list(store: ProfileStore, args: argparse.Namespace, out: TextIO) -> int:
+    from assistant.cli_memory import dump_json
+
+    for p in store.summaries():
+        if args.json:
+            dump_json(
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "created_at": p.created_at,
+                    "sessions": p.sessions,
+                    "messages": p.messages,
+                    "facts": p.facts,
+                },
+                out,
+            )
+        else:
+            print(
+                f"{p.name:<20} {p.sessions:>5} sessions {p.messages:>7} messages "
+                f"{p.facts:>6} facts",
+                file=out,
+            )
+    return 0
+
+
+def _delete(store: ProfileStore, db: Database, args: argparse.Namespace, out: TextIO) -> int:
+    store.require(args.name)
+    if not args.yes:
+        print(
+            f"Delete profile {args.name!r} and every memory in it, for good? Make a backup "
+            "first with `hippo memory backup` if unsure. [y/N] ",
+            end="",
+            file=out,
+        )
+        out.flush()
+        if sys.stdin.readline().strip().casefold() not in ("y", "yes"):
+            print("Nothing was deleted.", file=out)
+            return 1
+    counts = store.delete(args.name)
+    from assistant.admin.purge_run import housekeep
+
+    housekeep(db.conn)  # the deleted text leaves the file's bytes too
+    held = ", ".join(f"{n} {table}" for table, n in counts.items() if n) or "nothing"
+    print(f"Deleted profile {args.name!r} ({held}).", file=out)
+    return 0
+
+
+COMMANDS = {"profile": profile_command}

@@ -1,0 +1,51 @@
+"""What sleep left for later, and why; and putting given-up sessions back in line.
+
+A session is consolidated once it is over: its app closed, its ``hippo ask`` ended,
+another session was opened in its place, or nobody wrote in it for ``idle_minutes``.
+A session the model failed on ``max_attempts`` runs in a row, nightly or manual (each
+run is a real try with the model), is given up until ``hippo sleep --retry``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from assistant.sleep.settings import SleepSettings
+from assistant.sleep.store import SleepStore
+
+if TYPE_CHECKING:
+    from assistant.engine import Hippo
+
+__all__ = ["retry_given_up", "skipped_notes"]
+
+_STEPS = {"summarise": "summarising", "extract": "drawing facts from"}
+
+
+def skipped_notes(engine: Hippo, settings: SleepSettings) -> list[str]:
+    """One line per session sleep did not take, saying why and what to do."""
+    store = SleepStore(lambda: engine.db.conn, engine.clock)
+    now = engine.clock.now()
+    cutoff = now - timedelta(minutes=settings.idle_minutes)
+    notes = []
+    for profile in engine.messages.profiles():
+        where = f" (profile {profile.name!r})" if profile.name != engine.profile.name else ""
+        for session_id, last in store.waiting(profile.id, cutoff):
+            idle = max(int((now - last).total_seconds() // 60), 0)
+            notes.append(
+                f"session {session_id}{where} is still open (last message {idle} min ago): a "
+                "session is taken once its app closes, or after "
+                f"{settings.idle_minutes} idle minutes"
+            )
+        for step, session_id in store.given_up(profile.id):
+            notes.append(
+                f"session {session_id}{where}: sleep gave up {_STEPS.get(step, step)} it "
+                f"after {settings.max_attempts} failed runs; `hippo sleep --retry` tries again"
+            )
+    return notes
+
+
+def retry_given_up(engine: Hippo) -> int:
+    """Give every given-up session fresh attempts, in every profile; say how many."""
+    store = SleepStore(lambda: engine.db.conn, engine.clock)
+    return sum(store.retry_given_up(p.id) for p in engine.messages.profiles())
