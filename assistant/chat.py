@@ -97,8 +97,9 @@ class ChatTurn:
             self._taint = lambda: turn_taint(user, quoted)
             yield MemoryUsed(reply.id, tuple(context.used))
             size = sum(estimate_tokens(m["content"]) for m in context.messages)
-            if size > engine.context_tokens:
-                yield PromptTooLong(size, engine.context_tokens)
+            window = engine.context_window(engine.chat_model)
+            if size > window:
+                yield PromptTooLong(size, window)
             yield from self._rounds(reply, user, context.messages)
             if self._cancel.is_set():
                 outcome = ReplyCancelled(self._save(reply, "cancelled"))

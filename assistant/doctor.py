@@ -74,6 +74,7 @@ def _check_file(config: Config, report: Report) -> None:
         report.facts.append(("sessions", str(counts[0])))
         report.facts.append(("messages", f"{counts[1]} ({counts[2]} items waiting for vectors)"))
         _check_consistency(conn, report)
+        _check_given_up(conn, report)
     finally:
         conn.close()
 
@@ -113,6 +114,24 @@ def _check_consistency(conn, report: Report) -> None:  # type: ignore[no-untyped
         )
 
 
+def _check_given_up(conn, report: Report) -> None:  # type: ignore[no-untyped-def]
+    """Sessions sleep gave up on: the model failed on them run after run."""
+    rows = conn.execute(
+        "SELECT step, count(DISTINCT item_id) FROM sleep_marks WHERE state = 'given_up'"
+        " GROUP BY step ORDER BY step"
+    ).fetchall()
+    if not rows:
+        return
+    what = {"summarise": "never summarised", "extract": "never had their facts extracted"}
+    said = "; ".join(f"{n} session{'s' * (n != 1)} {what.get(step, step)}" for step, n in rows)
+    report.facts.append(("given up by sleep", said))
+    report.problems.append(
+        f"Sleep gave up on conversations after the model's answers failed three runs in a row "
+        f"({said}). A larger chat model consolidates better: choose one with "
+        "`hippo models use --chat NAME`, or set `model` under [sleep] in config.toml."
+    )
+
+
 def _check_ollama(config: Config, report: Report) -> None:
     from assistant.factory import open_gateway
 
@@ -142,6 +161,14 @@ def _check_ollama(config: Config, report: Report) -> None:
             continue
         caps = ", ".join(sorted(info.capabilities)) or "unknown"
         report.facts.append((role, f"{name} ({caps})"))
+        if need == "completion" and info.capabilities and "tools" not in info.capabilities:
+            report.facts.append(
+                (
+                    "memory tools",
+                    f"off: {name} cannot use tools, so it answers without searching or "
+                    "editing memory itself (a model with tools, e.g. qwen3, can)",
+                )
+            )
         if info.capabilities and need not in info.capabilities:
             report.problems.append(f"The {role} '{name}' can't do {need}: choose another.")
         elif need == "embedding":

@@ -102,7 +102,7 @@ class Hippo:
         self.core_edits: CoreEditMode = core_edits
         self.profile: Profile = self.messages.profile(profile)
         self.messages.mark_interrupted()
-        self._capabilities: dict[str, frozenset[str]] = {}
+        self._shown: dict[str, ModelInfo] = {}
         self.embedded = threading.Event()  # set after each stored batch, for waiters
         self._new_text = threading.Event()
         self._worker: EmbeddingWorker | None = None
@@ -313,7 +313,7 @@ class Hippo:
         working = select_turns(
             self.messages.recent_messages(session.id, 400),
             strategy=self.working_strategy,
-            budget=self.context_tokens // 2,
+            budget=self.context_window(self.chat_model) // 2,
             summary=summary,
             summary_upto=upto,
         )
@@ -365,7 +365,7 @@ class Hippo:
             working = select_turns(
                 self.messages.recent_messages(session_id, 400),
                 strategy=self.working_strategy,
-                budget=self.context_tokens // 2,
+                budget=self.context_window(self.chat_model) // 2,
                 summary=summary,
                 summary_upto=upto,
             )
@@ -388,16 +388,33 @@ class Hippo:
 
     def chat_options(self) -> dict[str, int]:
         """Ollama options for chat calls: a context window that fits what Hippo sends."""
-        return {"num_ctx": self.context_tokens}
+        return self.model_options(self.chat_model)
+
+    def model_options(self, model: str) -> dict[str, int]:
+        """Ollama options for calls to ``model``: its window (see ``context_window``)."""
+        return {"num_ctx": self.context_window(model)}
+
+    def context_window(self, model: str) -> int:
+        """The tokens Hippo fills for ``model``: ``context_tokens``, or less where the model
+        reads less (its context length from ``/api/show``), as asking for more than the
+        model has makes Ollama truncate the prompt from the start."""
+        shown = self._show(model)
+        length = shown.context_length if shown is not None else None
+        return min(self.context_tokens, length) if length else self.context_tokens
 
     def model_capabilities(self, model: str) -> frozenset[str]:
         """What ``model`` can do (tools, thinking...), asked once; empty if unknown."""
-        if model not in self._capabilities:
+        shown = self._show(model)
+        return shown.capabilities if shown is not None else frozenset()
+
+    def _show(self, model: str) -> ModelInfo | None:
+        """What ``/api/show`` says about ``model``, asked once; None while it can't be asked."""
+        if model not in self._shown:
             try:
-                self._capabilities[model] = self.llm.show(model).capabilities
+                self._shown[model] = self.llm.show(model)
             except OllamaError:
-                return frozenset()
-        return self._capabilities[model]
+                return None
+        return self._shown[model]
 
     # -- recall -----------------------------------------------------------------
 
@@ -648,7 +665,7 @@ class Hippo:
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
         """Download a model, with progress summed over its layers."""
         yield from self.llm.pull(model, cancel=cancel)
-        self._capabilities.pop(model, None)
+        self._shown.pop(model, None)
         self._digests.expire()  # the pull may have brought new weights
 
     # -- memory inspector --------------------------------------------------------------

@@ -131,7 +131,10 @@ class Retriever:
             tier = self.tiers.get(kind)
             if tier is not None:
                 scored.extend(self._score_tier(tier, query, query_terms))
-        scored.sort(key=lambda m: (-m.score, -m.at.timestamp()))
+        # The assistant's own replies are not evidence about the user: they come after
+        # everything else, so that one never outranks, or takes the place of, the user's
+        # own words (a small model's confident nonsense would otherwise be recalled first).
+        scored.sort(key=lambda m: (_is_reply(m), -m.score, -m.at.timestamp()))
         return self._deduplicate(scored, query.limit)
 
     def _candidates(
@@ -259,6 +262,10 @@ class Retriever:
                 kept.append(memory)
                 kept_terms.append(t)
         return kept
+
+
+def _is_reply(memory: Memory) -> bool:
+    return memory.kind == "message" and memory.role == "assistant"
 
 
 def _newness(memories: Sequence[Memory]) -> dict[int, float]:

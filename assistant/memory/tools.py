@@ -157,6 +157,8 @@ def _validate(name: str, arguments: Any) -> dict[str, Any]:
                 value = int(value)
             except (TypeError, ValueError):
                 raise ToolError(f"{name}: '{key}' must be a whole number.") from None
+        elif isinstance(value, list | dict):  # a small model's structure is not text to keep
+            raise ToolError(f"{name}: '{key}' must be text, not a {type(value).__name__}.")
         elif not isinstance(value, str):
             value = str(value)
         if "enum" in prop and value not in prop["enum"]:

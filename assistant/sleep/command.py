@@ -89,6 +89,10 @@ def _print(report: SleepReport, out: TextIO) -> None:
         print(f"hippo: {report.errors[0]}", file=sys.stderr)
         return
     print(report.summary(), file=out)
+    if len(report.errors) > 3:  # the summary names three; each one is worth seeing
+        print("Every problem:", file=out)
+        for error in report.errors:
+            print(f"  - {error}", file=out)
     if report.dry_run:
         for p in report.proposals:
             old = f" (replaces fact {p.old_fact_id})" if p.old_fact_id else ""

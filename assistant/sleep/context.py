@@ -57,7 +57,11 @@ class SleepContext:
     @property
     def transcript_budget(self) -> int:
         """Tokens a conversation may fill in one prompt (the rest is instructions and reply)."""
-        return max(self.engine.context_tokens - 2048, 2048)
+        budget = max(self.engine.context_tokens - 2048, 2048)
+        window = self.engine.context_window(self.asker.model)
+        if window < self.engine.context_tokens:  # the model reads less than Hippo would fill
+            budget = min(budget, max(window - 2048, window // 2))
+        return budget
 
     def tick(self, step: str, done: int, total: int, note: str = "") -> None:
         """A unit finished: refresh the lock's heartbeat and report progress."""
@@ -74,6 +78,15 @@ class SleepContext:
     def error(self, step: str, text: str) -> None:
         """Record a problem of a step (the run goes on)."""
         self.report.errors.append(f"{step}: {text}"[:600])
+
+    def retry_note(self, *, give_up: bool = False) -> str:
+        """What becomes of work the model failed on, in words true for this run.
+
+        A dry run records nothing, so nothing is retried or given up because of it.
+        """
+        if self.report.dry_run:
+            return "a real run would give it up" if give_up else "a real run would retry it"
+        return "given up" if give_up else "will retry next run"
 
     def propose(self, proposal: Proposal) -> None:
         """Record a change for the review queue and the morning notice."""

@@ -21,7 +21,7 @@ from assistant.sleep.dates import resolve_date
 from assistant.sleep.evidence import fingerprint
 from assistant.sleep.extract import session_messages, step_failed, vet
 from assistant.sleep.prompts import EPISODES_PROMPT, transcript
-from assistant.sleep.schemas import EPISODES
+from assistant.sleep.schemas import episodes_schema
 from assistant.sleep.store import DueSession
 from assistant.sleep.trust import is_strong
 
@@ -51,7 +51,10 @@ def _summarise_one(ctx: SleepContext, due: DueSession) -> None:
         return
     ids = [m.id for m in messages]
     value, errors = ctx.asker.ask(
-        EPISODES_PROMPT, transcript(messages, ctx.tz), EPISODES, check=lambda v: _check(v, ids)
+        EPISODES_PROMPT,
+        transcript(messages, ctx.tz),
+        episodes_schema(ids),
+        check=lambda v: _check(v, ids),
     )
     if value is None:
         step_failed(ctx, "summarise", due, errors)

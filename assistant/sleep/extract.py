@@ -20,7 +20,7 @@ from assistant.sleep.context import SleepContext
 from assistant.sleep.dates import resolve_phrase
 from assistant.sleep.evidence import fingerprint, similar_statements, supports
 from assistant.sleep.prompts import EXTRACT_PROMPT, MAX_CHARS, transcript
-from assistant.sleep.schemas import CANDIDATES
+from assistant.sleep.schemas import CANDIDATES, candidates_schema
 from assistant.sleep.store import DueSession
 from assistant.sleep.trust import is_strong, tainted_messages
 from assistant.tokens import estimate_tokens
@@ -88,7 +88,9 @@ def step_failed(ctx: SleepContext, step: str, due: DueSession, errors: Sequence[
     with ctx.store.unit():
         ctx.store.mark(step, due, state="given_up" if give_up else "failed", run_id=ctx.run_id)
     ctx.count(f"{step}_failed")
-    what = "given up" if give_up else "will retry next run"
+    if give_up:
+        ctx.count("sessions_given_up")
+    what = ctx.retry_note(give_up=give_up)
     ctx.error(step, f"session {due.id}: invalid model output ({what}): {'; '.join(errors[:3])}")
 
 
@@ -107,7 +109,11 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
         with ctx.store.unit():
             ctx.store.mark("extract", due, state="done", run_id=ctx.run_id)
         return
-    value, errors = ctx.asker.ask(EXTRACT_PROMPT, transcript(messages, ctx.tz), CANDIDATES)
+    schema = candidates_schema([m.id for m in messages])
+    # Invented ids reach ``vet``, which records them as rejected (never proposed again).
+    value, errors = ctx.asker.ask(
+        EXTRACT_PROMPT, transcript(messages, ctx.tz), schema, validate=CANDIDATES
+    )
     if value is None:
         step_failed(ctx, "extract", due, errors)
         return

@@ -2,13 +2,13 @@
 
 Every call counts against the run's cap (stopping cleanly when it is reached), and its
 tokens and seconds go into the run record. A reply that is not JSON, does not follow the
-schema or fails the caller's own check is retried once, with the errors; if it still fails,
+schema or fails the caller's own check, even after the clear repairs of ``repair``, is
+counted as malformed and retried once, with the errors; if it still fails,
 the caller gets None and the errors to record, and nothing is written.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from assistant.errors import OllamaError
 from assistant.sleep.errors import BudgetExhausted
 from assistant.sleep.prompts import retry_prompt
-from assistant.sleep.schemas import schema_errors
+from assistant.sleep.repair import Reading, read_reply
 
 if TYPE_CHECKING:
     from assistant.llm.gateway import OllamaGateway
@@ -39,24 +39,35 @@ class ModelUse:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    clean: int = 0  # answers valid as they came
+    malformed: int = 0  # answers that stayed invalid after repair (each is retried or dropped)
+    repaired: int = 0  # answers made valid by a clear repair (see ``repair``)
+    dropped_items: int = 0  # broken items dropped from otherwise valid answers
+
+    def counted(self, reading: Reading) -> Reading:
+        """Count one answer's outcome."""
+        if reading.errors:
+            self.malformed += 1
+        elif reading.notes:
+            self.repaired += 1
+        else:
+            self.clean += 1
+        self.dropped_items += reading.dropped if not reading.errors else 0
+        return reading
 
 
-def _parsed(content: str, schema: Mapping[str, Any], check: Check | None) -> tuple[Any, list[str]]:
-    text = content.strip()
-    if not text:
-        return None, ["the reply was empty"]
-    if len(text) > _MAX_REPLY:
-        return None, [f"the reply was {len(text)} characters long, not a JSON object"]
-    if text.startswith("```"):
-        text = text.strip("`").removeprefix("json").strip()
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        return None, [f"the reply was not JSON ({str(exc)[:80]})"]
-    errors = schema_errors(value, schema)
-    if not errors and check is not None:
-        errors = check(value)
-    return (None, errors[:20]) if errors else (value, [])
+def _parsed(content: str, schema: Mapping[str, Any], check: Check | None) -> Reading:
+    if len(content) > _MAX_REPLY:
+        reading = Reading()
+        reading.errors = [f"the reply was {len(content)} characters long, not a JSON object"]
+        return reading
+    reading = read_reply(content, schema)
+    if reading.value is not None and check is not None:
+        reading.errors = check(reading.value)
+        if reading.errors:
+            reading.value = None
+    reading.errors = reading.errors[:20]
+    return reading
 
 
 class Asker:
@@ -102,8 +113,19 @@ class Asker:
         user: str,
         schema: Mapping[str, Any],
         check: Check | None = None,
+        *,
+        validate: Mapping[str, Any] | None = None,
     ) -> tuple[Any, list[str]]:
         """The model's reply as validated JSON, or None and what was wrong with it.
+
+        Args:
+            system: the instructions.
+            user: the material.
+            schema: the JSON schema sent as ``format`` (Ollama constrains decoding to it).
+            check: the caller's own check of a valid reply.
+            validate: the schema the reply is checked against, where it should be looser
+                than ``schema`` (so that the caller's defences see and record what a model
+                that ignores ``format`` invents); default ``schema``.
 
         Raises:
             BudgetExhausted: the cap is reached (before a call, never mid-way).
@@ -111,15 +133,16 @@ class Asker:
         """
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         content = self._call(messages, schema)
-        value, errors = _parsed(content, schema, check)
-        if not errors:
-            return value, []
+        rules = schema if validate is None else validate
+        first = self.use.counted(_parsed(content, rules, check))
+        if not first.errors:
+            return first.value, []
         messages += [
             {"role": "assistant", "content": content[:_ECHO_BACK]},
-            {"role": "user", "content": retry_prompt(errors)},
+            {"role": "user", "content": retry_prompt(first.errors)},
         ]
-        value, errors = _parsed(self._call(messages, schema), schema, check)
-        return (value, []) if not errors else (None, errors)
+        second = self.use.counted(_parsed(self._call(messages, schema), rules, check))
+        return (second.value, []) if not second.errors else (None, second.errors)
 
     def _call(self, messages: list[dict[str, str]], schema: Mapping[str, Any]) -> str:
         if self.use.calls >= self.max_calls:

@@ -152,7 +152,9 @@ def _run(
         model,
         max_calls=settings.max_llm_calls,
         think=False if "thinking" in engine.model_capabilities(model) else None,
-        options=engine.chat_options(),  # the chat's window: Ollama need not reload the model
+        # The chat's window for the chat model (Ollama need not reload it), never more
+        # than the model reads.
+        options=engine.model_options(model),
         on_call=lock.beat if lock else None,
     )
     ctx = SleepContext(
@@ -212,7 +214,29 @@ def _steps(ctx: SleepContext) -> str:
     for profile_id in profiles:  # no model calls: runs even when the cap stopped the rest
         hygiene(ctx, profile_id)
     ctx.steps_done.append("hygiene")
-    return status
+    return _verdict(ctx, status)
+
+
+_FAILURES = ("summarise_failed", "extract_failed", "update_failed", "reflect_failed")
+_SUCCESSES = ("sessions_summarised", "sessions_extracted", "reflections_run", "candidates_added")
+
+
+def _verdict(ctx: SleepContext, status: str) -> str:
+    """``failed`` for a run in which the model failed every step it was asked to do.
+
+    Such a run consolidated nothing; it must not read as done.
+    """
+    counts = ctx.report.counts
+    failed = sum(counts[key] for key in _FAILURES)
+    if status != "done" or not failed or any(counts[key] for key in _SUCCESSES):
+        return status
+    ctx.error(
+        "run",
+        f"the model {ctx.asker.model} gave no usable answer ({ctx.asker.use.malformed} "
+        "malformed): nothing was consolidated. A larger model may do better: set it with "
+        "`hippo models use --chat NAME` or `model` under [sleep] in config.toml.",
+    )
+    return "failed"
 
 
 def _finish(ctx: SleepContext, runs: RunStore, started: float) -> None:
@@ -224,4 +248,8 @@ def _finish(ctx: SleepContext, runs: RunStore, started: float) -> None:
     report.prompt_tokens = use.prompt_tokens
     report.completion_tokens = use.completion_tokens
     report.counts["embed_calls"] = use.embed_calls
+    report.counts["clean_answers"] = use.clean
+    report.counts["malformed_answers"] = use.malformed
+    report.counts["repaired_answers"] = use.repaired
+    report.counts["dropped_items"] = use.dropped_items
     runs.save(report)

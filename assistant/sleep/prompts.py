@@ -65,7 +65,9 @@ INSIGHTS_PROMPT = (
 def transcript(messages: Sequence[Message], tz: tzinfo | None = None) -> str:
     """Messages as ``[id 12] 2026-11-25 Wed 10:00 user: ...`` lines, each text quoted.
 
-    A pasted message says so, so that the model does not take it for the user's word.
+    A pasted message says so, so that the model does not take it for the user's word; a
+    message with a known speaker (an imported conversation) names them:
+    ``user (Caroline): ...``.
     """
     lines = []
     for m in messages:
@@ -74,6 +76,8 @@ def transcript(messages: Sequence[Message], tz: tzinfo | None = None) -> str:
         if len(text) > MAX_CHARS:
             text = text[:MAX_CHARS] + " [...]"
         who = "user (pasted text, not their own words)" if m.origin == "pasted" else m.role
+        if m.speaker:
+            who = f"{who} ({m.speaker})"
         lines.append(f"[id {m.id}] {when} {who}: {text}")
     return "\n".join(lines)
 

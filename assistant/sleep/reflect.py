@@ -20,7 +20,7 @@ from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import fingerprint, similar_statements
 from assistant.sleep.prompts import INSIGHTS_PROMPT, QUESTIONS_PROMPT
 from assistant.sleep.report import Proposal
-from assistant.sleep.schemas import INSIGHTS, QUESTIONS
+from assistant.sleep.schemas import QUESTIONS, insights_schema
 
 __all__ = ["reflect"]
 
@@ -41,7 +41,8 @@ def reflect(ctx: SleepContext, profile_id: int) -> None:
     n = ctx.settings.max_questions
     value, errors = ctx.asker.ask(QUESTIONS_PROMPT.format(n=n), _lines(pool), QUESTIONS)
     if value is None:
-        ctx.error("reflect", f"invalid questions (will retry next run): {'; '.join(errors[:3])}")
+        ctx.error("reflect", f"invalid questions ({ctx.retry_note()}): {'; '.join(errors[:3])}")
+        ctx.count("reflect_failed")
         return
     questions = [q.strip() for q in value["questions"][:n]]
     for question in questions:
@@ -50,11 +51,12 @@ def reflect(ctx: SleepContext, profile_id: int) -> None:
     value, errors = ctx.asker.ask(
         INSIGHTS_PROMPT.format(n=ctx.settings.max_insights),
         prompt + _lines(pool),
-        INSIGHTS,
+        insights_schema(list(pool)),
         check=lambda v: _unknown_labels(v, pool),
     )
     if value is None:
-        ctx.error("reflect", f"invalid insights (will retry next run): {'; '.join(errors[:3])}")
+        ctx.error("reflect", f"invalid insights ({ctx.retry_note()}): {'; '.join(errors[:3])}")
+        ctx.count("reflect_failed")
         return
     with ctx.store.unit():
         for insight in value["insights"][: ctx.settings.max_insights]:

@@ -57,6 +57,25 @@ class Proposal:
         }
 
 
+# Counters that are problems: (key, singular, plural).
+_PROBLEMS = (
+    ("malformed_answers", "malformed model answer", "malformed model answers"),
+    ("repaired_answers", "answer repaired", "answers repaired"),
+    ("dropped_items", "broken item dropped", "broken items dropped"),
+    ("summarise_failed", "session not summarised", "sessions not summarised"),
+    ("extract_failed", "session without facts extracted", "sessions without facts extracted"),
+    ("update_failed", "update batch failed", "update batches failed"),
+    ("reflect_failed", "reflection failed", "reflections failed"),
+    ("sessions_given_up", "session given up", "sessions given up"),
+    (
+        "candidates_rejected",
+        "candidate rejected by the checks",
+        "candidates rejected by the checks",
+    ),
+    ("dated_items_unresolved", "dated item undated", "dated items undated"),
+)
+
+
 @dataclass
 class SleepReport:
     """One consolidation run: counts per step, model use, time, errors and proposals."""
@@ -103,9 +122,26 @@ class SleepReport:
             f"{self.count('superseded')} superseded, {self.count('reflection')} reflections, "
             f"{self.count('merged')} merged.",
         ]
+        problems = self.problem_counts()
+        if problems:
+            lines.append("Problems: " + ", ".join(problems) + ".")
         if self.errors:
-            lines.append(f"{len(self.errors)} problem(s): " + "; ".join(self.errors[:3]))
+            more = len(self.errors) - 3
+            lines.append(
+                f"{len(self.errors)} problem(s): "
+                + "; ".join(self.errors[:3])
+                + (f"; and {more} more" if more > 0 else "")
+            )
         return "\n".join(lines)
+
+    def problem_counts(self) -> list[str]:
+        """Every kind of problem the run counted, in words (``2 summaries failed``)."""
+        said = []
+        for key, one, many in _PROBLEMS:
+            n = self.counts.get(key, 0)
+            if n:
+                said.append(f"{n} {one if n == 1 else many}")
+        return said
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ schema (the subset these schemas use) before anything is written.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -17,7 +17,11 @@ __all__ = [
     "INSIGHTS",
     "QUESTIONS",
     "UPDATE",
+    "candidates_schema",
+    "episodes_schema",
+    "insights_schema",
     "schema_errors",
+    "update_schema",
 ]
 
 
@@ -46,81 +50,98 @@ def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) ->
     }
 
 
-_DATED_ITEM = _object(
-    {"text": _string(1, 300), "when": _string(0, 80), "message_id": _integer(1)},
-    {"date": _string(0, 10)},
-)
-EPISODES = _object(
-    {
-        "episodes": _array(
-            _object(
-                {
-                    "first_message_id": _integer(1),
-                    "last_message_id": _integer(1),
-                    "title": _string(0, 120),
-                    "summary": _string(1, 2000),
-                    "topics": _array(_string(1, 60), 8),
-                    "importance": _integer(1, 10),
-                    "dated_items": _array(_DATED_ITEM, 10),
-                }
-            ),
-            6,
-            1,
-        )
-    }
-)
-CANDIDATES = _object(
-    {
-        "facts": _array(
-            _object(
-                {
-                    "statement": _string(3, 300),
-                    "subject": _string(0, 60),
-                    "predicate": _string(0, 60),
-                    "source": {"type": "string", "enum": ["user_stated", "assistant_inferred"]},
-                    "message_ids": _array(_integer(1), 10, 1),
-                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                    "importance": _integer(1, 10),
-                },
-                {"scope": _string(0, 30), "until": _string(0, 80)},
-            ),
-            20,
-        )
-    }
-)
-UPDATE = _object(
-    {
-        "decisions": _array(
-            _object(
-                {
-                    "candidate": _integer(0),
-                    "action": {
-                        "type": "string",
-                        "enum": ["add", "reinforce", "supersede", "ignore"],
-                    },
-                    "fact_id": _integer(0),
-                },
-                {"reason": _string(0, 300)},
-            ),
-            50,
-        )
-    }
-)
+_ENUM_LIMIT = 500  # more ids than this are bounded by range instead of listed
+
+
+def _ids(shown: Sequence[int]) -> dict[str, Any]:
+    """An id Hippo showed: listed, so that a constrained model cannot write another.
+
+    With nothing shown (a generic schema) any positive integer; with very many, the range.
+    """
+    ids = sorted(set(shown))
+    if not ids:
+        return _integer(1)
+    if len(ids) > _ENUM_LIMIT:
+        return _integer(ids[0], ids[-1])
+    return {"type": "integer", "enum": ids}
+
+
+def _labels(shown: Sequence[str]) -> dict[str, Any]:
+    if not shown:
+        return _string(3, 30, pattern=r"^(fact|episode):\d+$")
+    return {"type": "string", "enum": sorted(set(shown))}
+
+
+def episodes_schema(ids: Sequence[int] = ()) -> dict[str, Any]:
+    """The summarise step's reply; message ids limited to ``ids`` (the ones shown)."""
+    dated_item = _object(
+        {"text": _string(1, 300), "when": _string(0, 80), "message_id": _ids(ids)},
+        {"date": _string(0, 10)},
+    )
+    episode = _object(
+        {
+            "first_message_id": _ids(ids),
+            "last_message_id": _ids(ids),
+            "title": _string(0, 120),
+            "summary": _string(1, 2000),
+            "topics": _array(_string(1, 60), 8),
+            "importance": _integer(1, 10),
+            "dated_items": _array(dated_item, 10),
+        }
+    )
+    return _object({"episodes": _array(episode, 6, 1)})
+
+
+def candidates_schema(ids: Sequence[int] = ()) -> dict[str, Any]:
+    """The extract step's reply; evidence limited to ``ids`` (the message ids shown)."""
+    item = _object(
+        {
+            "statement": _string(3, 300),
+            "subject": _string(0, 60),
+            "predicate": _string(0, 60),
+            "source": {"type": "string", "enum": ["user_stated", "assistant_inferred"]},
+            "message_ids": _array(_ids(ids), 10, 1),
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "importance": _integer(1, 10),
+        },
+        {"scope": _string(0, 30), "until": _string(0, 80)},
+    )
+    return _object({"facts": _array(item, 20)})
+
+
+def update_schema(candidates: int = 0, fact_ids: Sequence[int] = ()) -> dict[str, Any]:
+    """The update step's reply: one decision per candidate numbered 0..``candidates``-1,
+    naming one of ``fact_ids`` (or 0 for add and ignore)."""
+    number = {"type": "integer", "enum": list(range(candidates))} if candidates else _integer(0)
+    fact = {"type": "integer", "enum": [0, *sorted(set(fact_ids))]} if fact_ids else _integer(0)
+    decision = _object(
+        {
+            "candidate": number,
+            "action": {"type": "string", "enum": ["add", "reinforce", "supersede", "ignore"]},
+            "fact_id": fact,
+        },
+        {"reason": _string(0, 300)},
+    )
+    return _object({"decisions": _array(decision, max(candidates, 1) if candidates else 50)})
+
+
+def insights_schema(labels: Sequence[str] = ()) -> dict[str, Any]:
+    """The reflection's insights, citing only ``labels`` (the memories shown)."""
+    insight = _object(
+        {
+            "statement": _string(5, 300),
+            "evidence": _array(_labels(labels), 10, 1),
+            "importance": _integer(1, 10),
+        }
+    )
+    return _object({"insights": _array(insight, 10)})
+
+
+EPISODES = episodes_schema()
+CANDIDATES = candidates_schema()
+UPDATE = update_schema()
 QUESTIONS = _object({"questions": _array(_string(5, 200), 5, 1)})
-INSIGHTS = _object(
-    {
-        "insights": _array(
-            _object(
-                {
-                    "statement": _string(5, 300),
-                    "evidence": _array(_string(3, 30, pattern=r"^(fact|episode):\d+$"), 10, 1),
-                    "importance": _integer(1, 10),
-                }
-            ),
-            10,
-        )
-    }
-)
+INSIGHTS = insights_schema()
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),

@@ -88,14 +88,11 @@ class SleepStore:
     def due_sessions(self, profile_id: int, step: str, cutoff: datetime) -> list[DueSession]:
         """Closed, kept sessions with complete messages that ``step`` has not done, oldest first.
 
-        The extract step follows the summarise step: it is due up to what was summarised.
+        Each step keeps its own marks: a session's facts never wait for its summary, so a
+        model that fails to summarise a session still has its facts extracted.
         """
         ceiling = (
-            "(SELECT upto FROM sleep_marks p WHERE p.step = 'summarise' AND p.item_id = s.id"
-            " AND p.state = 'done')"
-            if step == "extract"
-            else "(SELECT max(id) FROM messages m WHERE m.session_id = s.id"
-            " AND m.status = 'complete')"
+            "(SELECT max(id) FROM messages m WHERE m.session_id = s.id AND m.status = 'complete')"
         )
         rows = self._conn().execute(
             f"SELECT s.id, s.profile_id, coalesce(k.upto, 0), {ceiling}, coalesce(k.attempts, 0)"

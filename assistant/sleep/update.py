@@ -21,7 +21,7 @@ from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import normal_statement, similar_statements
 from assistant.sleep.prompts import UPDATE_PROMPT
 from assistant.sleep.report import Proposal
-from assistant.sleep.schemas import UPDATE
+from assistant.sleep.schemas import update_schema
 from assistant.sleep.similar import similar_facts
 from assistant.sleep.trust import admitted_status
 
@@ -119,11 +119,12 @@ def _ask(
             f"{(f.valid_from or f.learned_at):%Y-%m-%d})"
             for f in facts
         ]
+    schema = update_schema(len(asks), [f.id for _, facts in asks for f in facts])
     value, errors = ctx.asker.ask(
-        UPDATE_PROMPT, "\n".join(lines), UPDATE, check=lambda v: _check(v, asks)
+        UPDATE_PROMPT, "\n".join(lines), schema, check=lambda v: _check(v, asks)
     )
     if value is None:
-        ctx.error("update", f"invalid model output (will retry next run): {'; '.join(errors[:3])}")
+        ctx.error("update", f"invalid model output ({ctx.retry_note()}): {'; '.join(errors[:3])}")
         ctx.count("update_failed")
         return None
     return {

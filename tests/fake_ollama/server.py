@@ -16,21 +16,18 @@ Model names are normalised as Ollama does: "embeddinggemma" is listed as
 
 from __future__ import annotations
 
-import threading
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from tests.fake_ollama.base import ANSWERED_AT_ONCE, OllamaServer
 from tests.fake_ollama.fooled import FooledModel
-from tests.fake_ollama.transport import LoopbackHTTPServer, Signals
 from tests.fake_ollama.vectors import embedding, normalised, tokens
 from tests.fake_ollama.wire import (
-    FAILURE_KINDS,
     ChatTurn,
     ModelSpec,
     PullPlan,
-    RecordedRequest,
     Reply,
     Response,
     canonical,
@@ -43,12 +40,12 @@ from tests.fake_ollama.wire import (
 __all__ = ["FakeOllama"]
 
 VERSION = "0.12.6"
-_ANSWERED_AT_ONCE = ("500", "not_found", "unauthorized")
+_ANSWERED_AT_ONCE = ANSWERED_AT_ONCE
 
 Route = Callable[[dict[str, Any]], Response]
 
 
-class FakeOllama:
+class FakeOllama(OllamaServer):
     """A scriptable, protocol-faithful Ollama server on 127.0.0.1.
 
     Args:
@@ -68,22 +65,13 @@ class FakeOllama:
         version: str = VERSION,
         verbose: bool = False,
     ) -> None:
-        self.host = ""
+        super().__init__(port=port, verbose=verbose)
         self.reply_delay = reply_delay
         self.version = version
-        self.verbose = verbose
-        self._port = port
-        self._lock = threading.Condition()  # guards the state below; notified on each change
-        self._signals = Signals(self._lock)
         self._models: dict[str, ModelSpec] = {}
         self._replies: deque[Reply] = deque()
-        self._failures: dict[str, deque[str]] = {}
         self._pull_plans: dict[str, PullPlan] = {}
-        self._requests: list[RecordedRequest] = []
-        self._token: str | None = None
         self._fooled: FooledModel | None = None
-        self._httpd: LoopbackHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         if default_models:
             self._install_defaults()
 
@@ -112,56 +100,6 @@ class FakeOllama:
             family="bert",
             parameter_size="23M",
         )
-
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    def start(self) -> str:
-        """Start serving in a daemon thread.
-
-        Returns:
-            The host URL, "http://127.0.0.1:PORT" (also in `host`).
-        """
-        if self._thread is not None:
-            raise RuntimeError("FakeOllama is already running")
-        self._signals.stopping.clear()
-        self._httpd = LoopbackHTTPServer(
-            self._port,
-            record=self._record,
-            answer=self._answer,
-            signals=self._signals,
-            verbose=self.verbose,
-        )
-        self._port = self._httpd.server_address[1]
-        self.host = f"http://127.0.0.1:{self._port}"
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},  # so that stop() returns quickly
-            name=f"fake-ollama-{self._port}",
-            daemon=True,
-        )
-        self._thread.start()
-        return self.host
-
-    def stop(self) -> None:
-        """Stop serving: new connections are refused and open ones are closed."""
-        if self._httpd is None or self._thread is None:
-            return
-        self._signals.stopping.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        # Kept-alive connections would otherwise go on being answered after stop().
-        self._httpd.close_open_connections()
-        self._thread.join()
-        self._httpd = self._thread = None
-        with self._lock:
-            self._lock.notify_all()
-
-    def __enter__(self) -> FakeOllama:
-        self.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
     # -- models ----------------------------------------------------------------------------
 
@@ -271,25 +209,6 @@ class FakeOllama:
         with self._lock:
             self._replies.extend(replies)
 
-    def fail_next(self, path: str, kind: str, count: int = 1) -> None:
-        """Make the next `count` requests to `path` fail.
-
-        Args:
-            path: e.g. "/api/chat".
-            kind: "500", "drop" (cut the reply mid-way and close the connection), "hang" (no
-                answer until `release()` or `stop()`), "junk" (a 200 that is not JSON: a
-                proxy's error page, a stream line cut short), "not_found" (404 model not
-                found) or "unauthorized" (401).
-            count: How many requests in a row.
-
-        Raises:
-            ValueError: An unknown `kind`.
-        """
-        if kind not in FAILURE_KINDS:
-            raise ValueError(f"unknown failure kind {kind!r}; use one of {sorted(FAILURE_KINDS)}")
-        with self._lock:
-            self._failures.setdefault(path, deque()).extend([kind] * count)
-
     def fool(self, model: FooledModel | None) -> None:
         """Answer unscripted chats as a model fooled by injected text (None: stop).
 
@@ -297,33 +216,6 @@ class FakeOllama:
         """
         with self._lock:
             self._fooled = model
-
-    def fall_silent(self) -> None:
-        """Hang as a stuck server does: accept every request and answer none of them.
-
-        Requests are held until `answer_again()` (then answered), `stop()` or the client
-        hanging up; `hanging` counts them.
-        """
-        with self._lock:
-            self._signals.silent = True
-            self._lock.notify_all()
-
-    def answer_again(self) -> None:
-        """End `fall_silent`: the held requests and the new ones are answered."""
-        with self._lock:
-            self._signals.silent = False
-            self._lock.notify_all()
-
-    def require_token(self, token: str | None) -> None:
-        """Answer 401 to requests without "Authorization: Bearer <token>" (None: no check)."""
-        with self._lock:
-            self._token = token
-
-    def release(self) -> None:
-        """Let the requests hanging now go on, to be answered normally."""
-        with self._lock:
-            self._signals.release_generation += 1
-            self._lock.notify_all()
 
     def pull_plan(
         self,
@@ -350,59 +242,7 @@ class FakeOllama:
         with self._lock:
             self._pull_plans[canonical(model)] = plan
 
-    # -- observing -------------------------------------------------------------------------
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """A copy of every request received so far, oldest first."""
-        with self._lock:
-            return list(self._requests)
-
-    @property
-    def hanging(self) -> int:
-        """How many requests are being held back now."""
-        with self._lock:
-            return self._signals.hanging
-
-    @property
-    def disconnects(self) -> int:
-        """How many times a client hung up before its reply was complete."""
-        with self._lock:
-            return self._signals.disconnects
-
-    def wait_until(self, predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
-        """Block until `predicate()` holds, checked on every change: a sleep-free wait.
-
-        The timeout only bounds a failing test, so it is generous for a busy machine.
-
-        Returns:
-            Whether it held within `timeout` seconds.
-        """
-        with self._lock:
-            return self._lock.wait_for(predicate, timeout)
-
-    def _record(self, request: RecordedRequest) -> None:
-        with self._lock:
-            self._requests.append(request)
-            self._lock.notify_all()
-
     # -- answering ---------------------------------------------------------------------------
-
-    def _answer(self, request: RecordedRequest) -> Response:
-        body = request.body or {}
-        with self._lock:
-            token = self._token
-            queue = self._failures.get(request.path)
-            kind = queue.popleft() if queue else None
-        if token is not None and request.headers.get("authorization") != f"Bearer {token}":
-            return error(401, "unauthorized")
-        if kind in _ANSWERED_AT_ONCE:
-            return self._failure(kind, body)
-        response = self._route(request.method, request.path, body)
-        response.hang = response.hang or kind == "hang"
-        response.drop = response.drop or kind == "drop"
-        response.junk = response.junk or kind == "junk"
-        return response
 
     def _route(self, method: str, path: str, body: dict[str, Any]) -> Response:
         routes: dict[tuple[str, str], Route] = {
@@ -418,14 +258,6 @@ class FakeOllama:
         route = routes.get((method, path))
         # Ollama's Go router answers unknown paths in plain text, not JSON.
         return route(body) if route else Response(status=404, text="404 page not found")
-
-    @staticmethod
-    def _failure(kind: str, body: Mapping[str, Any]) -> Response:
-        if kind == "500":
-            return error(500, "an internal error occurred (scripted by FakeOllama)")
-        if kind == "unauthorized":
-            return error(401, "unauthorized")
-        return error(404, f"model '{body.get('model', '')}' not found")
 
     def _tags(self, _: dict[str, Any]) -> Response:
         with self._lock:

@@ -14,7 +14,7 @@ import socketserver
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -184,6 +184,9 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _ClientLeft
 
     def _send(self, response: Response) -> None:
+        if response.generated is not None:
+            self._send_generated(response.generated)
+            return
         if response.lines is not None:
             self._send_lines(response)
             return
@@ -231,6 +234,24 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         if response.on_complete is not None:
             response.on_complete()
+
+    def _send_generated(self, lines: Iterator[dict[str, Any]]) -> None:
+        """Stream lines as they are made; a client that leaves stops the making."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for line in lines:
+                if self.server.signals.stopping.is_set():
+                    raise _Stopping
+                data = json.dumps(line).encode() + b"\n"
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.write(b"0\r\n\r\n")
+        finally:
+            close = getattr(lines, "close", None)
+            if close is not None:
+                close()  # a generator: stop the model mid-reply
 
     def _hang_up(self) -> None:
         self.close_connection = True

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -22,6 +22,8 @@ __all__ = [
     "Reply",
     "Response",
     "canonical",
+    "chat_line",
+    "done_stats",
     "error",
     "pull_lines",
     "show_body",
@@ -123,6 +125,7 @@ class Response:
     body: Any = None  # one JSON value
     text: str | None = None  # plain text, as Go's router sends for unknown paths
     lines: list[dict[str, Any]] | None = None  # an NDJSON stream
+    generated: Iterator[dict[str, Any]] | None = None  # NDJSON lines made as they stream
     delay: float = 0.0  # seconds between streamed lines
     hang: bool = False  # hold it back until release() or stop()
     drop: bool = False  # cut it mid-way and close the connection
@@ -221,6 +224,32 @@ def _chunks(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
+def chat_line(model: str, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """One `/api/chat` answer line (or the whole answer, for `stream: false`)."""
+    return {
+        "model": model,
+        "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "message": {"role": "assistant", "content": "", **message},
+        **extra,
+    }
+
+
+def done_stats(
+    done_reason: str, *, prompt_tokens: int, eval_count: int, eval_ns: int, prompt_ns: int = 0
+) -> dict[str, Any]:
+    """The final line's fields: why it stopped, and tokens and nanoseconds spent."""
+    return {
+        "done": True,
+        "done_reason": done_reason,
+        "total_duration": 250_000_000 + eval_ns + prompt_ns,
+        "load_duration": 20_000_000,
+        "prompt_eval_count": prompt_tokens,
+        "prompt_eval_duration": prompt_ns or 30_000_000,
+        "eval_count": eval_count,
+        "eval_duration": eval_ns,
+    }
+
+
 class ChatTurn:
     """One `/api/chat` answer, as stream chunks or as a whole object."""
 
@@ -243,24 +272,15 @@ class ChatTurn:
         return "{}" if schema == "json" else json.dumps(schema_instance(schema))
 
     def _line(self, message: dict[str, Any], **extra: Any) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-            "message": {"role": "assistant", "content": "", **message},
-            **extra,
-        }
+        return chat_line(self.model, message, **extra)
 
     def _stats(self, eval_count: int) -> dict[str, Any]:
-        return {
-            "done": True,
-            "done_reason": self.reply.done_reason,
-            "total_duration": 250_000_000 + 1_000_000 * eval_count,
-            "load_duration": 20_000_000,
-            "prompt_eval_count": self.prompt_tokens,
-            "prompt_eval_duration": 30_000_000,
-            "eval_count": eval_count,
-            "eval_duration": 1_000_000 * eval_count,
-        }
+        return done_stats(
+            self.reply.done_reason,
+            prompt_tokens=self.prompt_tokens,
+            eval_count=eval_count,
+            eval_ns=1_000_000 * eval_count,
+        )
 
     def stream(self) -> list[dict[str, Any]]:
         """Thinking chunks, then content chunks, then tool calls, then the done line."""

@@ -27,15 +27,17 @@ def _session(engine, clock):
 @pytest.mark.parametrize("junk", JUNK.values(), ids=JUNK.keys())
 def test_malformed_output_writes_nothing_and_is_recorded(engine, fake_ollama, clock, junk):
     _session(engine, clock)
-    fake_ollama.script(Reply(content=junk), Reply(content=junk))
+    fake_ollama.script(*[Reply(content=junk)] * 4)  # summary and extraction, each retried
 
     report = sleep(engine)
 
-    assert report.status == "done" and report.llm_calls == 2
+    assert report.status == "failed" and report.llm_calls == 4
     assert engine.episodes.recent(engine.profile.id) == []
     assert engine.facts.count(engine.profile.id) == 0
-    assert report.counts["summarise_failed"] == 1
+    assert report.counts["summarise_failed"] == report.counts["extract_failed"] == 1
+    assert report.counts["malformed_answers"] == 4
     assert "invalid model output (will retry next run)" in report.errors[0]
+    assert "nothing was consolidated" in report.errors[-1]
 
 
 def test_the_retry_tells_the_model_what_was_wrong(engine, fake_ollama, clock):
@@ -58,9 +60,8 @@ def test_episode_ids_outside_the_conversation_are_refused(engine, fake_ollama, c
     said = _session(engine, clock)
     fake_ollama.script(episodes(episode(1, 99)), episodes(episode(said[0].id, said[1].id)), facts())
     sleep(engine)
-    assert (
-        "not a span of the message ids" in fake_ollama.requests[-2].body["messages"][-1]["content"]
-    )
+    retry = fake_ollama.requests[-2].body["messages"][-1]["content"]
+    assert "last_message_id must be one of" in retry
 
 
 def test_a_session_the_model_keeps_failing_on_is_given_up_after_three_runs(
@@ -68,10 +69,10 @@ def test_a_session_the_model_keeps_failing_on_is_given_up_after_three_runs(
 ):
     _session(engine, clock)
     for n in range(3):
-        fake_ollama.script(Reply(content="nope"), Reply(content="nope"))
+        fake_ollama.script(*[Reply(content="nope")] * 4)
         report = sleep(engine)
-        assert report.llm_calls == 2, n
-    assert "given up" in report.errors[0]
+        assert report.llm_calls == 4, n
+    assert "given up" in report.errors[0] and report.counts["sessions_given_up"] == 2
     assert sleep(engine).llm_calls == 0
 
 
@@ -86,7 +87,7 @@ def test_after_malformed_output_the_next_run_ends_as_a_clean_run_would(
     fake_ollama.script(
         good[0],
         Reply(content="{}"),
-        Reply(content="[]"),
+        Reply(content="no facts here"),
     )
     first = sleep(engine)
     assert first.counts["extract_failed"] == 1 and engine.facts.count(engine.profile.id) == 0

@@ -108,4 +108,4 @@ def test_an_insight_citing_memories_it_was_not_shown_is_dropped(engine, fake_oll
     )
     report = sleep(engine, settings=LOW)
     assert engine.facts.list(engine.profile.id, source_kind="reflection") == []
-    assert "not among the memories shown" in report.errors[0]
+    assert "evidence[0] must be one of" in report.errors[0]

@@ -1,0 +1,86 @@
+"""The real server speaks Ollama's protocol with what the models really produce."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from assistant.llm.events import Done, TextDelta
+from assistant.llm.gateway import OllamaGateway
+from assistant.sleep.schemas import schema_errors
+from tests.real_ollama.server import CHAT_MODEL, EMBEDDING_MODEL
+
+pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(600)]
+
+USER = [{"role": "user", "content": "Say hello to Anna in one short sentence."}]
+
+
+def test_it_lists_and_shows_both_models_with_their_true_capabilities(real_ollama):
+    gateway = OllamaGateway(real_ollama.host)
+    assert gateway.probe()
+    models = {m.name: m for m in gateway.list_models()}
+    chat, embed = models[CHAT_MODEL], models[EMBEDDING_MODEL]
+    assert chat.capabilities == {"completion", "tools"} and chat.context_length == 4096
+    assert embed.capabilities == {"embedding"} and embed.embedding_length == 384
+
+
+def test_a_reply_streams_in_many_parts(real_ollama):
+    events = list(OllamaGateway(real_ollama.host).chat(CHAT_MODEL, USER))
+    text = [e.text for e in events if isinstance(e, TextDelta)]
+    assert len(text) > 1 and "".join(text).strip()
+    assert isinstance(events[-1], Done) and events[-1].completion_tokens > 0
+
+
+def test_a_json_schema_in_format_is_followed(real_ollama):
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "maxLength": 20},
+            "mood": {"type": "string", "enum": ["happy", "sad"]},
+            "ids": {"type": "array", "items": {"type": "integer", "enum": [3, 7]}, "maxItems": 3},
+        },
+        "required": ["name", "mood", "ids"],
+    }
+    result = OllamaGateway(real_ollama.host).chat_once(CHAT_MODEL, USER, format=schema)
+    assert schema_errors(json.loads(result.content), schema) == []
+
+
+def test_thinking_is_refused_as_ollama_refuses_it_for_this_model(real_ollama):
+    from assistant.errors import OllamaError
+
+    with pytest.raises(OllamaError):
+        OllamaGateway(real_ollama.host).chat_once(CHAT_MODEL, USER, think=True)
+
+
+def test_embeddings_read_meaning_across_languages(real_ollama):
+    gateway = OllamaGateway(real_ollama.host)
+    cat, chinese_cat, market = gateway.embed(
+        EMBEDDING_MODEL, ["I love my cat.", "我爱我的猫。", "The stock market fell sharply."]
+    )
+    assert len(cat) == 384 and math.isclose(sum(x * x for x in cat), 1.0, rel_tol=1e-3)
+    cosine = lambda a, b: sum(x * y for x, y in zip(a, b, strict=True))  # noqa: E731
+    assert cosine(cat, chinese_cat) > cosine(cat, market)
+
+
+def test_ps_lists_the_models_that_were_used(real_ollama):
+    gateway = OllamaGateway(real_ollama.host)
+    gateway.embed(EMBEDDING_MODEL, ["hello"])
+    listed = gateway._client().ps()
+    assert EMBEDDING_MODEL in {m.model for m in listed.models}
+
+
+def test_an_emulated_thinking_model_thinks_before_it_answers():
+    from assistant.llm.events import ThinkingDelta
+    from tests.real_ollama.models import missing
+    from tests.real_ollama.server import RealOllama
+
+    if missing():
+        pytest.skip(missing())
+    with RealOllama(max_tokens=96, thinking=True) as server:
+        gateway = OllamaGateway(server.host)
+        assert "thinking" in gateway.show(CHAT_MODEL).capabilities
+        events = list(gateway.chat(CHAT_MODEL, USER, think=True))
+    thought = "".join(e.text for e in events if isinstance(e, ThinkingDelta))
+    assert thought.strip() and "<think>" not in thought and isinstance(events[-1], Done)
