@@ -24,7 +24,7 @@ from assistant.memory.store import MessageStore
 from assistant.memory.summary import fold_into_summary
 from assistant.memory.usage import MemoryUse, UsageStore, memory_uses
 from assistant.memory.vectors import VectorStore
-from assistant.memory.weights import Digests
+from assistant.memory.weights import Digests, stamp
 from assistant.memory.working import Strategy, select_turns
 from assistant.turns import TurnEvent
 from data_schema.connect import Database
@@ -383,7 +383,7 @@ class Hippo:
         if not text.strip():
             return None, 1.0
         try:
-            (vector,) = self.llm.embed(self.embedding_model, [text])
+            (vector,) = self.llm.embed(self.embedding_model, [text], purpose="query")
         except OllamaError:
             return None, 1.0
         return vector, self._reading.trust(self.embedding_model, text)
@@ -472,8 +472,11 @@ class Hippo:
         return _full_name(self.embedding_model)
 
     def embedding_digest(self) -> str | None:
-        """The digest of the embedding model's weights in Ollama's latest listing, if any."""
-        return self._digests.known(self.vector_key)
+        """What new vectors are recorded as made with: weights and prefix (see ``stamp``).
+
+        The weights are named by their digest in Ollama's latest listing, if any.
+        """
+        return stamp(self._digests.known(self.vector_key), self.vector_key)
 
     def check_embedding_weights(self) -> None:
         """Re-embed everything if the embedding model's weights changed (a pull, say).

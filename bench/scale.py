@@ -72,7 +72,9 @@ class RandomVectors:
         # When set, every text embeds to this vector (a query's, computed beforehand).
         self.fixed: list[float] | None = None
 
-    def embed(self, model: str, texts: Sequence[str], *, batch_size: int = 32) -> list[list[float]]:
+    def embed(
+        self, model: str, texts: Sequence[str], *, purpose: str = "document", batch_size: int = 32
+    ) -> list[list[float]]:
         if self.fixed is not None:
             return [self.fixed for _ in texts]
         v = self._rng.standard_normal((len(texts), DIM)).astype("f4")

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from assistant.clock import to_iso
 from assistant.errors import OllamaError
 from assistant.memory.base import Store
+
+if TYPE_CHECKING:
+    from assistant.llm.prefixes import Purpose
 
 __all__ = [
     "PARAPHRASES",
@@ -36,7 +39,14 @@ __all__ = [
     "trust_from_margin",
 ]
 
-Embed = Callable[[str, Sequence[str]], Sequence[Sequence[float]]]
+
+class Embed(Protocol):
+    """Embeds texts with a model for a purpose, as ``OllamaGateway.embed`` does."""
+
+    def __call__(
+        self, model: str, texts: Sequence[str], *, purpose: Purpose
+    ) -> Sequence[Sequence[float]]: ...
+
 
 # Pairs of sentences that mean much the same with no word in common.
 PARAPHRASES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -110,8 +120,10 @@ def measure_trust(embed: Embed, model: str, script: str) -> float:
         OllamaError: the model can't be asked.
     """
     pairs = PARAPHRASES[script]
-    vectors = embed(model, [s for pair in pairs for s in pair])
-    return trust_from_margin(paraphrase_margin(vectors[0::2], vectors[1::2]))
+    # As retrieval compares them: the first of each pair asks, the second is stored.
+    asked = embed(model, [first for first, _ in pairs], purpose="query")
+    stored = embed(model, [second for _, second in pairs], purpose="document")
+    return trust_from_margin(paraphrase_margin(asked, stored))
 
 
 class Remembered(Protocol):

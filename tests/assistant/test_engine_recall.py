@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from assistant.llm.prefixes import prefixed
 from assistant.memory.embedding import retry_delay
 from assistant.memory.reading import PARAPHRASES
 
@@ -184,10 +185,9 @@ def test_recall_weighs_vectors_as_far_as_the_model_reads_the_querys_script(engin
     for question in ("护照怎么续签？", "护照什么时候到期？"):
         found = engine.recall(question, kinds=("message",))
         assert found and all(m.relevance == pytest.approx(m.keyword) for m in found)
+    asked = prefixed(engine.embedding_model, [first for first, _ in PARAPHRASES["han"]], "query")
     probes = [
-        r
-        for r in fake_ollama.requests
-        if r.path == "/api/embed" and r.body["input"] == [s for p in PARAPHRASES["han"] for s in p]
+        r for r in fake_ollama.requests if r.path == "/api/embed" and r.body["input"] == asked
     ]
     assert len(probes) == 1  # asked once for the script, not once per query
 

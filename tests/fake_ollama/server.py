@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from assistant.llm.prefixes import unprefixed
 from tests.fake_ollama.transport import LoopbackHTTPServer, Signals
 from tests.fake_ollama.vectors import embedding, normalised, tokens
 from tests.fake_ollama.wire import (
@@ -498,6 +499,8 @@ class FakeOllama:
         dim = int(body.get("dimensions") or full)
         if not 0 < dim <= full:
             return error(400, f"dimensions must be between 1 and {full}")
+        # A model reads the prefix it was trained with as an instruction, not as words.
+        texts = [unprefixed(name, t) for t in texts]
         vectors = [normalised(embedding(t, full, model.revision)[:dim]) for t in texts]
         return Response(
             body={

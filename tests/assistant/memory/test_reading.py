@@ -10,12 +10,12 @@ from assistant.memory.reading import PARAPHRASES, ReadingProbe, paraphrase_margi
 _PAIR = {s: i for pairs in PARAPHRASES.values() for i, pair in enumerate(pairs) for s in pair}
 
 
-def _reads(model, texts):
+def _reads(model, texts, purpose="document"):
     """A model that places each sentence next to its paraphrase, away from the others."""
     return [[1.0 if d == _PAIR[t] else 0.1 for d in range(8)] for t in texts]
 
 
-def _blind(model, texts):
+def _blind(model, texts, purpose="document"):
     """A model that sees only that a text is Chinese: one corner for all of them."""
     return [[1.0, 0.05 * (len(t) % 3), 0.0] for t in texts]
 
@@ -44,21 +44,25 @@ def test_the_margin_is_the_paraphrases_lead_over_the_room_above_the_others():
 def test_the_probe_runs_once_per_model_and_script():
     asked = []
 
-    def embed(model, texts):
-        asked.append((model, texts[0]))
+    def embed(model, texts, purpose):
+        asked.append((model, purpose))
         return _reads(model, texts)
 
     probe = ReadingProbe(embed)
     for text in ("思远在哪？", "林悦呢？", "Where is he?", "And she?"):
         probe.trust("m", text)
     probe.trust("other", "思远在哪？")
-    assert [model for model, _ in asked] == ["m", "m", "other"]
+    # Each probe asks the first of each pair as queries, the second as stored text.
+    assert asked == [("m", "query"), ("m", "document")] * 2 + [
+        ("other", "query"),
+        ("other", "document"),
+    ]
 
 
 def test_a_model_that_cannot_be_asked_keeps_full_trust_and_is_asked_again():
     calls = []
 
-    def down(model, texts):
+    def down(model, texts, purpose):
         calls.append(model)
         raise OllamaError("down")
 
@@ -83,7 +87,7 @@ def test_an_answer_kept_in_the_data_file_spares_the_next_run_the_probe(tmp_path)
     assert ReadingProbe(_blind, kept).trust("m", "思远在哪？") == 0.0
     assert kept.trust("m", "han") == 0.0 and kept.trust("m", "latin") is None
 
-    def down(model, texts):
+    def down(model, texts, purpose):
         raise AssertionError("the probe ran again")
 
     later = ReadingProbe(down, ReadingStore(lambda: db.conn, ManualClock()))
