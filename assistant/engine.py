@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from assistant.memory.episodes import EpisodeStore
     from assistant.memory.events import Event, EventStore, LogResult
     from assistant.memory.facts import FactStore
-    from assistant.memory.reading import ReadingProbe
+    from assistant.memory.reading import Reading, ReadingProbe
     from assistant.memory.retrieval import Memory, Retriever
     from assistant.memory.scoring import RetrievalWeights
     from assistant.sleep import AwayNotice, SleepReport
@@ -370,23 +370,25 @@ class Hippo:
         model = self.vectors.model(self.vector_key)
         if model is None:
             return [], 1.0
-        query_vector, trust = self._embedded(query)
-        if query_vector is None:
+        query_vector, reading = self._embedded(query)
+        if query_vector is None or reading is None:
             return [], 1.0
-        return self.vectors.nearest(model, kind, self.profile.id, query_vector, limit), trust
+        found = self.vectors.nearest(model, kind, self.profile.id, query_vector, limit)
+        return found, reading.trust
 
-    def _embedded(self, text: str) -> tuple[Sequence[float] | None, float]:
-        """``text``'s embedding and the model's trust on its script (see ``reading``).
+    def _embedded(self, text: str) -> tuple[Sequence[float] | None, Reading | None]:
+        """``text``'s embedding as a query, and what the probe knows of the model on its
+        script (see ``reading``).
 
-        An empty text, or an Ollama that can't embed: no embedding, and full trust.
+        An empty text, or an Ollama that can't embed: neither.
         """
         if not text.strip():
-            return None, 1.0
+            return None, None
         try:
             (vector,) = self.llm.embed(self.embedding_model, [text], purpose="query")
         except OllamaError:
-            return None, 1.0
-        return vector, self._reading.trust(self.embedding_model, text)
+            return None, None
+        return vector, self._reading.reading(self.embedding_model, text)
 
     def recall(
         self,
@@ -412,9 +414,9 @@ class Hippo:
                 here, and on failure retrieval falls back to keywords.
         """
         if query_vector is None:
-            query_vector, trust = self._embedded(text)
+            query_vector, reading = self._embedded(text)
         else:
-            trust = self._reading.trust(self.embedding_model, text)
+            reading = self._reading.reading(self.embedding_model, text)
         from assistant.memory.retrieval import Query
 
         query = Query(
@@ -427,7 +429,8 @@ class Hippo:
             as_of=as_of,
             exclude=exclude,
             vector=query_vector,
-            vector_trust=trust,
+            vector_trust=reading.trust if reading else 1.0,
+            vector_gap=reading.gap if reading else None,
         )
         return self.retriever.retrieve(query)
 

@@ -677,3 +677,14 @@ def m010_embedding_digest(conn: apsw.Connection) -> None:
     and the first digest seen is taken as theirs.
     """
     conn.execute("ALTER TABLE embedding_models ADD COLUMN digest TEXT")
+
+
+@migration
+def m012_reading_gap(conn: apsw.Connection) -> None:
+    """The reading probe also keeps how far a model puts paraphrases above other sentences.
+
+    Retrieval measures a memory's similarity against that gap (see
+    ``assistant.memory.reading``). Readings kept before have none, and are measured
+    again on the next query in their script.
+    """
+    conn.execute("ALTER TABLE model_reading ADD COLUMN gap REAL")

@@ -8,7 +8,7 @@ import pytest
 
 from assistant.llm.prefixes import prefixed
 from assistant.memory.embedding import retry_delay
-from assistant.memory.reading import PARAPHRASES
+from assistant.memory.reading import PARAPHRASES, Reading
 
 
 def _say(engine, session, *texts):
@@ -121,7 +121,7 @@ def test_search_fuses_the_similarities_of_a_model_that_reads_the_script(
     _say(engine, engine.new_session(), "我的护照三月到期")
     _say(engine, engine.new_session(), "海边散步")
     engine.embed_pending()
-    monkeypatch.setattr(engine._reading, "trust", lambda model, text: 1.0)
+    monkeypatch.setattr(engine._reading, "reading", lambda model, text: Reading(1.0))
     hits = engine.search_messages("护照什么时候到期")
     assert [h.message.content for h in hits] == ["我的护照三月到期", "海边散步"]
     assert hits[0].score > hits[0].keyword * 0.6

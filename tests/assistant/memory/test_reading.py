@@ -85,11 +85,41 @@ def test_an_answer_kept_in_the_data_file_spares_the_next_run_the_probe(tmp_path)
     db = Database(tmp_path / "hippo.db")
     kept = ReadingStore(lambda: db.conn, ManualClock())
     assert ReadingProbe(_blind, kept).trust("m", "思远在哪？") == 0.0
-    assert kept.trust("m", "han") == 0.0 and kept.trust("m", "latin") is None
+    assert kept.reading("m", "han").trust == 0.0 and kept.reading("m", "latin") is None
 
     def down(model, texts, purpose):
         raise AssertionError("the probe ran again")
 
     later = ReadingProbe(down, ReadingStore(lambda: db.conn, ManualClock()))
     assert later.trust("m", "林悦呢？") == 0.0
+    db.close()
+
+
+def test_the_probe_measures_how_far_in_cosine_a_model_puts_paraphrases_above_the_rest():
+    def packed(model, texts, purpose="document"):
+        """A model that reads, on a small scale: paraphrases 0.9, the others 0.85."""
+        vectors = []
+        for t in texts:
+            v = [0.0] * 7
+            v[0], v[1 + _PAIR[t]] = 0.85**0.5, 0.15**0.5
+            vectors.append(v)
+        return vectors
+
+    reading = ReadingProbe(packed).reading("m", "Where does Siyuan live now?")
+    assert reading.gap == pytest.approx(0.15) and reading.trust == 1.0
+
+
+def test_a_reading_kept_from_before_gaps_is_measured_again_without_a_second_notice(tmp_path):
+    from assistant.clock import ManualClock
+    from assistant.memory.reading import Reading, ReadingStore
+    from data_schema.connect import Database
+
+    db = Database(tmp_path / "hippo.db")
+    kept = ReadingStore(lambda: db.conn, ManualClock())
+    kept.keep("m", "han", Reading(0.0, None))  # what m012 leaves of an older answer
+    told = []
+    probe = ReadingProbe(_reads, kept, on_measured=lambda *args: told.append(args))
+    assert probe.reading("m", "思远在哪？").gap is not None
+    assert kept.reading("m", "han").gap is not None
+    assert told == []  # the user was told about this model and script before
     db.close()
