@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import apsw
@@ -20,8 +20,9 @@ import apsw
 from assistant.errors import HippoError
 from assistant.llm.events import Done, TextDelta, ToolCall
 from assistant.memory.importance import rate_importance
+from assistant.memory.injection import looks_pasted
 from assistant.memory.models import Message, MessageStatus, Session
-from assistant.memory.tools import TOOL_SPECS, MemoryTools
+from assistant.memory.tools import TOOL_SPECS, MemoryTools, turn_taint
 from assistant.tokens import estimate_tokens
 from assistant.turns import (
     MemoryUsed,
@@ -53,13 +54,25 @@ class ChatTurn:
         session: the session.
         text: the user's message.
         cancel: set to stop the reply.
+        pasted: the user pasted the text (else it counts as pasted only if it quotes an
+            email, a page or a chat log).
     """
 
-    def __init__(self, engine: Hippo, session: Session, text: str, cancel: threading.Event) -> None:
+    def __init__(
+        self,
+        engine: Hippo,
+        session: Session,
+        text: str,
+        cancel: threading.Event,
+        *,
+        pasted: bool = False,
+    ) -> None:
         self._engine = engine
         self._session = session
         self._text = text
+        self._origin = "pasted" if pasted or looks_pasted(text) else "typed"
         self._cancel = cancel
+        self._taint: Callable[[], str] = lambda: ""
         self._content: list[str] = []
         self._thinking: list[str] = []
         self._saved_at = time.monotonic()
@@ -79,6 +92,9 @@ class ChatTurn:
         try:
             context = engine.context_for(session, user)
             engine.record_use(reply.id, context.used)
+            earlier = [m["content"] for m in context.messages[1:] if m["role"] == "user"]
+            quoted = [memory.text for _, memory in context.used] + earlier
+            self._taint = lambda: turn_taint(user, quoted)
             yield MemoryUsed(reply.id, tuple(context.used))
             size = sum(estimate_tokens(m["content"]) for m in context.messages)
             if size > engine.context_tokens:
@@ -106,7 +122,11 @@ class ChatTurn:
         try:
             with engine.db.conn:
                 user = messages.add_message(
-                    session.id, "user", self._text, importance=rate_importance(self._text, "user")
+                    session.id,
+                    "user",
+                    self._text,
+                    importance=rate_importance(self._text, "user"),
+                    origin=self._origin,
                 )
                 reply = messages.add_message(
                     session.id, "assistant", "", status="streaming", model=engine.chat_model
@@ -134,7 +154,11 @@ class ChatTurn:
         engine = self._engine
         capabilities = engine.model_capabilities(engine.chat_model)
         think = True if "thinking" in capabilities else None
-        tools = MemoryTools(engine, self._session, user) if "tools" in capabilities else None
+        tools = (
+            MemoryTools(engine, self._session, user, self._taint)
+            if "tools" in capabilities
+            else None
+        )
         for round_ in range(MAX_TOOL_ROUNDS + 1):
             offer = TOOL_SPECS if tools is not None and round_ < MAX_TOOL_ROUNDS else None
             calls: list[ToolCall] = []
@@ -171,7 +195,7 @@ class ChatTurn:
             for call in calls:
                 result = tools.run(call)
                 if result.notice:
-                    yield MemoryWritten(result.notice, result.name)
+                    yield MemoryWritten(result.notice, result.name, result.pending)
                 messages.append(
                     {"role": "tool", "content": result.content, "tool_name": result.name}
                 )

@@ -8,10 +8,11 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_memory
+from assistant import cli_args, cli_memory
 from assistant.config import Config, load_config, save_config
-from assistant.errors import HippoError
+from assistant.errors import HippoError, StorageError
 from assistant.terminal import raw_stream, safe_streams
+from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
@@ -29,7 +30,7 @@ environment:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with every command documented."""
-    parser = argparse.ArgumentParser(
+    parser = cli_args.Parser(
         prog="hippo",
         description="Hippo: a local-first personal memory assistant on Ollama. "
         "With no command, opens the chat.",
@@ -63,9 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     pull.add_argument("model")
     search = sub.add_parser("search", help="search every message by keyword and meaning")
     search.add_argument("query")
-    search.add_argument("-n", "--limit", type=int, default=10, help="how many hits (10)")
+    search.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many hits (10)")
     sessions = sub.add_parser("sessions", help="list recent sessions")
-    sessions.add_argument("-n", "--limit", type=int, default=20, help="how many (20)")
+    sessions.add_argument("-n", "--limit", type=cli_args.count, default=20, help="how many (20)")
     sub.add_parser("embed", help="embed memories still waiting for vectors, now")
     log = sub.add_parser("log", help="record an event from outside the chat (sensory memory)")
     log.add_argument("text", nargs="?", help='what happened, e.g. "finished a 5k run"')
@@ -76,12 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
         '"expires_at", "ttl_hours", "importance"}',
     )
     log.add_argument("--source", default="cli", help="where the event comes from (cli)")
-    log.add_argument("--ttl-hours", type=float, help="forget it after this long (7 days)")
+    log.add_argument(
+        "--ttl-hours", type=cli_args.hours, help="forget it after this many hours (7 days)"
+    )
     ingest = sub.add_parser("ingest", help="add text/Markdown files or folders to archival memory")
     ingest.add_argument("paths", nargs="+", metavar="PATH")
     recall = sub.add_parser("recall", help="what Hippo would recall for a text, with scores")
     recall.add_argument("query")
-    recall.add_argument("-n", "--limit", type=int, default=10, help="how many (10)")
+    recall.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many (10)")
     sleep = sub.add_parser(
         "sleep", help="consolidate memory (nightly): episodes, facts to review, reflections"
     )
@@ -94,7 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="install a nightly systemd/launchd/Windows timer",
     )
-    sleep.add_argument("--max-llm-calls", type=int, help="cap on model calls for this run (200)")
+    sleep.add_argument(
+        "--max-llm-calls", type=cli_args.calls, help="cap on model calls for this run (200)"
+    )
     token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
     token.add_argument("action", choices=["set", "clear", "status"])
     cli_memory.add_parsers(sub)
@@ -102,36 +107,73 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `hippo` command; return the exit status."""
-    # Whatever a command prints, stored text included, reaches the terminal escaped.
-    with safe_streams():
-        return _main(argv)
+    """Run the `hippo` command; return the exit status (0 done, 1 refused or failed).
+
+    Bad input of any kind ends with one line saying what was wrong and what to do, never
+    a traceback; a traceback is left only for a bug.
+    """
+    saved = sys.stdout
+    # Whatever a command prints, stored text included, reaches the terminal escaped; and
+    # a reader that leaves (`| head -1`) silences stdout instead of raising.
+    sys.stdout = cli_args.QuietPipe(saved)  # type: ignore[assignment]
+    try:
+        with safe_streams():
+            return _main(argv)
+    finally:
+        sys.stdout = saved
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    """`main` inside its streams: every refusal and failure becomes exit status 1."""
     config: Config | None = None
+    out = sys.stdout
     try:
+        args = build_parser().parse_args(argv)
+        cli_args.check_text(args)
         config = load_config(data_dir=args.data_dir)
         if args.profile:
             config = config.with_changes(profile=args.profile)
         if args.model:
             config = config.with_changes(chat_model=args.model)
         handler = _COMMANDS.get(args.command or "chat", _chat)
-        return handler(args, config, sys.stdout)
+        return handler(args, config, out)
+    except SystemExit as exc:  # --help, or a usage error (see cli_args.Parser)
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     except HippoError as exc:
         print(f"hippo: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("hippo: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # --help | head, say: the reader left; not an error
+        cli_args.silence(sys.stdout)
+        return 0
     except Exception as exc:
-        from data_schema.connect import storage_error
-
-        if config is None or (failed := storage_error(exc, config.db_path)) is None:
+        if (failed := _explain(exc, config)) is None:
             raise  # a bug
         print(f"hippo: {failed}", file=sys.stderr)
         return 1
+    finally:
+        out.flush()  # here, where a reader that left is noticed quietly, not at exit
+
+
+def _explain(exc: Exception, config: Config | None) -> str | None:
+    """What an exception that escaped a command means for the user, if it is not a bug."""
+    from data_schema.connect import storage_error
+
+    if isinstance(exc, UnicodeError):
+        return (
+            f"some text was not UTF-8 ({exc}). Hippo keeps text as UTF-8: convert it, "
+            "e.g. with `iconv -f latin1 -t utf-8`, and try again."
+        )
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to read; nothing was done with it."
+    if isinstance(exc, OSError) and exc.strerror:  # a file that can't be read or written
+        where = f" ({printable_path(exc.filename)})" if exc.filename else ""
+        return f"{exc.strerror}{where}; nothing was done."
+    if config is None:
+        return None
+    return storage_error(exc, config.db_path)
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -160,6 +202,9 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 file=sys.stderr,
             )
         raise app.open_error
+    from ui.threads import exit_past_stragglers
+
+    exit_past_stragglers(0)  # ctrl+q ends the process whatever a library thread waits on
     return 0
 
 
@@ -192,13 +237,13 @@ def _path(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
-    from assistant.integrity import require_intact
+    from assistant.integrity import require_intact_daily
     from assistant.turns import PromptTooLong, ReplyCancelled, ReplyFailed, TextDelta
 
     engine = open_engine(config)
     try:
         # Writing into a damaged b-tree spreads the damage: say so, and what to restore.
-        require_intact(engine.db.conn, engine.db.path)
+        require_intact_daily(engine.db.conn, engine.db.path)
         session = engine.last_session() if args.resume else None
         session = session or engine.new_session(scope=args.scope)
         failed = False
@@ -214,7 +259,8 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             elif isinstance(event, ReplyCancelled):
                 failed = True
         print(file=out)
-        engine.embed_pending()
+        if not failed:  # else Ollama may be down or hung: the message waits in the queue
+            engine.embed_pending()
         for notice in engine.take_notices():
             print(f"hippo: {notice}", file=sys.stderr)
         return 1 if failed else 0
@@ -252,6 +298,8 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_gateway
 
+    if not args.model.strip():
+        raise HippoError("Name the model to pull, e.g. `hippo pull qwen3:1.7b`.")
     cancel = threading.Event()
     try:
         for progress in open_gateway(config).pull(args.model, cancel=cancel):
@@ -274,6 +322,7 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         hits = engine.search_messages(args.query, limit=args.limit)
+        _tell(engine.take_notices())
     finally:
         engine.close()
     if not hits:
@@ -291,6 +340,12 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             file=out,
         )
     return 0
+
+
+def _tell(notices: list[str]) -> None:
+    """Print what background work had to say (re-embedding, say), on stderr."""
+    for notice in notices:
+        print(f"hippo: {notice}", file=sys.stderr)
 
 
 def _trust_note(trust: float, searched: bool) -> str:
@@ -383,12 +438,14 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         if args.json:
-            result = engine.log_events_json(sys.stdin, source=args.source)
+            # Bytes, so that a line that is not UTF-8 is reported alone (see log_json_lines).
+            lines = getattr(sys.stdin, "buffer", sys.stdin)
+            result = engine.log_events_json(lines, source=args.source)
             for error in result.errors:
                 print(f"hippo: skipped {error}", file=sys.stderr)
             print(f"Logged {result.added} event(s).", file=out)
             return 1 if result.errors else 0
-        ttl = timedelta(hours=args.ttl_hours) if args.ttl_hours else None
+        ttl = timedelta(hours=args.ttl_hours) if args.ttl_hours is not None else None
         event = engine.log_event(args.text, source=args.source, ttl=ttl)
         until = f", until {event.expires_at:%Y-%m-%d %H:%M}" if event.expires_at else ""
         print(f"Logged event {event.id} ({event.source}{until}).", file=out)
@@ -404,9 +461,18 @@ def _ingest(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     skipped = 0
     try:
         for path in args.paths:
-            report = engine.ingest(path)
+            try:
+                report = engine.ingest(path)
+            except StorageError:
+                raise  # the data file failed: the next paths would fail too
+            except HippoError as exc:  # this path only: the others are still ingested
+                print(f"hippo: {exc}", file=sys.stderr)
+                skipped += 1
+                continue
             for result in report.results:
                 print(f"{result.status:<9} {result.chunks:>4} chunks  {result.path}", file=out)
+                if result.note:
+                    print(f"          note: {result.note}", file=out)
             for where, why in report.skipped:
                 print(f"skipped   {where}: {why}", file=out)
             skipped += len(report.skipped)
@@ -421,6 +487,7 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         memories = engine.recall(args.query, limit=args.limit)
+        _tell(engine.take_notices())
     finally:
         engine.close()
     if not memories:

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from assistant import cli_args
 from assistant.config import Config
 from assistant.errors import HippoError
 from assistant.terminal import json_visible
+from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -31,6 +32,12 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "add_parsers"]
 
+# Import holds the whole export in memory, several times over while renumbering it:
+# a 157 MB export took about 950 MB. Above this size, it asks to be told there is room.
+IMPORT_MAX_MB = 200
+_MEMORY_FACTOR = 6
+# As assistant.admin.fact_queries.FACT_ORDERS (not imported here: the parser loads fast).
+FACT_ORDERS = ("importance", "recent", "confidence", "accessed", "relevance")
 _RM_KINDS = ("fact", "session", "episode", "event", "document")
 
 
@@ -52,6 +59,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="the new profile to restore into (must not exist)",
     )
+    imp.add_argument(
+        "--max-mb",
+        type=cli_args.megabytes,
+        default=IMPORT_MAX_MB,
+        metavar="MB",
+        help=f"refuse a file larger than this ({IMPORT_MAX_MB}): import holds it in memory",
+    )
 
 
 def _fact_parsers(verbs: argparse._SubParsersAction) -> None:
@@ -62,38 +76,45 @@ def _fact_parsers(verbs: argparse._SubParsersAction) -> None:
     search.add_argument("--semantic", action="store_true", help="also search by meaning")
     _filters(search)
     verbs.add_parser("show", help="a fact with its evidence and history").add_argument(
-        "id", type=int
+        "id", type=cli_args.item_id
     )
     edit = verbs.add_parser("edit", help="change a fact (recorded; undoable)")
-    edit.add_argument("id", type=int)
+    edit.add_argument("id", type=cli_args.item_id)
     edit.add_argument("--statement", help="the new wording (makes it user-stated)")
     edit.add_argument("--scope", help="e.g. work, health ('' for general)")
-    edit.add_argument("--importance", type=float, help="1-10")
+    edit.add_argument("--importance", type=cli_args.importance, help="1-10")
     for name, text_ in (("pin", "always use a fact, listed first"), ("unpin", "unpin a fact")):
-        verbs.add_parser(name, help=text_).add_argument("id", type=int)
+        verbs.add_parser(name, help=text_).add_argument("id", type=cli_args.item_id)
     for name, text_ in (
         ("wrong", "mark a fact wrong (stops its use)"),
         ("outdated", "mark a fact no longer true (expires now)"),
     ):
-        verbs.add_parser(name, help=text_).add_argument("id", type=int)
+        verbs.add_parser(name, help=text_).add_argument("id", type=cli_args.item_id)
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--status", help="pending, active, superseded, rejected or expired")
     parser.add_argument("--scope", help="only this scope")
     parser.add_argument("--source", help="user_stated, assistant_inferred, document, ...")
-    parser.add_argument("--order", help="importance, recent, confidence, accessed, relevance")
-    parser.add_argument("-n", "--limit", type=int, default=50, help="how many (50)")
-    parser.add_argument("--page", type=int, default=1, help="which page (1)")
+    parser.add_argument("--order", choices=FACT_ORDERS, help="how to sort (importance)")
+    parser.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
+    parser.add_argument("--page", type=cli_args.page, default=1, help="which page (1)")
     parser.add_argument("--json", action="store_true", help="print JSON lines")
 
 
 def _review_parsers(verbs: argparse._SubParsersAction) -> None:
     review = verbs.add_parser("review", help="the proposals waiting for approval")
-    review.add_argument("kind", nargs="?", help="fact, conflict, reflection, sleep, agent, ...")
+    review.add_argument(
+        "kind", nargs="?", help="fact, conflict, reflection, sleep, agent, core, ..."
+    )
     for name in ("approve", "reject"):
         action = verbs.add_parser(name, help=f"{name} a proposal (or --all of a kind)")
-        action.add_argument("id", type=int, nargs="?")
+        action.add_argument(
+            "id",
+            nargs="?",
+            type=cli_args.proposal,
+            help="a fact's id, or core#ID for a core memory edit (see review)",
+        )
         action.add_argument(
             "--all",
             nargs="?",
@@ -107,10 +128,14 @@ def _review_parsers(verbs: argparse._SubParsersAction) -> None:
 
 def _history_parsers(verbs: argparse._SubParsersAction) -> None:
     history = verbs.add_parser("history", help="every memory change, newest first")
-    history.add_argument("-n", "--limit", type=int, default=50, help="how many (50)")
+    history.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
     history.add_argument("--kind", choices=["fact", "core"], help="only facts or core blocks")
     undo = verbs.add_parser("undo", help="undo one change (see history)")
-    undo.add_argument("change", help="a change id from history, e.g. fact#12 or core#3 (or 12)")
+    undo.add_argument(
+        "change",
+        type=cli_args.change,
+        help="a change id from history, e.g. fact#12 or core#3 (or 12)",
+    )
     believed = verbs.add_parser("believed", help="what Hippo believed on a date")
     believed.add_argument("query", nargs="?", help="about what (all facts if omitted)")
     believed.add_argument("--as-of", required=True, help="a date or time, e.g. 2026-03-01")
@@ -124,14 +149,16 @@ def _artefact_parsers(verbs: argparse._SubParsersAction) -> None:
         ("documents", "ingested documents"),
     ):
         listing = verbs.add_parser(name, help=f"list {what}, or delete one")
-        listing.add_argument("-n", "--limit", type=int, default=50, help="how many (50)")
-        listing.add_argument("--delete", type=int, metavar="ID", help="delete this one for good")
+        listing.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
+        listing.add_argument(
+            "--delete", type=cli_args.item_id, metavar="ID", help="delete this one for good"
+        )
     rm = verbs.add_parser("rm", help="delete a fact, session, episode, event or document")
     rm.add_argument("kind", choices=_RM_KINDS)
-    rm.add_argument("id", type=int)
+    rm.add_argument("id", type=cli_args.item_id)
     verbs.add_parser("core", help="show the core memory blocks with their limits")
     activity = verbs.add_parser("activity", help="sessions, messages and memories per day")
-    activity.add_argument("--days", type=int, default=30, help="how many days (30)")
+    activity.add_argument("--days", type=cli_args.days, default=30, help="how many days (30)")
     verbs.add_parser("stats", help="how much is remembered, per tier")
 
 
@@ -181,11 +208,7 @@ def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
     if args.memory_command == "restore":  # the data file must not be open for this one
         return restore_command(args, config, out)
     with _admin(config) as admin:
-        try:
-            return ACTIONS[args.memory_command](admin, args, out)
-        except BrokenPipeError:  # `hippo memory list | head`: the reader left; not an error
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 0
+        return ACTIONS[args.memory_command](admin, args, out)
 
 
 def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -213,11 +236,7 @@ def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
     """Run `hippo import FILE --profile NAME`."""
     from assistant.admin import load_export
 
-    path = Path(args.file).expanduser()
-    try:
-        data = load_export(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise HippoError(f"Can't read {path}: {exc.strerror}.") from None
+    data = load_export(_read_export(Path(args.file).expanduser(), args.max_mb))
     with _admin(config) as admin:
         report = admin.import_(data, args.into)
     counts = ", ".join(f"{n} {what}" for what, n in report.counts.items() if n)
@@ -228,12 +247,42 @@ def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
     return 0
 
 
+def _read_export(path: Path, max_mb: int) -> str:
+    """An export file's text, refused if it is no file, too large, or not UTF-8."""
+    from assistant.files import require_file
+
+    shown = printable_path(path)
+    size = require_file(path, "Can't import")
+    if size > max_mb * 1_000_000:
+        raise HippoError(
+            f"Can't import {shown}: it is {size / 1e6:.1f} MB, over the {max_mb} MB limit. "
+            f"Import reads the whole export into memory (about {_MEMORY_FACTOR} times its "
+            f"size, so some {size * _MEMORY_FACTOR / 1e9:.1f} GB here). If this machine has "
+            f"that much free, raise the limit: --max-mb {-(-size // 1_000_000)}."
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise HippoError(f"Can't read {shown}: {exc.strerror}.") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise HippoError(
+            f"{shown} is not a Hippo export: it is not UTF-8 text (byte 0x{data[exc.start]:02x} "
+            f"at offset {exc.start}). Export one with `hippo memory export`."
+        ) from None
+
+
 def parse_time(value: str) -> datetime:
     """A date or ISO time typed by a person (local time when it has no zone)."""
     try:
-        return datetime.fromisoformat(value).astimezone()
+        moment = datetime.fromisoformat(value)
     except ValueError:
         raise HippoError(f"{value!r} is not a date like 2026-03-01 or 2026-03-01T18:00.") from None
+    try:
+        return moment.astimezone()
+    except (ValueError, OverflowError):  # the years 1 and 9999, shifted by a time zone
+        raise HippoError(f"{value!r} is too near the ends of the calendar to use.") from None
 
 
 def dump_json(value: object, out: TextIO) -> None:

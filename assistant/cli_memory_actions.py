@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +14,9 @@ from typing import TextIO
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import dump_json, parse_time
 from assistant.errors import HippoError
+from assistant.files import writable_target
 from assistant.terminal import json_visible
+from assistant.textcheck import printable_path
 
 __all__ = ["ACTIONS"]
 
@@ -73,8 +77,10 @@ def _fact_verb(verb: str) -> Action:
 
 
 def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    items = admin.review_queue(args.kind)
-    print("\n".join(text.review_lines(items)) if items else "Nothing awaits review.", file=out)
+    lines = text.review_lines(admin.review_queue(args.kind))
+    if args.kind in (None, "core"):
+        lines += text.core_review_lines(admin.core_queue())
+    print("\n".join(lines) if lines else "Nothing awaits review.", file=out)
     return 0
 
 
@@ -87,10 +93,20 @@ def _decide(verb: str) -> Action:
             done = admin.approve_all(kind) if verb == "approve" else admin.reject_all(kind)
             print(f"{_PAST[verb]} {len(done)} proposal(s).", file=out)
             return 0
+        kind, number = args.id  # checked by cli_args.proposal
+        if kind == "core":
+            if verb == "approve":
+                block = admin.approve_core(number)
+                print(f"Approved: core#{number}; the {block.label} block now reads:", file=out)
+                print(text.indent(block.value), file=out)
+            else:
+                proposal = admin.reject_core(number)
+                print(f"Rejected: core#{number} ({proposal.description})", file=out)
+            return 0
         if verb == "approve":
-            fact = admin.approve(args.id, statement=args.statement)
+            fact = admin.approve(number, statement=args.statement)
         else:
-            fact = admin.reject(args.id)
+            fact = admin.reject(number)
         print(f"{_PAST[verb]}: {text.fact_line(fact)}", file=out)
         return 0
 
@@ -104,16 +120,12 @@ def _history(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _undo(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    kind, _, number = args.change.rpartition("#")
-    if kind not in ("", "fact", "core") or not number.isdigit():
-        raise HippoError(
-            f"{args.change!r} is not a change id; use one from `hippo memory history`."
-        )
+    kind, number = args.change  # checked by cli_args.change
     if kind == "core":
-        block = admin.undo(int(number), kind="core")
+        block = admin.undo(number, kind="core")
         print(f"Undone. The {block.label} block now reads: {text.short(block.value)}", file=out)
     else:
-        print(f"Undone. Now: {text.fact_line(admin.undo(int(number)))}", file=out)  # type: ignore[arg-type]
+        print(f"Undone. Now: {text.fact_line(admin.undo(number))}", file=out)  # type: ignore[arg-type]
     return 0
 
 
@@ -218,11 +230,42 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     if not args.output:  # JSON keeps its value exactly; Markdown shows controls escaped
         out.write(json_visible(body) if args.format == "json" else body)
         return 0
-    path = Path(args.output).expanduser()
-    path.write_text(body, encoding="utf-8")
-    path.chmod(0o600)
-    print(f"Exported profile {admin.profile.name!r} to {path}.", file=out)
+    path = writable_target(Path(args.output).expanduser())
+    _write_private(path, body.encode("utf-8"))
+    print(f"Exported profile {admin.profile.name!r} to {printable_path(path)}.", file=out)
     return 0
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``, owner-only from the start, replacing it only when whole.
+
+    A failed write (a full disk) leaves an earlier file of that name as it was. A pipe
+    or a device (``-o /dev/stdout``) is written to as it is, never replaced.
+    """
+    if path.exists() and not path.is_file():
+        try:  # non-blocking, so that a pipe nothing reads fails at once instead of hanging
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            raise HippoError(
+                f"Can't write {printable_path(path)}: it is a named pipe that nothing reads."
+            ) from None
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+        return
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 def _backup(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:

@@ -40,7 +40,10 @@ _WEIGHTS = (
     "min_relevance", "tail_relevance", "vector_floor", "duplicate_overlap", "candidates",
     "speaker", "neighbour", "context_coverage", "session", "present",
 )  # fmt: skip
+_CORE_EDITS = ("review", "apply")
 _SECTIONS = ("facts", "episodes", "upcoming", "events", "recalled")
+# [ollama]: how long Hippo waits for Ollama (see assistant.llm.gateway), in seconds.
+_TIMEOUTS = ("connect_timeout", "load_timeout", "stall_timeout")
 _OWN_TABLES = {"models", "ollama", "profile", "memory", "retrieval"}
 
 
@@ -58,6 +61,8 @@ class Config:
     working_strategy: str = "summary_buffer"
     retrieval: dict[str, float] = field(default_factory=dict)
     memory_budget: dict[str, int] = field(default_factory=dict)
+    model_core_edits: str = "review"  # or "apply": the model's core memory edits at once
+    ollama_timeouts: dict[str, float] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     @property
@@ -135,6 +140,13 @@ def load_config(
     strategy = _text(memory, "strategy", path) or "summary_buffer"
     if strategy not in _STRATEGIES:
         raise ConfigError(f"In {path}, memory.strategy must be one of {', '.join(_STRATEGIES)}.")
+    core_edits = _text(memory, "model_core_edits", path) or "review"
+    if core_edits not in _CORE_EDITS:
+        raise ConfigError(
+            f"In {path}, memory.model_core_edits must be one of {', '.join(_CORE_EDITS)} "
+            f"(it is {core_edits!r}): 'review' keeps the model's core memory edits for your "
+            "approval, 'apply' applies them at once."
+        )
     return Config(
         data_dir=Path(chosen_data).expanduser(),
         config_dir=config_dir,
@@ -144,6 +156,7 @@ def load_config(
         profile=_text(raw.get("profile", {}) or {}, "name", path) or "default",
         context_tokens=context,
         working_strategy=strategy,
+        model_core_edits=core_edits,
         retrieval=_numbers(_table(raw, "retrieval", path), _WEIGHTS, path, "retrieval"),
         memory_budget={
             k: int(v)
@@ -151,8 +164,19 @@ def load_config(
                 _table(memory, "budget", path), _SECTIONS, path, "memory.budget"
             ).items()
         },
+        ollama_timeouts=_timeouts(ollama, path),
         extra={k: v for k, v in raw.items() if k not in _OWN_TABLES},
     )
+
+
+def _timeouts(ollama: Mapping[str, object], path: Path) -> dict[str, float]:
+    """The waits set under [ollama], each a number of seconds above zero."""
+    settings = {k: v for k, v in ollama.items() if k != "host"}
+    out = _numbers(settings, _TIMEOUTS, path, "ollama")
+    for key, value in out.items():
+        if value <= 0:
+            raise ConfigError(f"In {path}, ollama.{key} must be a number of seconds above 0.")
+    return out
 
 
 def _table(raw: Mapping[str, object], key: str, path: Path) -> dict[str, object]:
@@ -187,10 +211,15 @@ def save_config(config: Config) -> Path:
         "embedding": config.embedding_model,
         "context_tokens": config.context_tokens,
     }
+    ollama: dict[str, object] = dict(config.ollama_timeouts)
     if config.ollama_host and config.ollama_host != os.environ.get("OLLAMA_HOST"):
-        raw["ollama"] = {"host": config.ollama_host}
+        ollama["host"] = config.ollama_host
+    if ollama:
+        raw["ollama"] = ollama
     raw["profile"] = {"name": config.profile}
     raw["memory"] = {"strategy": config.working_strategy}
+    if config.model_core_edits != "review":
+        raw["memory"]["model_core_edits"] = config.model_core_edits
     if config.memory_budget:
         raw["memory"]["budget"] = dict(config.memory_budget)
     if config.retrieval:

@@ -136,6 +136,37 @@ def _check_ollama(config: Config, report: Report) -> None:
             report.problems.append(f"The {role} '{name}' can't do {need}: choose another.")
         elif need == "embedding":
             report.facts.append(("it reads", _reading(gateway.embed, name)))
+            _check_vector_size(config, gateway.embed, info.name, report)
+
+
+def _check_vector_size(config: Config, embed: Embed, model: str, report: Report) -> None:
+    """Whether the stored vectors have the size ``model`` makes now (they can't be compared
+    otherwise; Hippo re-embeds them when it next embeds)."""
+    from data_schema.connect import connect
+
+    try:
+        conn = connect(config.db_path)
+    except HippoError:
+        return  # reported with the file's facts
+    try:
+        row = conn.execute("SELECT dim FROM embedding_models WHERE name = ?", (model,)).fetchone()
+    finally:
+        conn.close()
+    if row is None:  # no vector made with it yet
+        return
+    try:
+        (made,) = embed(model, ["How many numbers make a vector?"])
+    except OllamaError as exc:
+        report.facts.append(("vector size", f"{row[0]} stored; unknown now ({exc})"))
+        return
+    report.facts.append(("vector size", f"{row[0]} stored; {len(made)} made now"))
+    if row[0] != len(made):
+        report.problems.append(
+            f"The embedding model {model} now makes vectors of {len(made)} numbers, but "
+            f"the stored ones have {row[0]}: searching by meaning is off until they are "
+            "made again. Run `hippo embed` to re-embed them now (the app also does it "
+            "in the background)."
+        )
 
 
 def _reading(embed: Embed, model: str) -> str:

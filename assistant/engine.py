@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from assistant.memory.archival import ArchiveStore, IngestReport
     from assistant.memory.context import Stores, TurnContext
     from assistant.memory.core import CoreMemory
+    from assistant.memory.core_proposals import CoreEditMode, CoreProposals
     from assistant.memory.embedding import EmbeddingWorker
     from assistant.memory.entities import EntityStore
     from assistant.memory.episodes import EpisodeStore
@@ -66,6 +67,9 @@ class Hippo:
         working_strategy: buffer, window, summary or summary_buffer.
         context_budget: token budgets of the memory sections.
         weights: retrieval weights and thresholds.
+        core_edits: ``review`` (the default): the model's core memory edits wait for the
+            user's approval; ``apply``: they apply at once, except from a turn that holds
+            instruction-like or pasted text.
     """
 
     def __init__(
@@ -81,6 +85,7 @@ class Hippo:
         working_strategy: Strategy = "summary_buffer",
         context_budget: ContextBudget | None = None,
         weights: RetrievalWeights | None = None,
+        core_edits: CoreEditMode = "review",
     ) -> None:
         self.db = db if isinstance(db, Database) else Database(db)
         self.llm = llm
@@ -94,6 +99,7 @@ class Hippo:
         self.working_strategy: Strategy = working_strategy
         self.context_budget = context_budget or ContextBudget()
         self._weights = weights
+        self.core_edits: CoreEditMode = core_edits
         self.profile: Profile = self.messages.profile(profile)
         self.messages.mark_interrupted()
         self._capabilities: dict[str, frozenset[str]] = {}
@@ -140,6 +146,13 @@ class Hippo:
         from assistant.memory.core import CoreMemory
 
         return CoreMemory(lambda: self.db.conn, self.clock)
+
+    @functools.cached_property
+    def core_proposals(self) -> CoreProposals:
+        """The model's core memory edits awaiting the user's review."""
+        from assistant.memory.core_proposals import CoreProposals
+
+        return CoreProposals(lambda: self.db.conn, self.clock)
 
     @functools.cached_property
     def entities(self) -> EntityStore:
@@ -238,7 +251,12 @@ class Hippo:
     # -- chat -------------------------------------------------------------------
 
     def send(
-        self, session_id: int, text: str, *, cancel: threading.Event | None = None
+        self,
+        session_id: int,
+        text: str,
+        *,
+        cancel: threading.Event | None = None,
+        pasted: bool = False,
     ) -> Iterator[TurnEvent]:
         """Answer ``text`` in a session, streaming typed events.
 
@@ -247,13 +265,26 @@ class Hippo:
         iterating) or failed. Errors arrive as ``ReplyFailed``, except one: a message
         the data file can't take (a full disk) raises ``StorageError`` as iteration
         starts, with nothing of it saved.
+
+        ``pasted``: the user pasted the text (a bracketed paste). A message that quotes
+        an email, a page or a chat log is taken as pasted too. What sleep draws from a
+        pasted message waits for review: it is not the user's own word.
         """
         if not text.strip():
             raise HippoError("The message is empty: type something to send.")
         session = self.session(session_id)
         from assistant.chat import ChatTurn  # with the tools: needed at the first send only
 
-        return ChatTurn(self, session, text, cancel or threading.Event()).run()
+        cancel = cancel or threading.Event()
+        return self._stopping_on(ChatTurn(self, session, text, cancel, pasted=pasted).run(), cancel)
+
+    def _stopping_on(
+        self, events: Iterator[TurnEvent], cancel: threading.Event
+    ) -> Iterator[TurnEvent]:
+        """The turn's events; ``cancel`` stops each of its calls to Ollama, whichever it is
+        (the query's embedding and the model check too, not only the reply's stream)."""
+        with self.llm.stopping_on(cancel):
+            yield from events
 
     def context_for(self, session: Session, user: Message) -> TurnContext:
         """The prompt for answering ``user``: memory sections and working memory."""
@@ -388,6 +419,7 @@ class Hippo:
             (vector,) = self.llm.embed(self.embedding_model, [text], purpose="query")
         except OllamaError:
             return None, None
+        self.check_embedding_size(len(vector))
         return vector, self._reading.reading(self.embedding_model, text)
 
     def recall(
@@ -451,7 +483,7 @@ class Hippo:
         self.wake()
         return event
 
-    def log_events_json(self, lines: Iterable[str], *, source: str = "cli") -> LogResult:
+    def log_events_json(self, lines: Iterable[str | bytes], *, source: str = "cli") -> LogResult:
         """Record events from JSON lines; bad lines are reported, the rest kept."""
         result = self.events.log_json_lines(self.profile.id, lines, source=source)
         self.wake()
@@ -491,6 +523,15 @@ class Hippo:
 
         digest = self._digests.current(self.vector_key, self.llm.digests, self.clock.now())
         notice = renew_if_reweighted(self.vectors, self._reading, self.vector_key, digest)
+        if notice is not None:
+            self._notices.append(notice)
+
+    def check_embedding_size(self, dim: int) -> None:
+        """Re-embed everything if the embedding model now makes vectors of ``dim`` numbers
+        where the stored ones have another size (see `assistant.memory.weights`)."""
+        from assistant.memory.weights import renew_if_resized
+
+        notice = renew_if_resized(self.vectors, self._reading, self.vector_key, dim)
         if notice is not None:
             self._notices.append(notice)
 
@@ -610,12 +651,17 @@ class Hippo:
         return unseen_report(self)
 
     def close(self) -> None:
-        """Stop background work, close the data file's connections and the gateway."""
+        """Stop background work, close the data file's connections and the gateway.
+
+        Calls to Ollama in flight are stopped first, so that no thread waiting on a hung
+        host delays the close.
+        """
+        if self._worker is not None:
+            self._worker.stopping()
+        self.llm.abort()
         self.stop_background()
         self.db.close()
-        close = getattr(self.llm, "close", None)
-        if close is not None:
-            close()
+        self.llm.close()
 
 
 def _full_name(model: str) -> str:

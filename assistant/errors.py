@@ -5,7 +5,9 @@ HippoError
 │   ├── OllamaUnreachable       no answer from the host (refused, DNS, timeout)
 │   ├── OllamaAuthError         the host wants a (different) bearer token
 │   ├── ModelNotFound           the host answered, but lacks the model
-│   └── OllamaResponseError     the host answered with an error or broken data
+│   ├── OllamaResponseError     the host answered with an error or broken data
+│   │   └── OllamaTimeout       the host took the request, then was silent too long
+│   └── OllamaStopped           Hippo stopped the request (cancelled, or closing)
 ├── StorageError                the SQLite file
 │   ├── DamagedFile             the file failed SQLite's integrity check
 │   ├── ExtensionLoadError      sqlite-vec could not be loaded
@@ -29,6 +31,8 @@ __all__ = [
     "OllamaAuthError",
     "OllamaError",
     "OllamaResponseError",
+    "OllamaStopped",
+    "OllamaTimeout",
     "OllamaUnreachable",
     "SecretStoreError",
     "StorageError",
@@ -92,6 +96,23 @@ class OllamaResponseError(OllamaError):
     def __init__(self, message: str, *, host: str = "", status: int | None = None) -> None:
         super().__init__(message, host=host)
         self.status = status
+
+
+class OllamaTimeout(OllamaResponseError):
+    """The host took the request, then sent nothing for longer than allowed.
+
+    Attributes:
+        waited: the seconds allowed.
+        midway: whether the answer had begun (a stall) or not (no first byte).
+    """
+
+    def __init__(self, message: str, *, host: str, waited: float, midway: bool) -> None:
+        super().__init__(message, host=host)
+        self.waited, self.midway = waited, midway
+
+
+class OllamaStopped(OllamaError):
+    """Hippo stopped the request itself: the user cancelled, or Hippo is closing."""
 
 
 class StorageError(HippoError):

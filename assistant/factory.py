@@ -28,10 +28,10 @@ def open_gateway(config: Config) -> OllamaGateway:
     """The Ollama gateway for ``config``, with a bearer token where one is set."""
     from assistant.llm.gateway import OllamaGateway
 
-    gateway = OllamaGateway(config.ollama_host)
+    gateway = OllamaGateway(config.ollama_host, **config.ollama_timeouts)
     # The keyring is asked only for remote hosts: it can be slow, and local Ollama has no auth.
     token = load_token(gateway.host, use_keyring=not is_loopback(gateway.host))
-    return OllamaGateway(config.ollama_host, token=token) if token else gateway
+    return gateway.with_token(token) if token else gateway
 
 
 def open_engine(config: Config, *, clock: Clock | None = None) -> Hippo:
@@ -45,6 +45,7 @@ def open_engine(config: Config, *, clock: Clock | None = None) -> Hippo:
         context_tokens=config.context_tokens,
         clock=clock,
         working_strategy=config.working_strategy,  # type: ignore[arg-type]
+        core_edits=config.model_core_edits,  # type: ignore[arg-type]
         context_budget=ContextBudget(**config.memory_budget),
         weights=RetrievalWeights(
             **{k: int(v) if k == "candidates" else v for k, v in config.retrieval.items()}

@@ -73,10 +73,15 @@ class MemoryUsed:
 
 @dataclass(frozen=True, slots=True)
 class MemoryWritten:
-    """The model changed memory through a tool ("Memory updated: ...")."""
+    """The model changed memory through a tool ("Memory updated: ..."), or proposed a change.
+
+    ``pending``: the change waits for the user's approval in the review queue
+    ("Proposed for core memory: ... (F4 → Review to approve)"); nothing of it is used yet.
+    """
 
     notice: str
     tool: str
+    pending: bool = False
 
 
 @dataclass(frozen=True, slots=True)

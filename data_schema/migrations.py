@@ -6,6 +6,7 @@ A shipped migration is never edited: change the schema by appending a new functi
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
@@ -677,6 +678,72 @@ def m010_embedding_digest(conn: apsw.Connection) -> None:
     and the first digest seen is taken as theirs.
     """
     conn.execute("ALTER TABLE embedding_models ADD COLUMN digest TEXT")
+
+
+@migration
+def m011_injection_defences(conn: apsw.Connection) -> None:
+    """What the defences against injected instructions need to record.
+
+    * ``messages.origin``: ``typed`` by the user, or ``pasted`` (a bracketed paste, or a
+      message that quotes an email, a page or a log); what sleep draws from pasted text
+      is not the user's own word.
+    * ``facts.source_kind`` may be ``pasted``. SQLite can't alter a CHECK constraint, and
+      rebuilding ``facts`` would cascade into its evidence and history, so the constraint
+      is widened in place as SQLite documents for loosening one (the schema text is
+      rewritten and the schema version bumped, inside this migration's transaction);
+      every existing row satisfies the wider constraint.
+    * ``core_proposals``: the model's edits of a core memory block, waiting for the user,
+      each with the message of the turn that caused it and why it waits.
+    """
+    conn.execute(
+        "ALTER TABLE messages ADD COLUMN origin TEXT NOT NULL DEFAULT 'typed'"
+        " CHECK (origin IN ('typed', 'pasted'))"
+    )
+    _widen_check(
+        conn,
+        "facts",
+        "('user_stated', 'assistant_inferred', 'document', 'event', 'reflection')",
+        "('user_stated', 'assistant_inferred', 'document', 'event', 'reflection', 'pasted')",
+    )
+    conn.execute(
+        """
+        CREATE TABLE core_proposals (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            profile_id INTEGER NOT NULL REFERENCES profiles(id) ON DELETE CASCADE,
+            label TEXT NOT NULL CHECK (label IN ('human', 'persona')),
+            action TEXT NOT NULL CHECK (action IN ('append', 'replace')),
+            content TEXT NOT NULL,
+            old_content TEXT NOT NULL DEFAULT '',
+            message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL DEFAULT 'pending'
+                CHECK (status IN ('pending', 'approved', 'rejected')),
+            proposed_at TEXT NOT NULL,
+            decided_at TEXT
+        );
+        CREATE INDEX core_proposals_by_status ON core_proposals(profile_id, status, id);
+        """
+    )
+
+
+def _widen_check(conn: apsw.Connection, table: str, old: str, new: str) -> None:
+    """Replace ``old`` by ``new`` in ``table``'s CHECK constraint (only ever to allow more)."""
+    sql = conn.execute(
+        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)
+    ).fetchone()[0]
+    spaced = re.compile(r"\s+".join(map(re.escape, old.split())))
+    if len(spaced.findall(sql)) != 1:
+        raise apsw.SchemaChangeError(f"{table}'s CHECK constraint is not the expected one")
+    version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    conn.execute("PRAGMA writable_schema = ON")
+    try:
+        conn.execute(
+            "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?",
+            (spaced.sub(new, sql), table),
+        )
+        conn.execute(f"PRAGMA schema_version = {int(version) + 1}")
+    finally:
+        conn.execute("PRAGMA writable_schema = OFF")
 
 
 @migration

@@ -2,7 +2,11 @@
 
 Nothing slow happens before the first frame: once the chat screen is on screen, a
 thread opens the engine (imports, data file, the session to resume), then the Ollama
-probe and the model check run in another.
+probe and the model check run in another; after it, the status line keeps following
+whether Ollama is up.
+
+Nothing holds the app open either: thread workers run in daemon threads (`ui.threads`),
+and quitting first stops every call to Ollama in flight.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from assistant.terminal import visible
 from ui.memory_commands import MemoryCommands
 from ui.screens import ChatScreen
 from ui.screens.chat import read_last_session
+from ui.threads import use_daemon_threads
 from ui.widgets import StatusLine
 
 if TYPE_CHECKING:
@@ -155,6 +160,16 @@ class HippoApp(MemoryCommands):
     def get_default_screen(self) -> Screen:
         return self._chat
 
+    def on_load(self) -> None:
+        use_daemon_threads()  # before any worker starts
+
+    async def action_quit(self) -> None:
+        """Quit now, whatever the network does: calls to Ollama in flight are stopped."""
+        self.chat.action_cancel_reply()
+        if self.opened is not None:
+            self.opened.llm.abort()
+        self.exit()
+
     def on_chat_screen_painted(self, _: ChatScreen.Painted) -> None:
         self._open_engine()
         self.set_timer(_SLOW_OPEN_S, self._say_still_opening)
@@ -219,16 +234,26 @@ class HippoApp(MemoryCommands):
             self.post_message(self.Probed(None, exc))
 
     def on_hippo_app_probed(self, message: Probed) -> None:
+        if (status := self._status()) is not None:
+            # Asked through the engine each time: onboarding may give it a new gateway.
+            status.start_watching(lambda: self.engine.llm.probe())
         if message.check is not None:
             self._ollama_ready(message.check)
             return
         assert message.error is not None
-        if (status := self._status()) is None:
+        if status is None:
             return
         status.reachable = False
         from ui.screens.onboarding import OnboardingScreen
 
         self.push_screen(OnboardingScreen(self.engine, message.error), self._ollama_ready)
+
+    def on_status_line_changed(self, message: StatusLine.Changed) -> None:
+        """Ollama came back while the setup screen explains it is away: check it there."""
+        from ui.screens.onboarding import OnboardingScreen
+
+        if message.up and isinstance(self.screen, OnboardingScreen):
+            self.screen.check_again()
 
     def _ollama_ready(self, check: OllamaCheck | None) -> None:
         """Ollama answered: start embedding, and offer to pull what is missing."""

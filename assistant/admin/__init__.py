@@ -9,8 +9,8 @@ It is built up in layers, each a module of its own:
 * ``facts``: ``facts``/``count_facts`` (filters, FTS and semantic search, paging),
   ``fact``, ``fact_detail``, ``edit_fact``, ``pin``, ``mark_wrong``, ``mark_outdated``,
   ``delete_fact``;
-* ``review``: ``review_queue``, ``pending_count``, ``approve``, ``reject``,
-  ``approve_all``, ``reject_all``;
+* ``review``: ``review_queue``, ``core_queue``, ``pending_count``, ``approve``,
+  ``reject``, ``approve_core``, ``reject_core``, ``approve_all``, ``reject_all``;
 * ``history``: ``history``, ``undo``, ``believed`` (the as-of view);
 * ``export``: ``export``, ``export_markdown``, ``import_``, ``backup``, ``path``;
 * ``activity``: ``activity``, ``episodes_by_day``, ``sessions``, ``episodes``,
@@ -27,6 +27,7 @@ from assistant.admin.models import (
     TIERS,
     AdminStats,
     Change,
+    CoreReviewItem,
     DayActivity,
     DayEpisodes,
     EvidenceView,
@@ -42,6 +43,7 @@ __all__ = [
     "TIERS",
     "AdminStats",
     "Change",
+    "CoreReviewItem",
     "DayActivity",
     "DayEpisodes",
     "EvidenceView",

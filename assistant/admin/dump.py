@@ -19,7 +19,7 @@ VERSION = 1
 
 _MESSAGE = (
     "id, role, content, thinking, status, error, model, created_at, tokens, importance,"
-    " speaker, source_id, recalled, last_accessed_at"
+    " speaker, source_id, recalled, last_accessed_at, origin"
 )
 _FACT = (
     "id, statement, subject, predicate, scope, source_kind, confidence, importance, status,"

@@ -25,6 +25,7 @@ from assistant.admin.portable import rank_maps, rewrite
 from assistant.admin.restore import Restorer
 from assistant.clock import to_iso
 from assistant.errors import HippoError, StorageError
+from assistant.textcheck import not_utf8, printable_path
 from data_schema.migrations import schema_version
 
 __all__ = ["DATA_FENCE", "ExportAdmin", "load_export"]
@@ -59,6 +60,10 @@ def load_export(text: str) -> dict[str, Any]:
         raise HippoError(
             f"This is not a Hippo export ({exc.msg} at line {exc.lineno}). Export one with "
             "`hippo memory export`; a Markdown export works too."
+        ) from None
+    except RecursionError:  # [[[[... 100k deep: an export nests a few levels only
+        raise HippoError(
+            "This is not a Hippo export: its JSON is nested too deeply to read."
         ) from None
     check_export(data)
     return data
@@ -139,6 +144,11 @@ class ExportAdmin(HistoryAdmin):
             target = Path(path).expanduser()
         if target.exists():
             raise StorageError(f"{target} exists already; choose a new file for the backup.")
+        if not_utf8(str(target)):  # SQLite takes file names as UTF-8 only
+            raise StorageError(
+                f"Can't back up to {printable_path(target)}: SQLite needs a file name that is "
+                "UTF-8 text; choose another name."
+            )
         try:
             target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))

@@ -7,6 +7,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from assistant.memory.core_proposals import CoreProposal
 from assistant.memory.episodes import Episode
 from assistant.memory.facts import Fact, FactChange
 from assistant.memory.models import Profile
@@ -15,6 +16,7 @@ __all__ = [
     "TIERS",
     "AdminStats",
     "Change",
+    "CoreReviewItem",
     "DayActivity",
     "DayEpisodes",
     "EvidenceView",
@@ -82,6 +84,34 @@ class FactDetail:
 
 
 @dataclass(frozen=True, slots=True)
+class CoreReviewItem:
+    """A core memory edit the model proposed, awaiting the user's approval.
+
+    Attributes:
+        proposal: the proposed edit.
+        evidence: the message of the turn that caused it (empty once it is deleted).
+    """
+
+    proposal: CoreProposal
+    evidence: tuple[EvidenceView, ...]
+
+    @property
+    def id(self) -> int:
+        """The proposal's id (``core#ID`` in commands)."""
+        return self.proposal.id
+
+    @property
+    def statement(self) -> str:
+        """The proposed edit in words."""
+        return self.proposal.description
+
+    @property
+    def why(self) -> str:
+        """Why it waits for review."""
+        return self.proposal.reason
+
+
+@dataclass(frozen=True, slots=True)
 class ReviewItem:
     """A pending fact awaiting the user's approval.
 
@@ -91,6 +121,8 @@ class ReviewItem:
         proposed_by: who wrote it: ``sleep``, ``agent`` (the model's tools), ``user``, ``system``.
         evidence: its evidence with the quoted text and dates.
         replaces: the active fact it would supersede, for a conflict.
+        why: why it waits for review, in words ("looks like an instruction to the
+            assistant (in its evidence)", "from text you pasted", ...).
     """
 
     fact: Fact
@@ -98,6 +130,7 @@ class ReviewItem:
     proposed_by: str
     evidence: tuple[EvidenceView, ...]
     replaces: Fact | None = None
+    why: str = ""
 
     @property
     def id(self) -> int:

@@ -105,6 +105,13 @@ class PurgeFinder(PlanBuilder):
         ):
             plan.core_history.add(hid)
             plan.hit("history", hid, f"change {hid} of the {label} block", at)
+        for proposal_id, label, content, at in self._rows(
+            "SELECT id, label, content, proposed_at FROM core_proposals WHERE profile_id = ?"
+            " AND (hippo_mentions(content, ?) OR hippo_mentions(old_content, ?))",
+            (pid, needle, needle),
+        ):
+            plan.core_proposals.add(proposal_id)
+            plan.hit("core", proposal_id, content, at, f"a proposed edit of the {label} block")
         for label, value in self._rows(
             "SELECT label, value FROM core_blocks WHERE profile_id = ?", (pid,)
         ):

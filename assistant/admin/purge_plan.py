@@ -110,6 +110,7 @@ class PurgePlan:
     evidence: set[tuple[int, str, int]] = field(default_factory=set)
     fact_history: set[int] = field(default_factory=set)
     core_history: set[int] = field(default_factory=set)
+    core_proposals: set[int] = field(default_factory=set)
     core: dict[str, str] = field(default_factory=dict)
     redact_sessions: set[int] = field(default_factory=set)
     dated: set[int] = field(default_factory=set)

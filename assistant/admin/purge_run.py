@@ -118,7 +118,12 @@ class PurgeRunner:
                 " WHERE profile_id = ? AND label = ?",
                 (value, now, pid, label),
             )
-        counts["core"] = len(plan.core)
+        counts["core"] = len(plan.core) + self._exec(
+            conn,
+            "DELETE FROM core_proposals WHERE profile_id = ? AND id IN ({})",
+            plan.core_proposals,
+            pid,
+        )
         conn.executemany(
             "DELETE FROM fact_evidence WHERE fact_id = ? AND kind = ? AND ref_id = ?",
             sorted(plan.evidence),

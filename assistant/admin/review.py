@@ -1,21 +1,43 @@
-"""The review queue: pending facts from sleep and the model's tools, approved or rejected.
+"""The review queue: pending facts and core memory edits, approved or rejected by the user.
 
 A rejection is remembered by the sleep package (``CandidateStore.reject_in_review``), so
 sleep never proposes the same claim again from the same evidence. Approving a proposal
-that sleep made to replace an active fact (a conflict) supersedes the old fact.
+that sleep made to replace an active fact (a conflict) supersedes the old fact. Each item
+says why it waits: an instruction-like text among its evidence, pasted text, its source.
 """
 
 from __future__ import annotations
 
 from assistant.admin.facts import FactsAdmin
-from assistant.admin.models import EvidenceView, ReviewItem
+from assistant.admin.models import CoreReviewItem, EvidenceView, ReviewItem
 from assistant.admin.provenance import evidence_views
 from assistant.errors import StorageError
-from assistant.memory.facts import Fact
+from assistant.memory.core import CoreBlock
+from assistant.memory.core_proposals import CoreProposal
+from assistant.memory.facts import Evidence, Fact
+from assistant.memory.injection import INSTRUCTION_REASON, looks_like_instruction
 
-__all__ = ["ReviewAdmin"]
+__all__ = ["CORE_KIND", "ReviewAdmin", "why_pending"]
 
 _QUEUE_LIMIT = 1000
+CORE_KIND = "core"  # the kind that names core memory proposals in approve_all/reject_all
+_BY_SOURCE = {
+    "assistant_inferred": "inferred by the assistant, not said by you",
+    "document": "drawn from a document",
+    "event": "drawn from an event",
+    "reflection": "Hippo's own conclusion",
+    "pasted": "drawn from text you pasted, not your own words",
+    "user_stated": "waits for your confirmation",
+}
+
+
+def why_pending(fact: Fact, evidence: tuple[EvidenceView, ...]) -> str:
+    """Why a pending fact waits for review, in words."""
+    if looks_like_instruction(fact.statement):
+        return INSTRUCTION_REASON
+    if any(looks_like_instruction(view.text) for view in evidence):
+        return f"{INSTRUCTION_REASON} (in its evidence)"
+    return _BY_SOURCE.get(fact.source_kind, "waits for your confirmation")
 
 
 class ReviewAdmin(FactsAdmin):
@@ -29,6 +51,8 @@ class ReviewAdmin(FactsAdmin):
                 source kind (``assistant_inferred``, ``document``, ...) or proposer
                 (``sleep``, ``agent``); None for all.
         """
+        if kind == CORE_KIND:
+            return []
         pending = self._engine.facts.list(
             self._pid, status="pending", order="recent", limit=_QUEUE_LIMIT
         )
@@ -39,9 +63,17 @@ class ReviewAdmin(FactsAdmin):
             i for i in items if kind is None or kind in (i.proposal, i.source_kind, i.proposed_by)
         ]
 
+    def core_queue(self) -> list[CoreReviewItem]:
+        """The model's core memory edits awaiting approval, newest first, with their turn."""
+        return [
+            CoreReviewItem(p, self._turn_evidence(p))
+            for p in self._engine.core_proposals.pending(self._pid)
+        ]
+
     def pending_count(self) -> int:
-        """How many facts await review (for the status line)."""
-        return self._engine.facts.count(self._pid, status="pending")
+        """How many facts and core memory edits await review (for the status line)."""
+        facts = self._engine.facts.count(self._pid, status="pending")
+        return facts + self._engine.core_proposals.count_pending(self._pid)
 
     def _item(self, fact: Fact, conflicts: dict[int, int], proposers: dict[int, str]) -> ReviewItem:
         replaces = None
@@ -54,16 +86,23 @@ class ReviewAdmin(FactsAdmin):
             proposal = "conflict"
         else:
             proposal = "reflection" if fact.source_kind == "reflection" else "fact"
+        evidence = self._evidence(fact)
         return ReviewItem(
             fact=fact,
             proposal=proposal,
             proposed_by=proposers.get(fact.id, "system"),
-            evidence=self._evidence(fact),
+            evidence=evidence,
             replaces=replaces,
+            why=why_pending(fact, evidence),
         )
 
     def _evidence(self, fact: Fact) -> tuple[EvidenceView, ...]:
         return evidence_views(self._engine, self._pid, fact.evidence)
+
+    def _turn_evidence(self, proposal: CoreProposal) -> tuple[EvidenceView, ...]:
+        if proposal.message_id is None:
+            return ()
+        return evidence_views(self._engine, self._pid, [Evidence("message", proposal.message_id)])
 
     def approve(self, fact_id: int, *, statement: str | None = None) -> Fact:
         """Approve a pending fact, after rewording it when ``statement`` is given.
@@ -92,10 +131,33 @@ class ReviewAdmin(FactsAdmin):
         """Reject a fact (kept, undoable); sleep won't propose it again from its evidence."""
         return self.mark_wrong(fact_id)
 
-    def approve_all(self, kind: str | None = None) -> list[Fact]:
-        """Approve every pending item of ``kind`` (see ``review_queue``); return them."""
-        return [self.approve(item.id) for item in reversed(self.review_queue(kind))]
+    def approve_core(self, proposal_id: int) -> CoreBlock:
+        """Apply a proposed core memory edit to its block; return the block.
 
-    def reject_all(self, kind: str | None = None) -> list[Fact]:
-        """Reject every pending item of ``kind`` (see ``review_queue``); return them."""
-        return [self.reject(item.id) for item in self.review_queue(kind)]
+        Raises:
+            StorageError: there is no such proposal in this profile.
+            MemoryWriteError: it was decided before, or it no longer fits or applies.
+        """
+        engine = self._engine
+        return engine.core_proposals.approve(proposal_id, engine.core, profile_id=self._pid)
+
+    def reject_core(self, proposal_id: int) -> CoreProposal:
+        """Reject a proposed core memory edit; the block stays as it is."""
+        return self._engine.core_proposals.reject(proposal_id, profile_id=self._pid)
+
+    def approve_all(self, kind: str | None = None) -> list[Fact | CoreBlock]:
+        """Approve every pending item of ``kind`` (see ``review_queue``; ``core`` for core
+        memory edits; None for all, core edits last, oldest first); return the results."""
+        done: list[Fact | CoreBlock] = [
+            self.approve(item.id) for item in reversed(self.review_queue(kind))
+        ]
+        if kind in (None, CORE_KIND):
+            done += [self.approve_core(item.id) for item in reversed(self.core_queue())]
+        return done
+
+    def reject_all(self, kind: str | None = None) -> list[Fact | CoreProposal]:
+        """Reject every pending item of ``kind`` (see ``approve_all``); return them."""
+        done: list[Fact | CoreProposal] = [self.reject(i.id) for i in self.review_queue(kind)]
+        if kind in (None, CORE_KIND):
+            done += [self.reject_core(item.id) for item in self.core_queue()]
+        return done

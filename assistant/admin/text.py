@@ -7,6 +7,7 @@ from datetime import datetime
 
 from assistant.admin.models import (
     Change,
+    CoreReviewItem,
     DayActivity,
     EvidenceView,
     FactDetail,
@@ -156,8 +157,26 @@ def review_lines(items: Iterable[ReviewItem]) -> list[str]:
         )
         if item.replaces:
             lines.append(f"        would replace fact {item.replaces.id}: {short(item.before, 70)}")
+        if item.why:
+            lines.append(f"        why: {item.why}")
         lines += [f"      {_evidence_line(view)}" for view in item.evidence]
     return lines
+
+
+def core_review_lines(items: Iterable[CoreReviewItem]) -> list[str]:
+    """The model's proposed core memory edits, each with why it waits and its turn."""
+    lines: list[str] = []
+    for item in items:
+        name = f"core#{item.id}"
+        lines.append(f"{name:>10}  core edit  by agent  {short(item.statement, 100)}")
+        lines.append(f"        why: {item.why}")
+        lines += [f"      {_evidence_line(view)}" for view in item.evidence]
+    return lines
+
+
+def indent(value: str, prefix: str = "    ") -> str:
+    """Each line of ``value`` indented (an empty block shown as "(empty)")."""
+    return "\n".join(prefix + line for line in (value or "(empty)").splitlines())
 
 
 def preview_lines(preview: ForgetPreview, per_tier: int = 5) -> list[str]:

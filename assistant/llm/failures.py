@@ -6,7 +6,9 @@ No `httpx` or `ollama` exception leaves the gateway; each becomes one `OllamaErr
                                                 or OllamaResponseError with advice
     httpx.ConnectError/ConnectTimeout,
     ConnectionError                          -> OllamaUnreachable (refused, no such host, ...)
-    other httpx.TimeoutException             -> OllamaResponseError: no answer in time
+    other httpx.TimeoutException,
+    a call stopped at its deadline           -> OllamaTimeout: no answer (or no more) in time
+    a call cancelled or aborted              -> OllamaStopped
     httpx.ReadError/WriteError/
     RemoteProtocolError                      -> OllamaResponseError: stopped mid-way
     other httpx.HTTPError                    -> OllamaResponseError
@@ -24,14 +26,20 @@ import json
 import socket
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from assistant.errors import (
     ModelNotFound,
     OllamaAuthError,
     OllamaError,
     OllamaResponseError,
+    OllamaStopped,
+    OllamaTimeout,
     OllamaUnreachable,
 )
+
+if TYPE_CHECKING:
+    from assistant.llm.cancel import Call
 
 __all__ = ["FailureTranslation", "error_text"]
 
@@ -39,28 +47,96 @@ __all__ = ["FailureTranslation", "error_text"]
 class FailureTranslation:
     """Mixin for the gateway: its failures as domain errors that name its host.
 
-    Reads the gateway's `host`, `timeout` and `connect_timeout` each time, so the messages
-    follow any later change of them.
+    Reads the gateway's `host` and `connect_timeout` each time, so the messages follow
+    any later change of them.
     """
 
     host: str
-    timeout: float
     connect_timeout: float
 
     @contextlib.contextmanager
-    def _translated(self, model: str = "", *, pulling: bool = False) -> Iterator[None]:
-        """Turn any failure of the client or the network into one `OllamaError`."""
+    def _translated(
+        self, model: str = "", *, pulling: bool = False, call: Call | None = None
+    ) -> Iterator[None]:
+        """Turn any failure of the client or the network into one `OllamaError`.
+
+        Args:
+            model: the model asked for, to name in messages.
+            pulling: the request is a download.
+            call: the call the request runs in: a call stopped by its deadline, a cancel
+                or an abort fails as `OllamaTimeout` or `OllamaStopped`, whatever the
+                broken read raised.
+        """
         try:
             yield
         except OllamaError:
             raise
         except Exception as exc:
-            error = self._domain_error(exc, model, pulling)
+            error = self._stopped(call, model, pulling) if call and call.reason else None
+            if error is None:
+                error = self._domain_error(exc, model, pulling, call)
             if error is None:
                 raise
             raise error from exc
 
-    def _domain_error(self, exc: Exception, model: str, pulling: bool) -> OllamaError | None:
+    def _stopped(self, call: Call, model: str, pulling: bool) -> OllamaError:
+        """The error for a call the gateway stopped itself."""
+        if call.reason == "timeout":
+            return self._timed_out(
+                call.waited, model, call.midway, pulling, call.hurried, call.unresponsive
+            )
+        why = "it was cancelled" if call.reason == "cancelled" else "Hippo is closing"
+        return OllamaStopped(f"Hippo stopped its request to Ollama at {self.host}: {why}.",
+                             host=self.host)  # fmt: skip
+
+    def _timed_out(
+        self,
+        waited: float,
+        model: str,
+        midway: bool,
+        pulling: bool = False,
+        hurried: bool = False,
+        unresponsive: bool = False,
+    ) -> OllamaTimeout:
+        """The error for an answer that did not come (or go on) within `waited` seconds.
+
+        `hurried`: the wait was cut short because the host had left a request unanswered;
+        `unresponsive`: it was stopped as the host did not answer a liveness check either.
+        """
+        if unresponsive:
+            text = (
+                f"Ollama at {self.host} took the request but sent nothing for {waited:.0f} s, "
+                "and did not answer a check of its version either: it seems stuck. Restart "
+                "it (`ollama serve`) and try again."
+            )
+        elif midway:
+            what = "the download" if pulling else "the reply"
+            text = (
+                f"Ollama at {self.host} stopped sending {what}: nothing came for {waited:g} s. "
+                "It may be stuck or out of memory: check its log (the `ollama serve` output) "
+                "and try again"
+                + (", to resume the download." if pulling else
+                   ", or raise stall_timeout under [ollama] in config.toml.")
+            )  # fmt: skip
+        elif model and not pulling and not hurried:
+            text = (
+                f"Ollama at {self.host} did not answer within {waited:g} s. It may still be "
+                f"loading {model} (a large model can take minutes: raise load_timeout under "
+                "[ollama] in config.toml), or it is stuck: restart it (`ollama serve`) and "
+                "try again."
+            )
+        else:
+            earlier = " (nor the one before)" if hurried else ""
+            text = (
+                f"Ollama at {self.host} took the request but did not answer within {waited:g} "
+                f"s{earlier}. It may be stuck or overloaded: restart it (`ollama serve`) and "
+                "try again, or check that OLLAMA_HOST points at Ollama."
+            )
+        return OllamaTimeout(text, host=self.host, waited=waited, midway=midway)
+
+    def _domain_error(
+        self, exc: Exception, model: str, pulling: bool, call: Call | None = None
+    ) -> OllamaError | None:
         import httpx
         import pydantic
 
@@ -69,11 +145,10 @@ class FailureTranslation:
             return self._status_error(exc.status_code, exc.error, model, pulling=pulling)
         if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectionError):
             return OllamaUnreachable(self.host, self._connect_detail(exc))
-        if isinstance(exc, httpx.TimeoutException):
-            return OllamaResponseError(
-                f"Ollama at {self.host} did not answer within {self.timeout:g} s. A large model "
-                "may still be loading: try again, or raise the timeout.",
-                host=self.host,
+        if isinstance(exc, httpx.TimeoutException):  # the watchdog is first, as a rule
+            waited = call.waited if call is not None else 0.0
+            return self._timed_out(
+                waited, model, bool(call and call.midway), pulling, bool(call and call.hurried)
             )
         if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
             return self._mid_way(_first_line(exc), pulling=pulling)

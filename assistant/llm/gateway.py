@@ -8,35 +8,56 @@ Importing `ollama` costs about a quarter of a second, so this module imports it 
 only when the first request is made; constructing a gateway does no I/O.
 
 The rest of the door is in its own modules: `hosts` (where Ollama runs), `failures` (errors
-into `assistant.errors`), `cancel` (stopping a stream), `progress` (pull progress) and
-`responses` (the client's answers as typed events).
+into `assistant.errors`), `cancel` (stopping a call: cancel, deadline, abort), `progress`
+(pull progress) and `responses` (the client's answers as typed events).
+
+No call waits without limit. Each gets `connect_timeout` to connect; then the first byte of
+an answer that may need a model loaded (a chat, an embedding) gets `load_timeout`, a quick
+answer (the models, a model's details) gets `stall_timeout`, and the version (the cheapest
+proof of life) gets `connect_timeout`; once a stream has begun, each next part gets
+`stall_timeout`. A host that has just left a request unanswered is "silent": until it
+answers again, every first byte gets only `connect_timeout`, so that one hung server costs
+one long wait, not one per request.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from assistant.errors import ModelNotFound, OllamaError
-from assistant.llm.cancel import CancelWatch
-from assistant.llm.events import ChatEvent, ChatResult, ModelInfo, PullProgress
+from assistant.errors import ModelNotFound, OllamaError, OllamaStopped
+from assistant.llm.cancel import Call, Calls
+from assistant.llm.events import (
+    ChatEvent,
+    ChatResult,
+    Done,
+    ModelInfo,
+    PullProgress,
+    TextDelta,
+    ThinkingDelta,
+    ToolCall,
+)
 from assistant.llm.failures import FailureTranslation, error_text
 from assistant.llm.hosts import DEFAULT_HOST, is_loopback, resolve_host
+from assistant.llm.liveness import LivenessCheck
 from assistant.llm.prefixes import Purpose, prefixed
 from assistant.llm.progress import PullMeter
-from assistant.llm.responses import chat_events, model_info, tool_calls
+from assistant.llm.responses import chat_events, model_info
 
 if TYPE_CHECKING:
+    import httpx
     import ollama
 
 __all__ = ["DEFAULT_HOST", "OllamaGateway", "resolve_host"]
 
 _SHOW_WORKERS = 4
 _T = TypeVar("_T")
+_BACKSTOP_S = 5.0  # httpx's own read timeout comes this long after the watchdog's
 
 Messages = Sequence[Mapping[str, Any]]
 Tools = Sequence[Mapping[str, Any] | Callable[..., Any]]
@@ -49,9 +70,12 @@ class OllamaGateway(FailureTranslation):
         host: Where Ollama runs (see `resolve_host`); None reads OLLAMA_HOST, else
             http://127.0.0.1:11434.
         token: Sent as "Authorization: Bearer <token>", for hosts behind an auth proxy.
-        timeout: Seconds to wait for each read of an answer; generous, as a large model
-            can take minutes to load.
-        connect_timeout: Seconds to wait for a connection, short so a dead host fails fast.
+        connect_timeout: Seconds to wait for a connection (and for the version), short so
+            a dead host fails fast.
+        load_timeout: Seconds to wait for the first byte of a reply or an embedding:
+            generous, as Ollama may first have to load the model.
+        stall_timeout: Seconds a streamed answer may pause between two parts, and the
+            wait for answers that load no model (the list of models, a model's details).
 
     Raises:
         ConfigError: `host` (or OLLAMA_HOST) is not a valid address.
@@ -62,15 +86,19 @@ class OllamaGateway(FailureTranslation):
         host: str | None = None,
         *,
         token: str | None = None,
-        timeout: float = 300.0,
         connect_timeout: float = 5.0,
+        load_timeout: float = 120.0,
+        stall_timeout: float = 30.0,
     ) -> None:
         self.host = resolve_host(host)
-        self.timeout = timeout
         self.connect_timeout = connect_timeout
+        self.load_timeout = load_timeout
+        self.stall_timeout = stall_timeout
         self._token = token
         self._lock = threading.Lock()
-        self._clients: dict[bool, ollama.Client] = {}
+        self._clients: dict[str, Any] = {}
+        self._calls = Calls()
+        self._silent = False  # the host left the last request unanswered
 
     def __repr__(self) -> str:
         return f"OllamaGateway({self.host!r})"  # never the token
@@ -82,43 +110,134 @@ class OllamaGateway(FailureTranslation):
         self.close()
 
     def close(self) -> None:
-        """Close pooled connections; the gateway reopens them if used again."""
+        """Stop the calls in flight and close the clients; used again, the gateway reopens."""
+        self.abort()
         with self._lock:
             clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             client.close()
 
-    # -- the ollama client -------------------------------------------------------------------
+    def with_token(self, token: str) -> OllamaGateway:
+        """A gateway to the same host, with the same limits, that sends `token`."""
+        return OllamaGateway(
+            self.host,
+            token=token,
+            connect_timeout=self.connect_timeout,
+            load_timeout=self.load_timeout,
+            stall_timeout=self.stall_timeout,
+        )
 
-    def _client(self, *, streaming: bool = False) -> ollama.Client:
+    def abort(self) -> None:
+        """Stop every call in flight now (they fail with `OllamaStopped`), e.g. when quitting.
+
+        A thread blocked on the network is freed at once; calls begun later go ahead.
+        """
+        self._calls.abort()
+
+    @staticmethod
+    def stopping_on(cancel: threading.Event) -> contextlib.AbstractContextManager[None]:
+        """Let `cancel` stop every call the current thread makes meanwhile.
+
+        A chat turn runs inside it, so that stopping the turn also stops the query's
+        embedding and the model check before the reply, not only the reply's stream.
+        """
+        return Calls.stopping_on(cancel)
+
+    @property
+    def silent(self) -> bool:
+        """Whether the host left the latest request unanswered (see the module's doc)."""
+        return self._silent
+
+    # -- the clients -------------------------------------------------------------------------
+
+    def _client(self) -> ollama.Client:
         with self._lock:
-            if streaming not in self._clients:
-                self._clients[streaming] = self._new_client(streaming)
-            return self._clients[streaming]
+            if "ollama" not in self._clients:
+                import ollama
+
+                self._clients["ollama"] = ollama.Client(host=self.host, **self._http_options())
+            return self._clients["ollama"]
+
+    def _http(self) -> httpx.Client:
+        """A plain client, for the version (the `ollama` client has no call for it)."""
+        import httpx
+
+        with self._lock:
+            if "http" not in self._clients:
+                options = self._http_options()
+                headers = options.pop("headers", {})
+                api_key = os.environ.get("OLLAMA_API_KEY")
+                if api_key and not headers:  # as the ollama client does for its own requests
+                    headers["Authorization"] = f"Bearer {api_key}"
+                self._clients["http"] = httpx.Client(headers=headers, **options)
+            return self._clients["http"]
 
     def _http_options(self) -> dict[str, Any]:
         import httpx
 
+        backstop = max(self.load_timeout, self.stall_timeout, self.connect_timeout) + _BACKSTOP_S
         options: dict[str, Any] = {
-            "timeout": httpx.Timeout(self.timeout, connect=self.connect_timeout),
+            "timeout": httpx.Timeout(backstop, connect=self.connect_timeout),
             # A proxy never serves a local Ollama (Go's client skips it for loopback too).
             "trust_env": not is_loopback(self.host),
+            # No keep-alive: each request gets its own connection, whose socket a cancel, a
+            # deadline or an abort can shut down even while a read blocks. A handshake per
+            # request is nothing on localhost and little next to a model's answer elsewhere.
+            "limits": httpx.Limits(max_keepalive_connections=0),
+            "event_hooks": {"request": [Calls.attach]},
         }
         if self._token:
             options["headers"] = {"Authorization": f"Bearer {self._token}"}
         return options
 
-    def _new_client(self, streaming: bool) -> ollama.Client:
-        import httpx
-        import ollama
+    # -- waiting -----------------------------------------------------------------------------
 
-        options = self._http_options()
-        if streaming:
-            # No keep-alive: each stream gets its own connection, whose socket a cancel
-            # can shut down even while a read blocks; a cheap price on localhost.
-            options["limits"] = httpx.Limits(max_keepalive_connections=0)
-            options["event_hooks"] = {"request": [CancelWatch.attach]}
-        return ollama.Client(host=self.host, **options)
+    def _wait_first(self, call: Call, allowed: float) -> LivenessCheck | None:
+        """Let the call's first byte take `allowed` seconds; less once the host is silent.
+
+        A long wait gets a liveness check (see `liveness`), which the caller cancels.
+        """
+        call.hurried = self._silent and allowed > self.connect_timeout
+        call.expect(self.connect_timeout if call.hurried else allowed)
+        if call.hurried or allowed <= 2 * self.connect_timeout:
+            return None
+        return LivenessCheck(
+            call, self._version, self.connect_timeout, lambda c: self._calls.stop(c, "timeout")
+        )
+
+    def _version(self) -> Any:
+        """`/api/version`'s raw answer, within the connect timeout."""
+        url, client = f"{self.host}/api/version", self._http()  # made before the clock starts
+        return self._ask(self.connect_timeout, lambda: client.get(url))
+
+    def _heard(self, call: Call) -> None:
+        """Note whether the host answered the call (it is silent if it timed out before)."""
+        if call.reason == "timeout" and not call.midway:
+            self._silent = True
+        elif call.midway or call.reason is None:
+            self._silent = False
+
+    def _ask(self, allowed: float, send: Callable[[], _T], model: str = "") -> _T:
+        """Send one request and wait for its whole answer, at most `allowed` seconds."""
+        with self._calls.call() as call, self._calls.bound(call):
+            if call.cancelled:
+                raise OllamaStopped(
+                    f"Hippo stopped its request to Ollama at {self.host}: it was cancelled.",
+                    host=self.host,
+                )
+            check = self._wait_first(call, allowed)
+            try:
+                with self._translated(model, call=call):
+                    answer = send()
+            except OllamaError:
+                self._heard(call)
+                raise
+            finally:
+                if check is not None:
+                    check.cancel()
+            call.midway = True
+            self._heard(call)
+            return answer
 
     # -- requests --------------------------------------------------------------------------
 
@@ -131,15 +250,7 @@ class OllamaGateway(FailureTranslation):
         Raises:
             OllamaError: the host is unreachable or did not answer as Ollama does.
         """
-        import httpx
-
-        options = self._http_options()
-        headers = options.pop("headers", {})
-        api_key = os.environ.get("OLLAMA_API_KEY")
-        if api_key and not headers:  # as the ollama client does for its own requests
-            headers["Authorization"] = f"Bearer {api_key}"
-        with self._translated():
-            response = httpx.get(f"{self.host}/api/version", headers=headers, **options)
+        response = self._version()
         if response.is_error:
             raise self._status_error(response.status_code, error_text(response.text))
         try:
@@ -181,8 +292,7 @@ class OllamaGateway(FailureTranslation):
 
     def _listing(self) -> list[Any]:
         """`/api/tags`: the installed models, as the client parses them."""
-        with self._translated():
-            listing = self._client().list()
+        listing = self._ask(self.stall_timeout, self._client().list)
         return [m for m in listing.models if m.model]
 
     def _show_if_installed(self, model: str) -> ModelInfo | None:
@@ -198,8 +308,8 @@ class OllamaGateway(FailureTranslation):
             ModelNotFound: the host lacks the model.
             OllamaError: any other failure.
         """
-        with self._translated(model):
-            shown = self._client().show(model)
+        client = self._client()  # made before the clock starts
+        shown = self._ask(self.stall_timeout, lambda: client.show(model), model)
         return model_info(model, shown)
 
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
@@ -216,7 +326,7 @@ class OllamaGateway(FailureTranslation):
         Raises:
             OllamaError: the host failed, or knows no such model to pull.
         """
-        client = self._client(streaming=True)
+        client = self._client()
         meter = PullMeter()
         parts = self._stream(lambda: client.pull(model, stream=True), cancel, model, pulling=True)
         with contextlib.closing(parts):
@@ -225,7 +335,7 @@ class OllamaGateway(FailureTranslation):
                 yield progress
                 if progress.done:
                     return
-        if not (cancel and cancel.is_set()):
+        if not any(event.is_set() for event in Calls.cancels(cancel)):
             raise self._mid_way("the stream ended before its success message", pulling=True)
 
     def chat(
@@ -254,7 +364,7 @@ class OllamaGateway(FailureTranslation):
         Raises:
             OllamaError: any failure, including a reply that stops mid-way.
         """
-        client = self._client(streaming=True)
+        client = self._client()
 
         def start() -> Iterator[Any]:
             return client.chat(
@@ -268,7 +378,7 @@ class OllamaGateway(FailureTranslation):
                 yield from chat_events(part)
                 if part.done:
                     return
-        if not (cancel and cancel.is_set()):
+        if not any(event.is_set() for event in Calls.cancels(cancel)):
             raise self._mid_way("the stream ended without its final message")
 
     def chat_once(
@@ -288,18 +398,29 @@ class OllamaGateway(FailureTranslation):
         Raises:
             OllamaError: any failure.
         """
-        with self._translated(model):
-            response = self._client().chat(
-                model, messages, tools=tools, stream=False, think=think, format=format,
-                options=options,
-            )  # fmt: skip
-        message = response.message
+        # Streamed, so that the first byte and each pause get their own limits: a long
+        # answer on a slow machine is not mistaken for a hung server, nor the reverse.
+        content: list[str] = []
+        thinking: list[str] = []
+        calls: list[ToolCall] = []
+        done = Done()
+        for event in self.chat(
+            model, messages, tools=tools, think=think, format=format, options=options
+        ):
+            if isinstance(event, TextDelta):
+                content.append(event.text)
+            elif isinstance(event, ThinkingDelta):
+                thinking.append(event.text)
+            elif isinstance(event, ToolCall):
+                calls.append(event)
+            else:
+                done = event
         return ChatResult(
-            content=message.content or "",
-            thinking=message.thinking or "",
-            tool_calls=tuple(tool_calls(message)),
-            prompt_tokens=response.prompt_eval_count or 0,
-            completion_tokens=response.eval_count or 0,
+            content="".join(content),
+            thinking="".join(thinking),
+            tool_calls=tuple(calls),
+            prompt_tokens=done.prompt_tokens,
+            completion_tokens=done.completion_tokens,
         )
 
     def embed(
@@ -332,8 +453,8 @@ class OllamaGateway(FailureTranslation):
         vectors: list[list[float]] = []
         for start in range(0, len(items), batch_size):
             batch = items[start : start + batch_size]
-            with self._translated(model):
-                response = self._client().embed(model, batch)
+            send = functools.partial(self._client().embed, model, batch)  # client made first
+            response = self._ask(self.load_timeout, send, model)
             if len(response.embeddings) != len(batch):
                 raise self._unreadable(f"{len(response.embeddings)} vectors for {len(batch)} texts")
             vectors.extend([float(x) for x in vector] for vector in response.embeddings)
@@ -349,26 +470,44 @@ class OllamaGateway(FailureTranslation):
         *,
         pulling: bool = False,
     ) -> Iterator[_T]:
-        """The parts of a streamed call; ends quietly once `cancel` is set."""
-        if cancel is not None and cancel.is_set():
-            return
-        watch = CancelWatch(cancel)
-        stream: Iterator[_T] | None = None
-        try:
-            stream = start()
-            while True:
-                try:
-                    with watch.bound(), self._translated(model, pulling=pulling):
-                        part = next(stream, None)
-                except OllamaError:
-                    if watch.cancelled:  # the broken read is the cancel's doing
+        """The parts of a streamed call; ends quietly once it is cancelled.
+
+        The first part may take `load_timeout` (the model may be loading), each next one
+        `stall_timeout` (a download's: `load_timeout`, as verifying a large layer is silent).
+        """
+        stall = self.load_timeout if pulling else self.stall_timeout
+        with self._calls.call(cancel) as call:
+            if call.cancelled:
+                return
+            stream: Iterator[_T] | None = None
+            check: LivenessCheck | None = None
+            try:
+                stream = start()
+                check = self._wait_first(call, self.load_timeout)
+                while True:
+                    try:
+                        with (
+                            self._calls.bound(call),
+                            self._translated(model, pulling=pulling, call=call),
+                        ):
+                            part = next(stream, None)
+                    except OllamaError:
+                        self._heard(call)
+                        if call.reason == "cancelled":  # the broken read is the cancel's doing
+                            return
+                        raise
+                    if check is not None:
+                        check.cancel()
+                    if part is None or call.cancelled:
                         return
-                    raise
-                if part is None or watch.cancelled:
-                    return
-                yield part
-        finally:
-            watch.finish()
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()  # closes the HTTP response, so Ollama stops generating
+                    call.midway = True
+                    self._heard(call)
+                    call.expect(None)  # the reader's own pace is no stall
+                    yield part
+                    call.expect(stall)
+            finally:
+                if check is not None:
+                    check.cancel()
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()  # closes the HTTP response, so Ollama stops generating

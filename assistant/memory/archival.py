@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -21,10 +21,13 @@ import apsw
 
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import HippoError
+from assistant.files import file_kind, require_file
 from assistant.memory.base import Store, ids_clause
 from assistant.memory.chunking import Chunk, chunk_text
+from assistant.memory.decoding import NotText, decode_text
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
+from assistant.textcheck import not_utf8, printable_path
 from assistant.tokens import estimate_tokens
 
 __all__ = [
@@ -40,8 +43,8 @@ __all__ = [
 MAX_FILE_BYTES = 5 * 1024 * 1024
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 _ACCEPTED = (
-    "Hippo ingests UTF-8 text: .txt, .md, .markdown, .rst, or any other file that is "
-    "UTF-8 text. Convert PDFs and office documents to text or Markdown first."
+    "Hippo ingests text: .txt, .md, .markdown, .rst, or any other file that is text "
+    "(UTF-8 best). Convert PDFs and office documents to text or Markdown first."
 )
 _NOTE_PREFIX = "note:"
 _CHUNK_COLUMNS = (
@@ -90,6 +93,7 @@ class IngestResult:
     status: Literal["added", "unchanged", "replaced"]
     chunks: int
     path: str = ""
+    note: str = ""  # e.g. that the file was not UTF-8, and how it was read
 
 
 @dataclass(slots=True)
@@ -108,15 +112,39 @@ def _chunk(row: tuple) -> StoredChunk:
     return StoredChunk(*row[:8], from_iso(row[8]))
 
 
-def _decode(path: Path, data: bytes) -> str:
-    if b"\x00" in data:
-        raise HippoError(f"Can't ingest {path}: it is a binary file. {_ACCEPTED}")
+def _decode(path: Path, data: bytes) -> tuple[str, str]:
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
+        return decode_text(data)
+    except NotText as exc:
+        raise HippoError(f"Can't ingest {path}: {exc}. {_ACCEPTED}") from None
+
+
+def _checked_path(path: Path) -> Path:
+    """``path`` resolved, once it is known to be a regular file with a UTF-8 name."""
+    if where := not_utf8(str(path)):
         raise HippoError(
-            f"Can't ingest {path}: it is not UTF-8 text (byte {exc.start}). {_ACCEPTED}"
-        ) from exc
+            f"Can't ingest {printable_path(path)}: its name is not UTF-8 ({where}), which "
+            "Hippo can't store. Rename it (e.g. with `convmv -f latin1 -t utf-8`)."
+        )
+    require_file(path, "Can't ingest")
+    return path.resolve()
+
+
+def _link(path: Path) -> str:
+    """Why a symbolic link inside a folder is skipped: links there are not followed, as
+    they may lead out of the folder, or back into it for ever."""
+    if file_kind(path) == "a symbolic link loop":
+        return "a symbolic link loop"
+    return f"a symbolic link (not followed; ingest {printable_path(path.resolve())} itself)"
+
+
+def _skipped_folder(path: Path) -> str:
+    """Why a folder met in a walk is not walked ("" if it is)."""
+    if path.name.startswith("."):
+        return "hidden folder"
+    if path.is_symlink():
+        return _link(path)
+    return ""
 
 
 def _title(path: Path, chunks: list[Chunk]) -> str:
@@ -144,12 +172,15 @@ class ArchiveStore(Store):
     def ingest_file(self, profile_id: int, path: Path | str) -> IngestResult:
         """Add a text or Markdown file, or replace its chunks if its bytes changed.
 
+        A file that is not UTF-8 is read as Windows-1252 or Latin-1, and the result's
+        ``note`` says so.
+
         Raises:
-            HippoError: the file is missing, too large, binary or not UTF-8 text.
+            HippoError: the file is missing or no regular file (a folder, a pipe, a
+                device, a link loop), its name is not UTF-8, or it is too large, binary
+                or empty.
         """
-        path = Path(path).expanduser().resolve()
-        if not path.is_file():
-            raise HippoError(f"Can't ingest {path}: there is no such file. {_ACCEPTED}")
+        path = _checked_path(Path(path).expanduser())
         size = path.stat().st_size
         if size > self._max_bytes:
             raise HippoError(
@@ -157,8 +188,12 @@ class ArchiveStore(Store):
                 f"{self._max_bytes / 1e6:.0f} MB limit. Split it into smaller files."
             )
         data = path.read_bytes()
-        chunks = chunk_text(_decode(path, data), markdown=path.suffix.lower() in MARKDOWN_SUFFIXES)
-        return self._write(profile_id, str(path), _title(path, chunks), data, chunks)
+        text, note = _decode(path, data)
+        chunks = chunk_text(text, markdown=path.suffix.lower() in MARKDOWN_SUFFIXES)
+        if not chunks:  # an earlier version, if any, stays
+            raise HippoError(f"Can't ingest {path}: it is empty, so there is nothing to keep.")
+        result = self._write(profile_id, str(path), _title(path, chunks), data, chunks)
+        return replace(result, note=note)
 
     def ingest_path(self, profile_id: int, path: Path | str) -> IngestReport:
         """Ingest a file, or every file under a folder (hidden ones and huge ones skipped).
@@ -172,25 +207,33 @@ class ArchiveStore(Store):
             report.results.append(self.ingest_file(profile_id, root))
             return report
         for folder, dirs, files in os.walk(root):
-            hidden = sorted(d for d in dirs if d.startswith("."))
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            report.skipped.extend((str(Path(folder, d)), "hidden folder") for d in hidden)
+            walked = []
+            for name in sorted(dirs):
+                where = Path(folder, name)
+                if why := _skipped_folder(where):
+                    report.skipped.append((printable_path(where), why))
+                else:
+                    walked.append(name)
+            dirs[:] = walked
             for name in sorted(files):
                 self._ingest_one(profile_id, Path(folder, name), report)
         return report
 
     def _ingest_one(self, profile_id: int, file: Path, report: IngestReport) -> None:
+        shown = printable_path(file)
         if file.name.startswith("."):
-            report.skipped.append((str(file), "hidden file"))
-        elif file.is_symlink() or not file.is_file():
-            report.skipped.append((str(file), "not a regular file"))
+            report.skipped.append((shown, "hidden file"))
+        elif file.is_symlink():
+            report.skipped.append((shown, _link(file)))
+        elif (kind := file_kind(file)) is not None:
+            report.skipped.append((shown, f"{kind}, not a regular file"))
         elif file.stat().st_size > self._max_bytes:
-            report.skipped.append((str(file), f"over {self._max_bytes / 1e6:.0f} MB"))
+            report.skipped.append((shown, f"over {self._max_bytes / 1e6:.0f} MB"))
         else:
             try:
                 report.results.append(self.ingest_file(profile_id, file))
             except HippoError as exc:
-                report.skipped.append((str(file), str(exc)))
+                report.skipped.append((shown, str(exc)))
 
     def insert_note(self, profile_id: int, text: str, *, title: str = "note") -> list[int]:
         """Store a note (the model's archival_insert) as a document; return its chunk ids.

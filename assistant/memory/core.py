@@ -109,8 +109,13 @@ class CoreMemory(Store):
             return CoreBlock(label, _DEFAULTS[label], DEFAULT_LIMIT, None)
         return CoreBlock(label, row[0], row[1], from_iso(row[2]))
 
-    def append(self, profile_id: int, label: str, text: str, *, actor: Actor) -> CoreBlock:
+    def append(
+        self, profile_id: int, label: str, text: str, *, actor: Actor, dry_run: bool = False
+    ) -> CoreBlock:
         """Add ``text`` to the end of a block, on a new line.
+
+        With ``dry_run``, nothing is stored: the block it would make is returned, or the
+        error it would raise is raised (to check a proposal before it waits for review).
 
         Raises:
             CoreMemoryError: it would not fit, or a non-user tried to add an instruction.
@@ -122,12 +127,21 @@ class CoreMemory(Store):
         def edit(block: CoreBlock) -> tuple[str, str]:
             return (f"{block.value}\n{text}" if block.value else text), text
 
-        return self._edit(profile_id, label, actor, edit)
+        return self._edit(profile_id, label, actor, edit, dry_run=dry_run)
 
     def replace(
-        self, profile_id: int, label: str, old: str, new: str, *, actor: Actor
+        self,
+        profile_id: int,
+        label: str,
+        old: str,
+        new: str,
+        *,
+        actor: Actor,
+        dry_run: bool = False,
     ) -> CoreBlock:
         """Replace the one occurrence of ``old`` in a block by ``new`` (empty ``new`` deletes).
+
+        ``dry_run``: as for `append`.
 
         Raises:
             CoreMemoryError: ``old`` is empty, missing or not unique; or the result would not
@@ -151,7 +165,7 @@ class CoreMemory(Store):
                 )
             return block.value.replace(old, new), new
 
-        return self._edit(profile_id, label, actor, edit)
+        return self._edit(profile_id, label, actor, edit, dry_run=dry_run)
 
     def set(self, profile_id: int, label: str, value: str, *, actor: Actor) -> CoreBlock:
         """Rewrite a whole block.
@@ -219,8 +233,13 @@ class CoreMemory(Store):
 
         return self._edit(owner, label, actor, edit)
 
-    def _edit(self, profile_id: int, label: str, actor: Actor, edit: Edit) -> CoreBlock:
-        """Apply ``edit`` to a block inside one transaction, after the limit and trust checks."""
+    def _edit(
+        self, profile_id: int, label: str, actor: Actor, edit: Edit, *, dry_run: bool = False
+    ) -> CoreBlock:
+        """Apply ``edit`` to a block inside one transaction, after the limit and trust checks.
+
+        With ``dry_run``, only the checks run; the block the edit would make is returned.
+        """
         _label(label)
         if actor not in ACTORS:
             raise ValueError(f"Unknown actor {actor!r}; use one of: {', '.join(ACTORS)}.")
@@ -240,6 +259,8 @@ class CoreMemory(Store):
                     f"{block.char_limit} ({len(block.value)} used, {block.remaining} left), so "
                     "nothing was written. Replace or condense existing text first, then retry."
                 )
+            if dry_run:
+                return CoreBlock(label, value, block.char_limit, block.updated_at)
             if value != block.value:
                 self._store(conn, profile_id, label, value, block.char_limit)
                 conn.execute(

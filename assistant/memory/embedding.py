@@ -53,6 +53,7 @@ def embed_queued(
             engine.vectors.postpone(batch, str(exc), engine.clock.now() + retry_delay(attempts))
             log.info("embedding postponed for %d messages: %s", len(batch), exc)
             break
+        engine.check_embedding_size(len(vectors[0]))
         model = engine.vectors.ensure_model(
             engine.vector_key, len(vectors[0]), engine.embedding_digest()
         )
@@ -80,10 +81,14 @@ class EmbeddingWorker:
         """Start draining the queue in the background."""
         self._thread.start()
 
-    def stop(self, timeout: float = 2.0) -> None:
-        """Ask the thread to stop and wait briefly for it."""
+    def stopping(self) -> None:
+        """Ask the thread to stop once its current step ends; do not wait for it."""
         self._stop.set()
         self._engine.wake()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Ask the thread to stop and wait briefly for it."""
+        self.stopping()
         if self._thread.is_alive():
             self._thread.join(timeout)
 

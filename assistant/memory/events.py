@@ -8,6 +8,7 @@ them with ``expired`` to consolidate or drop them.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -20,6 +21,7 @@ from assistant.memory.base import Store, ids_clause
 from assistant.memory.importance import rate_importance
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
+from assistant.textcheck import not_utf8
 
 __all__ = ["DEFAULT_TTL", "JSON_FIELDS", "RECENT_WINDOW", "Event", "EventStore", "LogResult"]
 
@@ -92,7 +94,20 @@ def _parse_time(value: object, name: str) -> datetime:
 def _number(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise HippoError(f"{name} must be a number, not {value!r}")
+    if not math.isfinite(value):  # Python's json reads NaN and Infinity
+        raise HippoError(f"{name} must be a finite number, not {value!r}")
     return float(value)
+
+
+def _decoded(line: str | bytes) -> str:
+    if isinstance(line, str):
+        return line
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HippoError(
+            f"not UTF-8 text (byte 0x{line[exc.start]:02x} at column {exc.start + 1})"
+        ) from None
 
 
 class EventStore(Store):
@@ -135,25 +150,29 @@ class EventStore(Store):
         return self.get_many([event_id])[event_id]
 
     def log_json_lines(
-        self, profile_id: int, lines: Iterable[str], *, source: str = "cli"
+        self, profile_id: int, lines: Iterable[str | bytes], *, source: str = "cli"
     ) -> LogResult:
         """Record one event per JSON object line; bad lines are reported and skipped.
 
         Each line holds ``text`` and optionally ``source``, ``occurred_at``,
         ``expires_at`` (ISO 8601; naive is local time), ``ttl_hours`` and ``importance``.
-        Blank lines are ignored; good lines are written in batches of short transactions.
+        Lines given as bytes are decoded as UTF-8 one by one, so a line that is not UTF-8
+        is reported by its number and the others are kept. Blank lines are ignored; good
+        lines are written in batches of short transactions.
         """
         result = LogResult()
         batch: list[_Draft] = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+        for number, raw in enumerate(lines, start=1):
             try:
-                batch.append(self._draft_from_json(line, source))
+                line = _decoded(raw)
+                if line.strip():
+                    batch.append(self._draft_from_json(line, source))
             except HippoError as exc:
                 result.errors.append(f"line {number}: {exc}")
             except (ValueError, OverflowError) as exc:  # e.g. a ttl_hours of 1e300
                 result.errors.append(f"line {number}: a value is out of range ({exc})")
+            except RecursionError:  # [[[[... nested 100k deep
+                result.errors.append(f"line {number}: nested too deeply to read")
             if len(batch) >= _BATCH:
                 result.added += self._insert_batch(profile_id, batch)
                 batch = []
@@ -200,6 +219,9 @@ class EventStore(Store):
             raise HippoError("An event needs some text; nothing was logged.")
         if not isinstance(source, str) or not source.strip():
             raise HippoError("'source' must be a non-empty string")
+        for name, value in (("text", text), ("source", source)):
+            if where := not_utf8(value):  # a "\ud800" escape, say: SQLite can't store it
+                raise HippoError(f"the {name} is not UTF-8 text ({where})")
         if expires_at is not None and ttl is not None:
             raise HippoError("give either an expiry time or a time to live, not both")
         if ttl is not None and ttl <= timedelta(0):

@@ -80,6 +80,7 @@ class Message:
     importance: float = 5.0
     speaker: str = ""
     source_id: str = ""
+    origin: str = "typed"  # or "pasted": quoted from an email, a page or a log
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ __all__ = ["Candidate", "MessageStore", "message_index_columns"]
 
 _MESSAGE_COLUMNS = (
     "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
-    " importance, speaker, source_id"
+    " importance, speaker, source_id, origin"
 )
 # The same columns of a message aliased ``m``, and how many there are.
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _MESSAGE_COLUMNS.split(","))
@@ -94,6 +94,7 @@ def _message(row: tuple) -> Message:
         importance=row[10],
         speaker=row[11],
         source_id=row[12],
+        origin=row[13],
     )
 
 
@@ -214,19 +215,21 @@ class MessageStore(Store):
         created_at: datetime | None = None,
         speaker: str = "",
         source_id: str = "",
+        origin: str = "typed",
     ) -> Message:
         """Store a message (and index it, once complete) in one transaction.
 
         ``created_at``, ``speaker`` and ``source_id`` serve imported conversations: when
-        it was said, by whom, and its id in the source.
+        it was said, by whom, and its id in the source. ``origin`` says whether the user
+        typed the message or pasted it (quoted text from elsewhere).
         """
         now = to_iso(created_at or self._clock.now())
         conn = self._conn()
         with conn:
             conn.execute(
                 "INSERT INTO messages(profile_id, session_id, role, content, status, model,"
-                " created_at, tokens, importance, speaker, source_id)"
-                " SELECT profile_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?",
+                " created_at, tokens, importance, speaker, source_id, origin)"
+                " SELECT profile_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?",
                 (
                     role,
                     content,
@@ -237,6 +240,7 @@ class MessageStore(Store):
                     importance,
                     speaker,
                     source_id,
+                    origin,
                     session_id,
                 ),
             )

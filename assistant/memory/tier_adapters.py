@@ -115,6 +115,7 @@ _FACT_SOURCES = {
     "document": "fact from a document",
     "event": "fact from an event",
     "reflection": "Hippo's reflection",
+    "pasted": "fact from text you pasted",
 }
 
 

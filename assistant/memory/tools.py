@@ -1,7 +1,11 @@
 """Memory tools the model may call (MemGPT's functions), validated before they run.
 
 A malformed call gets an error result the model can read and correct; a write by the
-model never becomes a user-stated or active fact (it lands pending, for review).
+model never becomes a user-stated or active fact (it lands pending, for review). Its
+core memory edits are proposals that wait for the user's approval, unless the user
+chose to let them apply at once; even then, a turn that holds text that looks like an
+instruction (in the message, in memory quoted into the prompt, or in a tool result) or
+pasted text only proposes, and saves no note.
 """
 
 from __future__ import annotations
@@ -16,13 +20,14 @@ from assistant.errors import HippoError
 from assistant.llm.events import ToolCall
 from assistant.memory.entities import extract_entities
 from assistant.memory.facts import Evidence
+from assistant.memory.injection import INSTRUCTION_REASON, looks_like_instruction
 from assistant.memory.models import Message, Session
 from assistant.memory.retrieval import Memory
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
 
-__all__ = ["TOOL_SPECS", "MemoryTools", "ToolResult"]
+__all__ = ["TOOL_SPECS", "MemoryTools", "ToolResult", "turn_taint"]
 
 
 def _spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict:
@@ -96,6 +101,26 @@ _SPECS = {spec["function"]["name"]: spec["function"]["parameters"] for spec in T
 _WRITES = frozenset(
     {"core_memory_append", "core_memory_replace", "archival_insert", "remember_fact", "forget_fact"}
 )
+_READS = frozenset({"recall_search", "archival_search"})
+_PROPOSED = "proposed by the assistant"
+_PASTED = "the message it came from was pasted (quoted from elsewhere)"
+_TO_REVIEW = "(F4 → Review to approve)"
+
+
+def turn_taint(user_message: Message, quoted: list[str]) -> str:
+    """Why a turn's memory writes can't be trusted ('' if nothing says so).
+
+    Args:
+        user_message: the message being answered.
+        quoted: the memories quoted into the turn's prompt.
+    """
+    if looks_like_instruction(user_message.content):
+        return f"{INSTRUCTION_REASON} (the message it came from)"
+    if user_message.origin == "pasted":
+        return _PASTED
+    if any(looks_like_instruction(text) for text in quoted):
+        return f"{INSTRUCTION_REASON} (memory quoted into the prompt of its turn)"
+    return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +131,7 @@ class ToolResult:
     content: str
     ok: bool = True
     notice: str = ""
+    pending: bool = False  # the change waits for the user's review
 
 
 class ToolError(HippoError):
@@ -168,12 +194,22 @@ class MemoryTools:
         engine: the engine.
         session: the session of the turn.
         user_message: the message being answered: the evidence for a remembered fact.
+        taint: says why this turn's writes can't be trusted (see `turn_taint`), or '';
+            asked only when the model writes, so a turn without writes never waits for it.
     """
 
-    def __init__(self, engine: Hippo, session: Session, user_message: Message) -> None:
+    def __init__(
+        self,
+        engine: Hippo,
+        session: Session,
+        user_message: Message,
+        taint: Callable[[], str] = lambda: "",
+    ) -> None:
         self._engine = engine
         self._session = session
         self._user = user_message
+        self._taint = taint
+        self._tainted: str | None = None
         self._handlers: dict[str, Callable[[dict[str, Any]], ToolResult]] = {
             "core_memory_append": self._core_append,
             "core_memory_replace": self._core_replace,
@@ -183,6 +219,13 @@ class MemoryTools:
             "remember_fact": self._remember,
             "forget_fact": self._forget,
         }
+
+    @property
+    def taint(self) -> str:
+        """Why this turn's writes can't be trusted ('' if nothing says so)."""
+        if self._tainted is None:
+            self._tainted = self._taint()
+        return self._tainted
 
     def run(self, call: ToolCall) -> ToolResult:
         """Validate and run one call; failures come back as readable error results."""
@@ -194,7 +237,10 @@ class MemoryTools:
                 ok=False,
             )
         try:
-            return self._handlers[call.name](_validate(call.name, call.arguments))
+            result = self._handlers[call.name](_validate(call.name, call.arguments))
+            if call.name in _READS and not self.taint and looks_like_instruction(result.content):
+                self._tainted = f"{INSTRUCTION_REASON} (a tool result in its turn)"
+            return result
         except ToolError as exc:
             return ToolResult(call.name, f"Error: {exc}", ok=False)
         except HippoError as exc:
@@ -206,22 +252,58 @@ class MemoryTools:
     def _pid(self) -> int:
         return self._engine.profile.id
 
+    def _hold(self) -> str:
+        """Why the model's core edit waits for review now ('' to apply it at once)."""
+        if self.taint:
+            return self.taint
+        return _PROPOSED if self._engine.core_edits == "review" else ""
+
     def _core_append(self, args: dict[str, Any]) -> ToolResult:
-        block = self._engine.core.append(self._pid, args["label"], args["content"], actor="agent")
-        return ToolResult(
-            "core_memory_append",
-            f"Done. {block.remaining} characters left.",
-            notice=f"Memory updated: {args['label']} block: {args['content']}",
+        label, content = args["label"], args["content"].strip()
+        core, reason = self._engine.core, self._hold()
+        if not reason:
+            block = core.append(self._pid, label, content, actor="agent")
+            return ToolResult(
+                "core_memory_append",
+                f"Done. {block.remaining} characters left.",
+                notice=f"Memory updated: {label} block: {content}",
+            )
+        core.append(self._pid, label, content, actor="agent", dry_run=True)
+        proposal = self._engine.core_proposals.propose(
+            self._pid, label, "append", content, message_id=self._user.id, reason=reason
         )
+        return self._proposed("core_memory_append", proposal.id, content)
 
     def _core_replace(self, args: dict[str, Any]) -> ToolResult:
-        self._engine.core.replace(
-            self._pid, args["label"], args["old_content"], args["new_content"], actor="agent"
+        label, old, new = args["label"], args["old_content"], args["new_content"]
+        core, reason = self._engine.core, self._hold()
+        if not reason:
+            core.replace(self._pid, label, old, new, actor="agent")
+            return ToolResult(
+                "core_memory_replace",
+                "Done.",
+                notice=f"Memory updated: {label} block now says {new!r}",
+            )
+        core.replace(self._pid, label, old, new, actor="agent", dry_run=True)
+        proposal = self._engine.core_proposals.propose(
+            self._pid,
+            label,
+            "replace",
+            new,
+            old_content=old,
+            message_id=self._user.id,
+            reason=reason,
         )
+        return self._proposed("core_memory_replace", proposal.id, f"{old!r} → {new!r}")
+
+    @staticmethod
+    def _proposed(name: str, proposal_id: int, what: str) -> ToolResult:
         return ToolResult(
-            "core_memory_replace",
-            "Done.",
-            notice=f"Memory updated: {args['label']} block now says {args['new_content']!r}",
+            name,
+            f"Proposed to the user as core memory proposal {proposal_id}: it is not in core "
+            "memory, and won't be used, until they approve it. Don't say it is saved.",
+            notice=f"Proposed for core memory: {what} {_TO_REVIEW}",
+            pending=True,
         )
 
     def _recall(self, args: dict[str, Any]) -> ToolResult:
@@ -233,6 +315,10 @@ class MemoryTools:
         return ToolResult("recall_search", _listing(found))
 
     def _archival_insert(self, args: dict[str, Any]) -> ToolResult:
+        if self.taint:
+            raise ToolError(
+                f"no note was saved: this turn holds text that {self.taint}. Answer without saving."
+            )
         ids = self._engine.archive.insert_note(self._pid, args["content"], title="note")
         self._engine.wake()
         return ToolResult(
@@ -261,7 +347,8 @@ class MemoryTools:
         return ToolResult(
             "remember_fact",
             f"Proposed as fact {fact.id} ({fact.status}); the user will review it.",
-            notice=f"Memory updated: proposed for review: {fact.statement}",
+            notice=f"Proposed for your profile: {fact.statement} {_TO_REVIEW}",
+            pending=fact.status == "pending",
         )
 
     def _forget(self, args: dict[str, Any]) -> ToolResult:

@@ -310,8 +310,8 @@ class VectorStore(Store):
         table, by scanning every vector.
         """
         table = model.table(kind)
-        if not self._exists(table):
-            return []
+        if len(query) != model.dim or not self._exists(table):
+            return []  # another size can't be compared (the engine renews the vectors)
         conn = self._conn()
         packed = _pack(query)
         if not exact and vector_cells.is_complete(conn, table):
@@ -329,7 +329,7 @@ class VectorStore(Store):
     ) -> dict[int, float]:
         """Cosine similarity of ``query`` to each of these items that has a vector."""
         table = model.table(kind)
-        if not ids or not self._exists(table):
+        if not ids or len(query) != model.dim or not self._exists(table):
             return {}
         conn = self._conn()
         packed = _pack(query)

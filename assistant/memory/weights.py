@@ -7,7 +7,9 @@ its weights, and the file records the digest each model's vectors were made with
 (``EmbeddingModel.digest``). When the listing shows another, the reading probe's answers
 for the model are forgotten, then its vectors and cells are dropped and every item is
 queued to be embedded again (one transaction, `VectorStore.renew`); until the queue
-drains, an item without a vector is found by its words, as with a new model. A record
+drains, an item without a vector is found by its words, as with a new model. A model
+whose vectors change size under the same digest is renewed the same way, when a
+vector of the new size is first seen (`renew_if_resized`). A record
 from before digests were kept takes the first digest seen, without re-embedding.
 
 The record also names the prefix a model's stored texts were given (see
@@ -33,9 +35,9 @@ from assistant.llm.prefixes import document_prefix
 
 if TYPE_CHECKING:  # the engine imports this module at start-up; the probe loads on first use
     from assistant.memory.reading import ReadingProbe
-    from assistant.memory.vectors import VectorStore
+    from assistant.memory.vectors import EmbeddingModel, VectorStore
 
-__all__ = ["LISTING_TTL", "Digests", "renew_if_reweighted", "stamp"]
+__all__ = ["LISTING_TTL", "Digests", "renew_if_resized", "renew_if_reweighted", "stamp"]
 
 log = logging.getLogger(__name__)
 
@@ -135,9 +137,7 @@ def renew_if_reweighted(
     if had_digest is None and not prefix_changed:
         vectors.adopt_digest(model, wanted or digest)
         return None
-    # Forgotten first: if a crash stops the renewal, the next check forgets again.
-    reading.forget(model_name)
-    queued = vectors.renew(model)
+    queued = _renew(vectors, reading, model)
     log.info(
         "%s: vectors made with %r, the model now embeds with %r: dropped, %d items requeued",
         model_name,
@@ -156,3 +156,43 @@ def renew_if_reweighted(
         f"with the old ones don't match them: Hippo is embedding your {queued} memories "
         "again. Until it is done, they are found by their words."
     )
+
+
+def renew_if_resized(
+    vectors: VectorStore, reading: ReadingProbe, model_name: str, dim: int
+) -> str | None:
+    """Re-embed everything if ``model_name`` now makes vectors of another size.
+
+    The same name and digest may bring vectors of another size (a proxy or a mirror
+    listing stale digests, another server): they can't be compared with the stored
+    ones at all (sqlite-vec refuses the query), so this is new weights too.
+
+    Args:
+        vectors: the vector store.
+        reading: the reading probe, whose answers for the model go with its vectors.
+        model_name: the embedding model's full name.
+        dim: the size of a vector it made just now.
+
+    Returns:
+        A notice for the user when the vectors were dropped, else None.
+    """
+    model = vectors.model(model_name)
+    if model is None or model.dim == dim:
+        return None
+    queued = _renew(vectors, reading, model)
+    log.info(
+        "%s now makes %d-d vectors, not %d-d: %d items requeued", model_name, dim, model.dim, queued
+    )
+    return (
+        f"The embedding model {model_name} now makes vectors of {dim} numbers, not "
+        f"{model.dim}, and the vectors made before can't be compared with them: Hippo is "
+        f"embedding your {queued} memories again. Until it is done, they are found by "
+        "their words."
+    )
+
+
+def _renew(vectors: VectorStore, reading: ReadingProbe, model: EmbeddingModel) -> int:
+    """Drop the model's vectors and reading-probe answers; return how many items requeued."""
+    # Forgotten first: if a crash stops the renewal, the next check forgets again.
+    reading.forget(model.name)
+    return vectors.renew(model)

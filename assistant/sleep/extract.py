@@ -22,7 +22,7 @@ from assistant.sleep.evidence import fingerprint, similar_statements, supports
 from assistant.sleep.prompts import EXTRACT_PROMPT, MAX_CHARS, transcript
 from assistant.sleep.schemas import CANDIDATES
 from assistant.sleep.store import DueSession
-from assistant.sleep.trust import is_strong
+from assistant.sleep.trust import is_strong, tainted_messages
 from assistant.tokens import estimate_tokens
 
 __all__ = ["Vetted", "extract_sessions", "session_messages", "step_failed", "vet"]
@@ -74,9 +74,11 @@ def vet(
         return Vetted((), source, "repeats memory recalled into the assistant's prompt")
     if not supports(statement, [m.content for m in kept]):
         return Vetted((), source, "the cited messages do not say it")
-    said_by_user = supports(statement, [m.content for m in kept if m.role == "user"])
-    if source == "user_stated" and not said_by_user:
-        source = "assistant_inferred"  # attribution: the model's reading is not the user's word
+    typed = [m.content for m in kept if m.role == "user" and m.origin != "pasted"]
+    if source in ("user_stated", "pasted") and not supports(statement, typed):
+        # Attribution: the model's reading is not the user's word, nor is pasted text.
+        pasted = [m.content for m in kept if m.role == "user" and m.origin == "pasted"]
+        source = "pasted" if supports(statement, pasted) else "assistant_inferred"
     return Vetted(tuple(kept), source)
 
 
@@ -110,6 +112,7 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
         step_failed(ctx, "extract", due, errors)
         return
     by_id = {m.id: m for m in messages}
+    tainted = tainted_messages(messages)
     recalled = ctx.store.recalled_texts([m.id for m in messages if m.role == "assistant"])
     episodes = ctx.engine.episodes.for_session(due.id)
     scope = ctx.engine.messages.session(due.id).scope
@@ -123,7 +126,8 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
                 (fingerprint(item["statement"], refs), verdict.reason, item["statement"])
             )
             continue
-        draft = _draft(ctx, due, {**item, "scope": item.get("scope") or scope}, verdict, episodes)
+        item = {**item, "scope": item.get("scope") or scope}
+        draft = _draft(ctx, due, item, verdict, episodes, tainted)
         twin = next(
             (c for c in kept if similar_statements(c.statement, draft.statement, 0.8)), None
         )
@@ -141,7 +145,12 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
 
 
 def _draft(
-    ctx: SleepContext, due: DueSession, item: dict[str, Any], verdict: Vetted, episodes: list
+    ctx: SleepContext,
+    due: DueSession,
+    item: dict[str, Any],
+    verdict: Vetted,
+    episodes: list,
+    tainted: set[int],
 ) -> Candidate:
     cited_ids = {m.id for m in verdict.cited}
     evidence = [Evidence("message", m.id) for m in verdict.cited]
@@ -161,7 +170,7 @@ def _draft(
         said_at=said_at,
         valid_to=_until(ctx, item.get("until", ""), said_at),
         evidence=tuple(evidence),
-        strong=is_strong(item["statement"], verdict.source_kind, verdict.cited),
+        strong=is_strong(item["statement"], verdict.source_kind, verdict.cited, tainted),
     )
 
 

@@ -63,14 +63,18 @@ INSIGHTS_PROMPT = (
 
 
 def transcript(messages: Sequence[Message], tz: tzinfo | None = None) -> str:
-    """Messages as ``[id 12] 2026-11-25 Wed 10:00 user: ...`` lines, each text quoted."""
+    """Messages as ``[id 12] 2026-11-25 Wed 10:00 user: ...`` lines, each text quoted.
+
+    A pasted message says so, so that the model does not take it for the user's word.
+    """
     lines = []
     for m in messages:
         when = m.created_at.astimezone(tz).strftime("%Y-%m-%d %a %H:%M")
         text = " ".join(m.content.split())
         if len(text) > MAX_CHARS:
             text = text[:MAX_CHARS] + " [...]"
-        lines.append(f"[id {m.id}] {when} {m.role}: {text}")
+        who = "user (pasted text, not their own words)" if m.origin == "pasted" else m.role
+        lines.append(f"[id {m.id}] {when} {who}: {text}")
     return "\n".join(lines)
 
 

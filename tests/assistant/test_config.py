@@ -91,3 +91,37 @@ def test_the_engine_is_built_with_the_configured_memory_settings(tmp_path):
         assert engine.retriever.weights.recency == 0
     finally:
         engine.close()
+
+
+def test_ollama_waits_are_read_kept_on_save_and_given_to_the_gateway(tmp_path):
+    from assistant.factory import open_gateway
+
+    (tmp_path / "config.toml").write_text(
+        '[ollama]\nhost = "http://box:11434"\nload_timeout = 300\nstall_timeout = 45.5\n'
+    )
+    env = {"HIPPO_CONFIG_DIR": str(tmp_path)}
+    config = load_config(environ=env)
+    assert config.ollama_timeouts == {"load_timeout": 300.0, "stall_timeout": 45.5}
+    save_config(config.with_changes(chat_model="llama3.2"))  # a model picked in the app
+    again = load_config(environ=env)
+    assert (again.ollama_host, again.ollama_timeouts) == (
+        "http://box:11434",
+        config.ollama_timeouts,
+    )
+    gateway = open_gateway(again)
+    assert (gateway.connect_timeout, gateway.load_timeout, gateway.stall_timeout) == (5, 300, 45.5)
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        ("load_timeout = 0", "ollama.load_timeout must be a number of seconds above 0"),
+        ("stall_timeout = -1", "ollama.stall_timeout must be a number >= 0"),
+        ('connect_timeout = "5"', "ollama.connect_timeout must be a number"),
+        ("read_timeout = 5", "'read_timeout'; known: connect_timeout, load_timeout"),
+    ],
+)
+def test_a_bad_ollama_wait_is_named_with_what_is_allowed(tmp_path, line, named):
+    (tmp_path / "config.toml").write_text(f"[ollama]\n{line}\n")
+    with pytest.raises(ConfigError, match=named):
+        load_config(environ={"HIPPO_CONFIG_DIR": str(tmp_path)})

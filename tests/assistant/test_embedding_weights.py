@@ -246,3 +246,29 @@ def test_a_renewal_cut_short_keeps_the_old_vectors_and_is_done_again(engine, fak
     assert engine.embed_pending() == items
     found = engine.recall(PASSPORT, kinds=("message",))[0]
     assert found.item_id == message.id and found.vector == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_model_that_changes_its_vector_size_is_treated_as_new_weights(engine, fake_ollama, clock):
+    message, items = _remember(engine)
+    fake_ollama.resize_embeddings("embeddinggemma", 384)  # same name, same digest
+    # Searching and recalling before anything is re-embedded: words, and no crash.
+    (hit,) = engine.search_messages("passport")
+    assert hit.message.id == message.id and hit.vector is None
+    (found,) = engine.recall("passport", kinds=("message",))
+    assert found.item_id == message.id and found.vector is None
+    (notice,) = [n for n in engine.take_notices() if "numbers" in n]
+    assert "now makes vectors of 384 numbers, not 768" in notice and f"{items} memories" in notice
+    assert engine.embed_pending() == items
+    assert engine.vectors.model(engine.vector_key).dim == 384
+    found = engine.recall(PASSPORT, kinds=("message",))[0]
+    assert found.item_id == message.id and found.vector == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_resized_model_met_first_by_the_embedder_reembeds_everything(engine, fake_ollama):
+    _, items = _remember(engine)
+    fake_ollama.resize_embeddings("embeddinggemma", 384)
+    engine.log_event("the boiler is serviced on Friday")
+    assert engine.embed_pending() == items + 1
+    assert engine.vectors.model(engine.vector_key).dim == 384
+    assert engine.pending_embeddings() == 0
+    assert "384 numbers" in engine.take_notices()[0]

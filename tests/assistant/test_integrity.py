@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from pathlib import Path
 
 import apsw
@@ -88,6 +89,22 @@ def test_ask_refuses_before_writing_and_says_what_to_restore(damaged, capsys):
     code, out, err = _run(capsys, "ask", "hello")
     assert code == 1 and out == "" and "Traceback" not in err
     assert "is damaged" in err and f"hippo memory restore {damaged}" in err
+
+
+def test_a_check_passed_today_vouches_for_the_file_to_ask_and_an_older_one_does_not(engine, config):
+    from assistant.integrity import CHECK_VOUCHES_S, require_intact_daily
+
+    require_intact_daily(engine.db.conn, config.db_path)  # passes, and leaves its stamp
+    checked = time.time()
+    engine.close()
+    damage_an_index(config.db_path)
+    conn = connect(config.db_path, migrate=False)
+    try:
+        require_intact_daily(conn, config.db_path, now=checked + 60)  # vouched for: no read
+        with pytest.raises(DamagedFile):
+            require_intact_daily(conn, config.db_path, now=checked + CHECK_VOUCHES_S + 1)
+    finally:
+        conn.close()
 
 
 def test_doctor_says_which_backup_to_restore(damaged, capsys):

@@ -136,7 +136,10 @@ def test_the_memory_part_of_the_prompt_stays_within_its_budget(engine, fake_olla
     assert estimate_tokens(memory_part) <= engine.context_budget.memory + 100
 
 
-def test_a_tool_call_writes_core_memory_and_tells_the_user(engine, fake_ollama):
+def test_with_model_core_edits_applied_a_tool_call_writes_core_memory_and_tells_the_user(
+    engine, fake_ollama
+):
+    engine.core_edits = "apply"  # [memory] model_core_edits = "apply": MemGPT's behaviour
     fake_ollama.script(
         Reply(
             tool_calls=[

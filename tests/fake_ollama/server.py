@@ -1,8 +1,10 @@
 """A fake Ollama server, faithful to what the official `ollama` client sends and parses.
 
 Standard library only; it binds 127.0.0.1 and nothing else. Tests script it with replies
-(`script`), failures (`fail_next`), a bearer token (`require_token`), pulls (`pull_plan`) and
-updated weights (`new_weights`), and read back every request (`requests`):
+(`script`), failures (`fail_next`), a hung server (`fall_silent`), a bearer token
+(`require_token`), pulls (`pull_plan`), updated weights (`new_weights`) and vector sizes
+(`resize_embeddings`), and read back every request (`requests`); `stop()` then `start()`
+brings it back on the same port:
 
     with FakeOllama() as srv:
         srv.script(Reply(content="Hello!"))
@@ -21,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from assistant.llm.prefixes import unprefixed
+from tests.fake_ollama.fooled import FooledModel
 from tests.fake_ollama.transport import LoopbackHTTPServer, Signals
 from tests.fake_ollama.vectors import embedding, normalised, tokens
 from tests.fake_ollama.wire import (
@@ -79,6 +82,7 @@ class FakeOllama:
         self._pull_plans: dict[str, PullPlan] = {}
         self._requests: list[RecordedRequest] = []
         self._token: str | None = None
+        self._fooled: FooledModel | None = None
         self._httpd: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
         if default_models:
@@ -206,6 +210,22 @@ class FakeOllama:
         with self._lock:
             return self._revise(name, self._models[canonical(name)].revision + 1)
 
+    def resize_embeddings(self, name: str, dim: int) -> None:
+        """Make an installed embedding model embed into ``dim`` numbers from now on, its
+        digest unchanged: what a proxy or a mirror that lists stale digests, or another
+        server under the same name, can bring.
+
+        Raises:
+            KeyError: The model is not installed.
+            ValueError: ``dim`` is below 1.
+        """
+        if dim < 1:
+            raise ValueError(f"an embedding needs at least 1 number, not {dim}")
+        with self._lock:
+            model = replace(self._models[canonical(name)], embedding_length=dim)
+            self._models[model.name] = model
+            self._lock.notify_all()
+
     def _revise(self, name: str, revision: int) -> str:
         with self._lock:
             model = replace(self._models[canonical(name)], revision=revision)
@@ -269,6 +289,30 @@ class FakeOllama:
             raise ValueError(f"unknown failure kind {kind!r}; use one of {sorted(FAILURE_KINDS)}")
         with self._lock:
             self._failures.setdefault(path, deque()).extend([kind] * count)
+
+    def fool(self, model: FooledModel | None) -> None:
+        """Answer unscripted chats as a model fooled by injected text (None: stop).
+
+        See `FooledModel`: its tool calls and sleep answers propose exactly the claim.
+        """
+        with self._lock:
+            self._fooled = model
+
+    def fall_silent(self) -> None:
+        """Hang as a stuck server does: accept every request and answer none of them.
+
+        Requests are held until `answer_again()` (then answered), `stop()` or the client
+        hanging up; `hanging` counts them.
+        """
+        with self._lock:
+            self._signals.silent = True
+            self._lock.notify_all()
+
+    def answer_again(self) -> None:
+        """End `fall_silent`: the held requests and the new ones are answered."""
+        with self._lock:
+            self._signals.silent = False
+            self._lock.notify_all()
 
     def require_token(self, token: str | None) -> None:
         """Answer 401 to requests without "Authorization: Bearer <token>" (None: no check)."""
@@ -459,7 +503,10 @@ class FakeOllama:
         if not body.get("stream", True):
             return Response(body=turn.whole(), hang=hang, drop=drop)
         delay = reply.delay or self.reply_delay
-        return Response(lines=turn.stream(), delay=delay, hang=hang, drop=drop)
+        return Response(
+            lines=turn.stream(), delay=delay, hang=hang, drop=drop,
+            stall_after=reply.stall_after, stall=reply.stall,
+        )  # fmt: skip
 
     @staticmethod
     def _refusal(name: str, model: ModelSpec, body: dict[str, Any]) -> Response | None:
@@ -477,6 +524,10 @@ class FakeOllama:
         with self._lock:
             if self._replies:
                 return self._replies.popleft()
+            fooled = self._fooled
+        answer = fooled.reply(body) if fooled is not None else None
+        if answer is not None:
+            return answer
         if body.get("format"):
             return Reply()  # a minimal instance of the schema, not an echo
         messages = body.get("messages") or []

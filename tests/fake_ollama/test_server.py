@@ -427,6 +427,37 @@ def test_a_hang_ends_when_the_client_hangs_up(fake_ollama):
     assert fake_ollama.wait_until(lambda: fake_ollama.disconnects == 1 and fake_ollama.hanging == 0)
 
 
+def test_a_silent_server_holds_every_request_until_it_answers_again(fake_ollama):
+    fake_ollama.fall_silent()
+    answers: list[httpx.Response] = []
+    waiters = [
+        threading.Thread(target=lambda p=path: answers.append(httpx.get(fake_ollama.host + p)))
+        for path in ("/api/version", "/api/tags")
+    ]
+    for waiter in waiters:
+        waiter.start()
+    assert fake_ollama.wait_until(lambda: fake_ollama.hanging == 2)
+    assert not answers
+    fake_ollama.answer_again()
+    for waiter in waiters:
+        waiter.join(5)
+    assert [a.status_code for a in answers] == [200, 200] and fake_ollama.hanging == 0
+
+
+def test_a_stall_sends_the_first_chunks_then_nothing_until_the_client_leaves(fake_ollama):
+    fake_ollama.script(Reply(content="abcdefgh", chunk_size=2, stall_after=2, stall=60))
+    got = []
+    body = {"model": CHAT, "messages": HELLO}
+    timeout = httpx.Timeout(5, read=0.3)
+    with (
+        httpx.stream("POST", f"{fake_ollama.host}/api/chat", json=body, timeout=timeout) as r,
+        pytest.raises(httpx.ReadTimeout),
+    ):
+        got.extend(json.loads(line)["message"]["content"] for line in r.iter_lines())
+    assert got == ["ab", "cd"]
+    assert fake_ollama.wait_until(lambda: fake_ollama.disconnects == 1)
+
+
 def test_stop_ends_hangs_and_closes_kept_alive_connections(fake_ollama):
     with httpx.Client(base_url=fake_ollama.host) as kept_alive:
         assert kept_alive.get("/api/version").is_success

@@ -36,6 +36,7 @@ class Signals:
         self.release_generation = 0
         self.hanging = 0
         self.disconnects = 0
+        self.silent = False  # hold every request unanswered (a hung server)
 
     def add(self, attribute: str, delta: int) -> None:
         with self.changed:
@@ -134,7 +135,7 @@ class _Handler(BaseHTTPRequestHandler):
         signals = self.server.signals
         try:
             response = self._receive()
-            if response.hang:
+            if response.hang or signals.silent:
                 self._hold()
             self._send(response)
         except (_ClientLeft, ConnectionError):
@@ -159,12 +160,14 @@ class _Handler(BaseHTTPRequestHandler):
         return self.server.answer(request)
 
     def _hold(self) -> None:
-        """Answer nothing until release() (then go on), stop() or the client hanging up."""
+        """Answer nothing until release() or the end of silence (then go on), stop() or the
+        client hanging up."""
         signals = self.server.signals
         generation = signals.release_generation
+        silenced = signals.silent
         signals.add("hanging", 1)
         try:
-            while signals.release_generation == generation:
+            while signals.release_generation == generation and (signals.silent or not silenced):
                 self._pause(_POLL_S)
         finally:
             signals.add("hanging", -1)
@@ -211,6 +214,8 @@ class _Handler(BaseHTTPRequestHandler):
         for index, line in enumerate(lines[:cut]):
             if index and response.delay:
                 self._pause(response.delay)
+            if response.stall and index == response.stall_after:
+                self._pause(response.stall)
             data = json.dumps(line).encode() + b"\n"
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         if response.drop:

@@ -51,6 +51,9 @@ class Reply:
         delay: Seconds between streamed chunks (0 uses the server's `reply_delay`).
         fail: A kind from `FAILURE_KINDS` for this reply ("drop" cuts it mid-way).
         done_reason: The final chunk's `done_reason` ("stop", "length", ...).
+        stall_after: With `stall`, how many chunks are sent before the stream stalls.
+        stall: Seconds the stream then sends nothing (a model stuck mid-reply), unless the
+            client hangs up or the server stops first.
     """
 
     content: str = ""
@@ -60,6 +63,8 @@ class Reply:
     delay: float = 0.0
     fail: str | None = None
     done_reason: str = "stop"
+    stall_after: int = 0
+    stall: float = 0.0
 
     def __post_init__(self) -> None:
         _check_kind(self.fail)
@@ -117,6 +122,8 @@ class Response:
     delay: float = 0.0  # seconds between streamed lines
     hang: bool = False  # hold it back until release() or stop()
     drop: bool = False  # cut it mid-way and close the connection
+    stall_after: int = 0  # with `stall`: the lines sent before the stream goes quiet
+    stall: float = 0.0  # seconds of silence after `stall_after` lines
     on_complete: Callable[[], None] | None = None  # runs once all of it was written
 
 

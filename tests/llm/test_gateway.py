@@ -235,7 +235,8 @@ def test_chat_once_returns_the_whole_reply(gateway, fake_ollama):
     )
     assert result.prompt_tokens > 0
     request = fake_ollama.requests[-1].body
-    assert request["stream"] is False and request["options"] == {"seed": 1}
+    # Streamed underneath, so that a slow answer and a hung server are told apart.
+    assert request["stream"] is True and request["options"] == {"seed": 1}
 
 
 def test_chat_once_with_a_format_returns_parsable_json(gateway):
@@ -435,7 +436,7 @@ def test_a_reader_that_stops_early_closes_the_connection(gateway, fake_ollama):
 def test_a_hung_server_times_out_with_advice(fake_ollama):
     fake_ollama.fail_next("/api/chat", "hang")
     with (
-        OllamaGateway(fake_ollama.host, timeout=0.2) as gateway,
+        OllamaGateway(fake_ollama.host, load_timeout=0.2) as gateway,
         pytest.raises(OllamaResponseError, match=r"did not answer within 0.2 s"),
     ):
         gateway.chat_once(CHAT, HELLO)

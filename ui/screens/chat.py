@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -16,15 +17,16 @@ from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Static
 
-from assistant.errors import ConfigError, OllamaUnreachable
+from assistant.errors import ConfigError, OllamaError, OllamaUnreachable
 from assistant.terminal import visible
 from ui.slash import SlashCommand, parse_slash
 from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
+    from textual.timer import Timer
 
     from assistant.config import Config
     from assistant.engine import Hippo
@@ -42,6 +44,9 @@ _PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line, /help lists
 _REVEAL_TRIES = 40
 _REVEAL_WAIT_S = 0.05
 _STILL_OPENING = "Hippo is still opening its data file: try again in a moment."
+# A reply silent this long says what it waits for (a model loading, most often).
+_QUIET_S = 1.5
+_WAIT_TICK_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -114,16 +119,22 @@ class ChatScreen(Screen[None]):
         self._config = config
         self._engine: Hippo | None = None
         self._queued: str | None = None  # sent before the engine was there
+        self._queued_pasted = False  # whether that message holds pasted text
         self.session_id: int | None = None
         self.incognito = False  # the shown (or next) session keeps nothing after it ends
         self.scope = scope  # what the shown (or next) session is about ("": general)
         self._cancel: threading.Event | None = None
         self._idle = threading.Event()  # clear while a turn's thread runs
         self._idle.set()
+        self._wait = _Wait()
+        self._wait_ticks: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Conversation(id="conversation")
+        waiting = Static("", id="waiting", markup=False)
+        waiting.display = False
+        yield waiting
         yield PromptInput(id="prompt", placeholder=_PLACEHOLDER)
         yield StatusLine()
         yield Footer()
@@ -157,7 +168,7 @@ class ChatScreen(Screen[None]):
             await self._show(resumed)
         if self._queued is not None:
             text, self._queued = self._queued, None
-            self._start_turn(text)
+            self._start_turn(text, pasted=self._queued_pasted)
 
     @property
     def engine(self) -> Hippo:
@@ -298,23 +309,29 @@ class ChatScreen(Screen[None]):
             return
         text = submitted.text.strip()
         text = text[1:] if text.startswith("//") else submitted.text
+        pasted = submitted.pasted
         submitted.prompt.clear()
         if not self.ready:
-            self._queued = text
+            self._queued, self._queued_pasted = text, pasted
             await self.query_one(Conversation).queue(text)
             return
-        self._start_turn(text)
+        self._start_turn(text, pasted=pasted)
 
-    def _start_turn(self, text: str) -> None:
+    def _start_turn(self, text: str, *, pasted: bool = False) -> None:
         session_id = self.ensure_session()
         self._cancel = threading.Event()
         self._idle.clear()
-        self._stream_turn(session_id, text, self._cancel)
+        self._wait = _Wait()
+        if self._wait_ticks is None:
+            self._wait_ticks = self.set_interval(_WAIT_TICK_S, self._say_what_it_waits_for)
+        self._stream_turn(session_id, text, self._cancel, pasted)
 
     @work(thread=True, group="reply")
-    def _stream_turn(self, session_id: int, text: str, cancel: threading.Event) -> None:
+    def _stream_turn(
+        self, session_id: int, text: str, cancel: threading.Event, pasted: bool = False
+    ) -> None:
         try:
-            for event in self.engine.send(session_id, text, cancel=cancel):
+            for event in self.engine.send(session_id, text, cancel=cancel, pasted=pasted):
                 self.post_message(self.Turn(event))
         except Exception as exc:  # whatever broke, the chat must stay usable
             self.post_message(self.TurnCrashed(text, exc))
@@ -331,8 +348,12 @@ class ChatScreen(Screen[None]):
         )
 
         event = message.event
+        self._wait.saw(event)
+        if (waiting := self.query_one("#waiting", Static)).display:
+            waiting.display = False  # it came: the ticks show the next wait, if long
         if isinstance(event, MemoryWritten):
-            self.notify(event.notice, title="Memory updated", timeout=6, markup=False)
+            title = "Proposed for review" if event.pending else "Memory updated"
+            self.notify(event.notice, title=title, timeout=8, markup=False)
         elif isinstance(event, PromptTooLong):
             self.notify(
                 event.advice, title="Message too long", severity="warning", timeout=15, markup=False
@@ -342,13 +363,30 @@ class ChatScreen(Screen[None]):
             self.status.reachable = True
         elif isinstance(event, ReplyFailed) and isinstance(event.error, OllamaUnreachable):
             self.status.reachable = False
+        elif isinstance(event, ReplyFailed) and isinstance(event.error, OllamaError):
+            self.status.check_now()  # hung, or answering badly: the line says which
         if isinstance(event, ReplyDone | ReplyCancelled | ReplyFailed):
+            self._end_wait()
             self._cancel = None
             if self.sub_title == self._title(None) and self.session_id is not None:
                 self.sub_title = self._title(self.engine.session(self.session_id))
             self.status.refresh_pending()
 
+    def _say_what_it_waits_for(self) -> None:
+        """Show, under the conversation, what a silent reply waits for and for how long."""
+        waiting = self.query_one("#waiting", Static)
+        text = self._wait.text(self.engine.chat_model, self.engine.embedding_model, _QUIET_S)
+        waiting.update(text)
+        waiting.display = bool(text)
+
+    def _end_wait(self) -> None:
+        if self._wait_ticks is not None:
+            self._wait_ticks.stop()
+            self._wait_ticks = None
+        self.query_one("#waiting", Static).display = False
+
     async def on_chat_screen_turn_crashed(self, message: TurnCrashed) -> None:
+        self._end_wait()
         self._cancel = None
         await self.query_one(Conversation).abandon_reply(str(message.error))
         prompt = self.query_one(PromptInput)
@@ -406,6 +444,37 @@ class ChatScreen(Screen[None]):
             title="Incognito",
             markup=False,
         )
+
+
+class _Wait:
+    """What a turn in flight waits for: memories (the query's embedding), the reply's
+    first words (the chat model, perhaps loading), or its next words."""
+
+    def __init__(self) -> None:
+        self.since = time.monotonic()
+        self.stage = "recall"  # then "load", then "stream"
+
+    def saw(self, event: object) -> None:
+        """Note an event of the turn: the wait starts again, perhaps for something else."""
+        from assistant.turns import MemoryUsed, TextDelta, ThinkingDelta
+
+        self.since = time.monotonic()
+        if isinstance(event, MemoryUsed):
+            self.stage = "load"
+        elif isinstance(event, TextDelta | ThinkingDelta):
+            self.stage = "stream"
+
+    def text(self, chat_model: str, embedding_model: str, quiet: float) -> str:
+        """The line to show, or "" while the wait is short."""
+        waited = time.monotonic() - self.since
+        if waited < quiet:
+            return ""
+        what = {
+            "recall": f"Waiting for {embedding_model} to recall memories…",
+            "load": f"Waiting for {chat_model} to load…",
+            "stream": f"Waiting for {chat_model} to go on…",
+        }[self.stage]
+        return f"{what} {waited:.0f} s · Esc stops"
 
 
 def _host_shown(host: str | None) -> str:

@@ -67,6 +67,7 @@ class OnboardingScreen(Screen[OllamaCheck]):
         super().__init__()
         self.engine = engine
         self.error = error
+        self._checking = False  # a check (Retry, or a typed token) is under way
 
     def compose(self) -> ComposeResult:
         host = self.engine.llm.host
@@ -104,12 +105,12 @@ class OnboardingScreen(Screen[OllamaCheck]):
         if not token:
             return
         event.input.clear()
+        self._checking = True
         self.query_one("#checking", Static).update(Content("Checking with the token…"))
         self._use_token(token)
 
     @work(thread=True, exclusive=True, group="probe", exit_on_error=False)
     def _use_token(self, token: str) -> None:
-        from assistant.llm.gateway import OllamaGateway
         from assistant.secrets import save_token
 
         host = self.engine.llm.host
@@ -118,15 +119,21 @@ class OnboardingScreen(Screen[OllamaCheck]):
             save_token(host, token)
         except SecretStoreError as exc:
             note = f"Using the token for this run only. {exc}"
-        self.engine.llm = OllamaGateway(host, token=token)
+        self.engine.llm = self.engine.llm.with_token(token)
         self.app.call_from_thread(self.notify, note, markup=False, timeout=8)
         try:
             self.post_message(self.Checked(check_ollama(self.engine)))
         except OllamaError as exc:
             self.post_message(self.Failed(exc))
 
+    def check_again(self) -> None:
+        """Check the host again, unless a check is under way (Ollama came back, say)."""
+        if not self._checking:
+            self.action_retry()
+
     def action_retry(self) -> None:
         """Check the host again (in a thread; the screen stays responsive)."""
+        self._checking = True
         self.query_one("#retry", Button).disabled = True
         self.query_one("#checking", Static).update(Content("Checking…"))
         self._check()
@@ -139,9 +146,11 @@ class OnboardingScreen(Screen[OllamaCheck]):
             self.post_message(self.Failed(exc))
 
     def on_onboarding_screen_checked(self, message: Checked) -> None:
-        self.dismiss(message.check)
+        if self.is_current:  # not already dismissed by an earlier check
+            self.dismiss(message.check)
 
     def on_onboarding_screen_failed(self, message: Failed) -> None:
+        self._checking = False
         self.error = message.error
         self.query_one("#onboarding-title", Static).update(self._title())
         self.query_one("#problem", Static).update(Content(visible(str(message.error))))

@@ -26,6 +26,7 @@ SOURCE_LABELS = {
     "document": "document",
     "event": "event",
     "reflection": "reflection",
+    "pasted": "pasted",
 }
 _ANY = ""
 

@@ -1,13 +1,20 @@
-"""The status line under the chat: Ollama host, models, profile, queues, facts to review."""
+"""The status line under the chat: Ollama host, models, profile, queues, facts to review.
+
+Whether Ollama is up follows its real state: once `start_watching` is called, the line
+asks the host for its version every few seconds, off the UI thread, and says "up" or
+"down" as soon as the answer changes, without a message having to be sent.
+"""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from textual import work
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 
 from assistant.terminal import visible
@@ -15,6 +22,10 @@ from assistant.terminal import visible
 __all__ = ["StatusLine"]
 
 _PENDING_EVERY_S = 3.0
+# How often Ollama is asked whether it is up: soon after a change, then less often. The
+# longest gap plus a probe of a hung host (the connect timeout, 5 s) stays under 10 s.
+_WATCH_FIRST_S = 1.0
+_WATCH_MOST_S = 4.0
 _REACHABILITY = {None: ("…", "checking"), True: ("●", "up"), False: ("○", "down")}
 
 
@@ -39,6 +50,20 @@ class StatusLine(Widget):
     scope: reactive[str] = reactive("")
     sleep: reactive[str] = reactive("")
 
+    class Reached(Message):
+        """A check of Ollama ended (posted from a worker thread)."""
+
+        def __init__(self, serial: int, up: bool) -> None:
+            super().__init__()
+            self.serial, self.up = serial, up
+
+    class Changed(Message):
+        """Ollama went up or down: `reachable` changed after a check."""
+
+        def __init__(self, up: bool) -> None:
+            super().__init__()
+            self.up = up
+
     class Counted(Message):
         """The queues were counted (posted from a worker thread)."""
 
@@ -50,6 +75,11 @@ class StatusLine(Widget):
         super().__init__()
         self._count_pending: Callable[[], int] | None = None
         self._count_review: Callable[[], int] | None = None
+        self._probe: Callable[[], object] | None = None
+        self._serials = itertools.count(1)
+        self._applied = 0  # the serial of the newest check shown
+        self._gap = _WATCH_FIRST_S
+        self._next_check: Timer | None = None
 
     def start_counting(self, pending: Callable[[], int], review: Callable[[], int]) -> None:
         """Count the queues now and every few seconds, in a thread.
@@ -73,6 +103,50 @@ class StatusLine(Widget):
     @work(thread=True, exclusive=True, group="pending", exit_on_error=False)
     def _count(self, pending: Callable[[], int], review: Callable[[], int]) -> None:
         self.post_message(self.Counted(pending(), review()))  # thread-safe, no wait
+
+    def start_watching(self, probe: Callable[[], object]) -> None:
+        """Follow whether Ollama is up: `probe` it now and every few seconds, in a thread.
+
+        Args:
+            probe: asks the host for something cheap; raises `OllamaError` if it can't.
+        """
+        self._probe = probe
+        self.check_now()
+
+    def check_now(self) -> None:
+        """Ask Ollama now whether it is up (after a failed reply, say); no-op before
+        `start_watching`."""
+        if self._probe is None:
+            return
+        if self._next_check is not None:
+            self._next_check.stop()
+        self._check(self._probe, next(self._serials))
+
+    @work(thread=True, group="reachability", exit_on_error=False)
+    def _check(self, probe: Callable[[], object], serial: int) -> None:
+        from assistant.errors import OllamaError
+
+        try:
+            probe()
+        except OllamaError:
+            self.post_message(self.Reached(serial, up=False))
+        else:
+            self.post_message(self.Reached(serial, up=True))
+
+    def on_status_line_reached(self, message: Reached) -> None:
+        message.stop()
+        if message.serial < self._applied:
+            return  # a check begun before a newer one that already ended
+        self._applied = message.serial
+        changed = message.up != self.reachable
+        self.reachable = message.up
+        if changed:
+            self.post_message(self.Changed(message.up))
+        # Checking soon after a change, then backing off to the longest gap.
+        self._gap = _WATCH_FIRST_S if changed else min(self._gap * 2, _WATCH_MOST_S)
+        if self._next_check is not None:
+            self._next_check.stop()
+        self._next_check = self.set_timer(self._gap, self.check_now)
 
     def on_status_line_counted(self, message: Counted) -> None:
         self.pending, self.review = message.pending, message.review

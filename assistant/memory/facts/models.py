@@ -19,11 +19,13 @@ __all__ = [
     "SourceKind",
 ]
 
-SourceKind = Literal["user_stated", "assistant_inferred", "document", "event", "reflection"]
+SourceKind = Literal[
+    "user_stated", "assistant_inferred", "document", "event", "reflection", "pasted"
+]
 FactStatus = Literal["pending", "active", "superseded", "rejected", "expired"]
 Actor = Literal["user", "agent", "sleep", "system"]
 EvidenceKind = Literal["message", "episode", "chunk", "event", "fact"]
-SOURCE_KINDS = ("user_stated", "assistant_inferred", "document", "event", "reflection")
+SOURCE_KINDS = ("user_stated", "assistant_inferred", "document", "event", "reflection", "pasted")
 STATUSES = ("pending", "active", "superseded", "rejected", "expired")
 ACTORS = ("user", "agent", "sleep", "system")
 

@@ -2,17 +2,18 @@
 
 A new fact's status and confidence follow from its source (`admission`); the model (actor
 ``agent``) can never create, approve or relabel a fact as active or user-stated (`guard`);
-instruction-like text is held as pending (`looks_like_instruction`).
+instruction-like text is held as pending (`looks_like_instruction`, from
+`assistant.memory.injection`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from assistant.errors import MemoryWriteError
 from assistant.memory.facts.models import SOURCE_KINDS, STATUSES
+from assistant.memory.injection import looks_like_instruction
 
 __all__ = ["admission", "check_values", "choice", "guard", "looks_like_instruction"]
 
@@ -23,36 +24,9 @@ _DEFAULTS: dict[str, tuple[str, float]] = {
     "document": ("pending", 0.6),
     "event": ("pending", 0.6),
     "reflection": ("pending", 0.5),
+    "pasted": ("pending", 0.6),  # quoted from an email, a page or a log: not the user's word
 }
-_UNTRUSTED_SOURCES = frozenset({"document", "event", "reflection"})
-_INSTRUCTION = re.compile(
-    "|".join(
-        (
-            r"\b(ignore|disregard|forget|override)\b.{0,30}\b(instructions?|prompts?|rules"
-            r"|guidelines|directions)\b",
-            r"\bsystem\s+prompt\b|\bnew\s+instructions?\b|\bfrom\s+now\s+on\b",
-            r"\b(always|never)\s+(tell|inform|answer|reply\s+to|respond\s+to)\s+(the\s+)?user\b",
-            r"\b(always|never)\s+(recommend|reveal)\b|\bdo\s+not\s+(tell|inform)\s+the\s+user\b",
-            r"\byou\s+(must|shall|have\s+to|are\s+required\s+to|are\s+now|will\s+now)\b",
-            r"\bpretend\s+(to\s+be|you\s+are)\b",
-            r"<\|?(im_start|im_end|system)\|?>|\[/?INST\]|^\s*(system|assistant)\s*:",
-            r"(忽略|无视|忘记|忘掉|不要理会)[^。！？]{0,12}(指令|指示|提示|规则|设定)",
-            r"系统提示|从现在(开始|起)|假装你是",
-            r"你(必须|务必|一定要|只能)",
-            r"(总是|始终|永远|一律)[^。！？]{0,6}(告诉用户|回答用户|回复用户|推荐)",
-        )
-    ),
-    re.IGNORECASE | re.MULTILINE,
-)
-
-
-def looks_like_instruction(text: str) -> bool:
-    """Whether ``text`` reads like an instruction to the assistant rather than a fact.
-
-    A cheap, deliberately broad detector (English and Chinese): a false alarm only
-    sends a fact to the review queue, a miss lets an injected rule into every prompt.
-    """
-    return _INSTRUCTION.search(text) is not None
+_UNTRUSTED_SOURCES = frozenset({"document", "event", "reflection", "pasted"})
 
 
 def choice(value: str, allowed: Sequence[str], what: str) -> str:

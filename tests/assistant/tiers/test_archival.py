@@ -79,15 +79,49 @@ def test_a_changed_file_replaces_its_chunks(archive, profile, db, tmp_path):
     assert len(archive.documents(profile.id)) == 1
 
 
-@pytest.mark.parametrize("data", [b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", b"caf\xe9 au lait"])
-def test_a_binary_or_non_utf8_file_is_refused_clearly(archive, profile, tmp_path, data):
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+        bytes(range(1, 32)) * 40 + "caf\xe9".encode("latin-1"),  # no NUL, not UTF-8
+    ],
+)
+def test_a_binary_file_is_refused_clearly(archive, profile, tmp_path, data):
     path = tmp_path / "picture.png"
     path.write_bytes(data)
     with pytest.raises(HippoError) as caught:
         archive.ingest_file(profile.id, path)
     message = str(caught.value)
-    assert str(path) in message and ".md" in message and "UTF-8" in message
+    assert str(path) in message and ".md" in message and "binary" in message
     assert archive.documents(profile.id) == []
+
+
+def test_a_latin1_file_is_read_with_a_note_saying_so(archive, profile, tmp_path):
+    path = tmp_path / "recette.txt"
+    path.write_bytes("Crème brûlée: 4 œufs, 50 cl de crème, “vanille”.".encode("cp1252"))
+    result = archive.ingest_file(profile.id, path)
+    assert result.status == "added" and "read as Windows-1252" in result.note
+    (chunk,) = archive.chunks(result.document_id)
+    assert chunk.content == "Crème brûlée: 4 œufs, 50 cl de crème, “vanille”."
+
+
+def test_a_utf16_file_with_a_byte_order_mark_is_read(archive, profile, tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("Ölwechsel im Mai", encoding="utf-16")
+    result = archive.ingest_file(profile.id, path)
+    assert result.note == ""
+    assert archive.chunks(result.document_id)[0].content == "Ölwechsel im Mai"
+
+
+def test_an_empty_file_is_refused_and_an_earlier_version_stays(archive, profile, tmp_path):
+    path = tmp_path / "todo.md"
+    path.write_text("# Todo\n\nfix the gate")
+    first = archive.ingest_file(profile.id, path)
+    for empty in ("", "  \n\n\t"):
+        path.write_text(empty)
+        with pytest.raises(HippoError, match="it is empty, so there is nothing to keep"):
+            archive.ingest_file(profile.id, path)
+    assert [c.content for c in archive.chunks(first.document_id)] == ["fix the gate"]
 
 
 def test_a_missing_or_oversized_file_is_refused_clearly(archive, profile, tmp_path):

@@ -1,4 +1,8 @@
-"""The review tab: tonight's proposals, each with its evidence, approved or rejected by you."""
+"""The review tab: tonight's proposals, each with its evidence, approved or rejected by you.
+
+Pending facts and the model's proposed core memory edits share one table; a core edit's
+row key is its proposal id negated, so the two kinds of id never collide.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +25,15 @@ from ui.widgets.fact_filters import SOURCE_LABELS
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from assistant.admin.models import EvidenceView, ReviewItem
+    from assistant.admin.models import CoreReviewItem, EvidenceView, ReviewItem
     from assistant.engine import Hippo
+
+    Item = ReviewItem | CoreReviewItem
 
 __all__ = ["ReviewPane", "review_detail"]
 
-_KIND = {"conflict": "replaces", "reflection": "insight", "fact": "new"}
+_KIND = {"conflict": "replaces", "reflection": "insight", "fact": "new", "core": "core"}
+_CORE = "core"
 
 
 def _evidence_line(view: EvidenceView) -> Content:
@@ -58,9 +65,44 @@ def review_detail(item: ReviewItem) -> Content:
         lines.append(Content.assemble(("+ after:  ", "green"), visible(item.after)))
     else:
         lines.append(Content.assemble(("+ ", "green"), visible(fact.statement)))
+    if item.why:
+        lines.append(Content.assemble(("Why it waits: ", "dim"), visible(item.why)))
     lines.append(Content(f"Evidence ({len(item.evidence)}):"))
     lines.extend(_evidence_line(view) for view in item.evidence)
     return Content("\n").join(lines)
+
+
+def core_detail(item: CoreReviewItem) -> Content:
+    """A proposed core memory edit, why it waits, and the turn that caused it."""
+    proposal = item.proposal
+    lines = [
+        Content.assemble(
+            ("Proposed by ", "dim"),
+            "agent",
+            ("  edit of the ", "dim"),
+            f"{proposal.label} block",
+            ("  (core memory: in every prompt once approved)", "dim"),
+        )
+    ]
+    if proposal.action == "replace":
+        lines.append(Content.assemble(("- ", "red"), visible(proposal.old_content)))
+    lines.append(Content.assemble(("+ ", "green"), visible(proposal.content)))
+    lines.append(Content.assemble(("Why it waits: ", "dim"), visible(item.why)))
+    lines.append(Content(f"The turn it came from ({len(item.evidence)}):"))
+    lines.extend(_evidence_line(view) for view in item.evidence)
+    return Content("\n").join(lines)
+
+
+def _kind(item: Item) -> str:
+    return _CORE if _is_core(item) else item.proposal  # type: ignore[union-attr]
+
+
+def _is_core(item: Item) -> bool:
+    return not hasattr(item, "fact")
+
+
+def _key(item: Item) -> int:
+    return -item.id if _is_core(item) else item.id
 
 
 class ReviewPane(InspectorPane):
@@ -76,7 +118,7 @@ class ReviewPane(InspectorPane):
 
     def __init__(self, engine: Hippo, *, id: str | None = None) -> None:
         super().__init__(engine, id=id)
-        self.items: dict[int, ReviewItem] = {}
+        self.items: dict[int, Item] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(id="review-title", classes="section")
@@ -96,21 +138,12 @@ class ReviewPane(InspectorPane):
         self.table.focus()
 
     def reload(self) -> None:
-        queue = self.attempt(lambda: self.admin.review_queue()) or []
-        self.items = {item.id: item for item in queue}
-        self.table.show(
-            (
-                item.id,
-                (
-                    _KIND.get(item.proposal, item.proposal),
-                    Text(clip(item.statement, 300)),
-                    f"{item.confidence:.2f}",
-                    SOURCE_LABELS.get(item.source_kind, item.source_kind),
-                    item.proposed_by,
-                ),
-            )
-            for item in queue
-        )
+        queue: list[Item] = [
+            *(self.attempt(lambda: self.admin.review_queue()) or []),
+            *(self.attempt(lambda: self.admin.core_queue()) or []),
+        ]
+        self.items = {_key(item): item for item in queue}
+        self.table.show((_key(item), self._cells(item)) for item in queue)
         self.query_one("#review-title", Static).update(
             Content(
                 f"{len(queue)} proposal(s) to review · a approve · e edit then approve · "
@@ -121,9 +154,24 @@ class ReviewPane(InspectorPane):
         )
         self._describe(self.table.selected_id)
 
-    def _describe(self, fact_id: int | None) -> None:
-        item = self.items.get(fact_id) if fact_id is not None else None
-        self.query_one("#review-detail", Static).update(review_detail(item) if item else "")
+    @staticmethod
+    def _cells(item: Item) -> tuple[str | Text, ...]:
+        if _is_core(item):
+            return ("core", Text(clip(item.statement, 300)), "", "agent", "agent")
+        return (
+            _KIND.get(item.proposal, item.proposal),
+            Text(clip(item.statement, 300)),
+            f"{item.confidence:.2f}",
+            SOURCE_LABELS.get(item.source_kind, item.source_kind),
+            item.proposed_by,
+        )
+
+    def _describe(self, key: int | None) -> None:
+        item = self.items.get(key) if key is not None else None
+        detail = (
+            "" if item is None else core_detail(item) if _is_core(item) else review_detail(item)
+        )
+        self.query_one("#review-detail", Static).update(detail)
 
     @on(RecordTable.RowHighlighted, "#review-table")
     def _highlighted(self, event: RecordTable.RowHighlighted) -> None:
@@ -132,12 +180,12 @@ class ReviewPane(InspectorPane):
     @on(RecordTable.RowSelected, "#review-table")
     def _selected(self, event: RecordTable.RowSelected) -> None:
         event.stop()
-        if event.row_key.value is not None:
+        if event.row_key.value is not None and int(event.row_key.value) > 0:
             self.post_message(self.ShowFact(int(event.row_key.value)))
 
-    def _item(self) -> ReviewItem | None:
-        fact_id = self.table.selected_id
-        item = self.items.get(fact_id) if fact_id is not None else None
+    def _item(self) -> Item | None:
+        key = self.table.selected_id
+        item = self.items.get(key) if key is not None else None
         if item is None:
             self.notify("There is nothing here to review.", markup=False)
         return item
@@ -145,13 +193,19 @@ class ReviewPane(InspectorPane):
     def action_approve(self) -> None:
         """Approve the proposal: it becomes an active fact (replacing the old one, if any)."""
         if (item := self._item()) is not None:
-            self.attempt(
-                lambda: self.admin.approve(item.id), f"Approved: {clip(item.statement, 60)}"
-            )
+            approve = self.admin.approve_core if _is_core(item) else self.admin.approve
+            self.attempt(lambda: approve(item.id), f"Approved: {clip(item.statement, 60)}")
 
     def action_edit_approve(self) -> None:
         """Correct the proposal's wording, then approve it."""
         if (item := self._item()) is None:
+            return
+        if _is_core(item):
+            self.notify(
+                "A core memory edit is approved as proposed: approve it (a) or reject it (r), "
+                "then change the block in the Core tab.",
+                markup=False,
+            )
             return
 
         def save(text: str | None) -> None:
@@ -164,16 +218,16 @@ class ReviewPane(InspectorPane):
     def action_reject(self) -> None:
         """Reject the proposal; it is not proposed again from the same evidence."""
         if (item := self._item()) is not None:
-            self.attempt(
-                lambda: self.admin.reject(item.id), f"Rejected: {clip(item.statement, 60)}"
-            )
+            reject = self.admin.reject_core if _is_core(item) else self.admin.reject
+            self.attempt(lambda: reject(item.id), f"Rejected: {clip(item.statement, 60)}")
 
     def action_all(self, verb: str) -> None:
         """Approve or reject every proposal of the selected one's kind, after asking."""
         if (item := self._item()) is None:
             return
-        kind, name = item.proposal, _KIND.get(item.proposal, item.proposal)
-        count = sum(1 for other in self.items.values() if other.proposal == kind)
+        kind = _kind(item)
+        name = _KIND.get(kind, kind)
+        count = sum(1 for other in self.items.values() if _kind(other) == kind)
         call = self.admin.approve_all if verb == "approve" else self.admin.reject_all
         done = f"{'Approved' if verb == 'approve' else 'Rejected'} {count} {name} proposal(s)."
 
