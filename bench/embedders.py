@@ -49,6 +49,12 @@ class _BenchLLM:
         """The bench embedder can't chat."""
         raise OllamaError("The bench embedder only embeds.")
 
+    def abort(self) -> None:
+        """Nothing runs in the background to stop."""
+
+    def close(self) -> None:
+        """Nothing to close: the model stays loaded for the next engine."""
+
 
 class MiniLM(_BenchLLM):
     """An ``llm`` for ``Hippo`` whose ``embed`` runs all-MiniLM-L6-v2 locally.
@@ -193,6 +199,14 @@ class Cached:
     def chat(self, *args: Any, **kwargs: Any) -> Any:
         """As the embedder's."""
         return self.inner.chat(*args, **kwargs)
+
+    def abort(self) -> None:
+        """As the embedder's."""
+        self.inner.abort()
+
+    def close(self) -> None:
+        """As the embedder's (the cache stays open for the next engine)."""
+        self.inner.close()
 
 
 EMBEDDERS = {"minilm": MiniLM, "e5": E5}

@@ -80,6 +80,12 @@ class RandomVectors:
         v = self._rng.standard_normal((len(texts), DIM)).astype("f4")
         return (v / np.linalg.norm(v, axis=1, keepdims=True)).tolist()
 
+    def abort(self) -> None:
+        """Nothing is ever in flight (the engine stops calls in flight when it closes)."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
 
 def _lexicon(rng: random.Random, size: int) -> list[str]:
     words: set[str] = set()

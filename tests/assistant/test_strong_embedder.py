@@ -4,7 +4,8 @@ The fake model here maps paraphrases together: each text becomes its concepts (w
 of one meaning, in English and Chinese, share one), on top of a large component every
 text shares, so that, as with e5, every similarity sits high (unrelated texts 0.86,
 paraphrases 1.0). The memories that answer each question share no word with it; the
-distractors share its name and other words, about something else. Keyword evidence must not dilute what the model gets right.
+distractors share its name and other words, about something else. Keyword evidence must
+not dilute what the model gets right.
 """
 
 from __future__ import annotations
@@ -107,6 +108,12 @@ class Paraphrast:
 
     def digests(self) -> dict[str, str]:
         raise OllamaError("only embeds")
+
+    def abort(self) -> None:
+        """Nothing is ever in flight."""
+
+    def close(self) -> None:
+        """Nothing to close."""
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
