@@ -20,7 +20,7 @@ from assistant.memory.budget import ContextBudget
 from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
 from assistant.memory.store import MessageStore
 from assistant.memory.vectors import VectorStore
-from assistant.memory.weights import Digests
+from assistant.memory.weights import Digests, stamp
 from data_schema.connect import Database
 
 # Only what opening the file and `hippo log` need is imported here: scripts call
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from assistant.memory.episodes import EpisodeStore
     from assistant.memory.events import Event, EventStore, LogResult
     from assistant.memory.facts import FactStore
-    from assistant.memory.reading import ReadingProbe
+    from assistant.memory.reading import Reading, ReadingProbe
     from assistant.memory.retrieval import Memory, Retriever
     from assistant.memory.scoring import RetrievalWeights
     from assistant.memory.usage import MemoryUse, UsageStore
@@ -451,24 +451,26 @@ class Hippo:
         model = self.vectors.model(self.vector_key)
         if model is None:
             return [], 1.0
-        query_vector, trust = self._embedded(query)
-        if query_vector is None:
+        query_vector, reading = self._embedded(query)
+        if query_vector is None or reading is None:
             return [], 1.0
-        return self.vectors.nearest(model, kind, self.profile.id, query_vector, limit), trust
+        found = self.vectors.nearest(model, kind, self.profile.id, query_vector, limit)
+        return found, reading.trust
 
-    def _embedded(self, text: str) -> tuple[Sequence[float] | None, float]:
-        """``text``'s embedding and the model's trust on its script (see ``reading``).
+    def _embedded(self, text: str) -> tuple[Sequence[float] | None, Reading | None]:
+        """``text``'s embedding as a query, and what the probe knows of the model on its
+        script (see ``reading``).
 
-        An empty text, or an Ollama that can't embed: no embedding, and full trust.
+        An empty text, or an Ollama that can't embed: neither.
         """
         if not text.strip():
-            return None, 1.0
+            return None, None
         try:
-            (vector,) = self.llm.embed(self.embedding_model, [text])
+            (vector,) = self.llm.embed(self.embedding_model, [text], purpose="query")
         except OllamaError:
-            return None, 1.0
+            return None, None
         self.check_embedding_size(len(vector))
-        return vector, self._reading.trust(self.embedding_model, text)
+        return vector, self._reading.reading(self.embedding_model, text)
 
     def recall(
         self,
@@ -494,9 +496,9 @@ class Hippo:
                 here, and on failure retrieval falls back to keywords.
         """
         if query_vector is None:
-            query_vector, trust = self._embedded(text)
+            query_vector, reading = self._embedded(text)
         else:
-            trust = self._reading.trust(self.embedding_model, text)
+            reading = self._reading.reading(self.embedding_model, text)
         from assistant.memory.retrieval import Query
 
         query = Query(
@@ -509,7 +511,8 @@ class Hippo:
             as_of=as_of,
             exclude=exclude,
             vector=query_vector,
-            vector_trust=trust,
+            vector_trust=reading.trust if reading else 1.0,
+            vector_gap=reading.gap if reading else None,
         )
         return self.retriever.retrieve(query)
 
@@ -554,8 +557,11 @@ class Hippo:
         return _full_name(self.embedding_model)
 
     def embedding_digest(self) -> str | None:
-        """The digest of the embedding model's weights in Ollama's latest listing, if any."""
-        return self._digests.known(self.vector_key)
+        """What new vectors are recorded as made with: weights and prefix (see ``stamp``).
+
+        The weights are named by their digest in Ollama's latest listing, if any.
+        """
+        return stamp(self._digests.known(self.vector_key), self.vector_key)
 
     def check_embedding_weights(self) -> None:
         """Re-embed everything if the embedding model's weights changed (a pull, say).

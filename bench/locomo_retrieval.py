@@ -2,15 +2,19 @@
 
 Each conversation goes in through the engine's own write path (sessions at their real
 dates, speakers kept, each turn's ``dia_id`` as its source id) and is embedded with
-all-MiniLM-L6-v2; each question is asked through ``Hippo.recall``. Printed per
+the chosen embedder (``--embedder``: all-MiniLM-L6-v2, or multilingual-e5-small, which
+embeds questions as queries and stored text as passages); each question is asked
+through ``Hippo.recall``, whose reading probe measures that embedder. Printed per
 category: evidence recall@5/10/20, median memory tokens of the top 10, and p50/p95
 retrieval latency (query embedding excluded). Three plain baselines run on the same
 turns, each a transcript line alone ("Speaker: text", no neighbours): FTS5 BM25 over the
-line with its session's date (as the issue measured it), cosine over MiniLM vectors of
-the line, and their 1:1 reciprocal-rank fusion.
+line with its session's date (as the issue measured it), cosine over the embedder's
+vectors of the line, and their 1:1 reciprocal-rank fusion. Recall@10 is also printed
+per conversation.
 
-Usage: python bench/locomo_retrieval.py --data FILE [--json OUT] [--dump OUT]
-(needs the bench extra; outputs belong under bench/out/, which git ignores)
+Usage: python bench/locomo_retrieval.py --data FILE [--embedder minilm|e5] [--json OUT]
+[--dump OUT] (needs the bench extra; outputs belong under bench/out/, which git
+ignores, as does the cache of vectors there that makes a repeated run fast)
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -36,7 +41,7 @@ import numpy as np
 from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.tokens import estimate_tokens
-from bench.embedders import MODEL_NAME, MiniLM
+from bench.embedders import EMBEDDERS, embedder
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10, 20)
@@ -137,17 +142,23 @@ def ingest(engine: Hippo, conv: Conversation) -> None:
     engine.embed_pending(batch_size=128)
 
 
-def run_engine(conv: Conversation, llm: MiniLM, qvecs: np.ndarray, folder: Path) -> Ranking:
-    """Ask every question through ``Hippo.recall`` over a fresh file."""
+def open_engine(conv: Conversation, llm: Any, folder: Path) -> Hippo:
+    """A fresh file holding ``conv``, embedded by ``llm``."""
     clock = ManualClock(conv.turns[-1].at + timedelta(minutes=5))
     engine = Hippo(
         folder / f"{conv.name}.db",
         llm,
         chat_model="none",  # type: ignore[arg-type]
-        embedding_model=MODEL_NAME,
+        embedding_model=llm.model_name,
         clock=clock,
     )
     ingest(engine, conv)
+    return engine
+
+
+def run_engine(conv: Conversation, llm: Any, qvecs: np.ndarray, folder: Path) -> Ranking:
+    """Ask every question through ``Hippo.recall`` over a fresh file."""
+    engine = open_engine(conv, llm, folder)
     ranking = Ranking("hippo")
     for question, qvec in zip(conv.questions, qvecs, strict=True):
         started = time.perf_counter()
@@ -188,10 +199,11 @@ def _plain_bm25(turns: Sequence[Turn]) -> Callable[[str, int], list[int]]:
     return search
 
 
-def run_baselines(conv: Conversation, llm: MiniLM, qvecs: np.ndarray) -> list[Ranking]:
+def run_baselines(conv: Conversation, llm: Any, qvecs: np.ndarray) -> list[Ranking]:
     """Plain BM25, plain vectors (each line alone) and their 1:1 reciprocal-rank fusion."""
     turns = conv.turns
-    tvecs = np.asarray(llm.embed(MODEL_NAME, [_line(t) for t in turns], batch_size=128))
+    lines = [_line(t) for t in turns]
+    tvecs = np.asarray(llm.embed(llm.model_name, lines, purpose="document", batch_size=128))
     bm25 = _plain_bm25(turns)
     rankings = [Ranking("plain BM25"), Ranking("plain vector"), Ranking("plain RRF")]
     depth = 100
@@ -295,22 +307,60 @@ def _table(results: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
+def probe(llm: Any) -> dict[str, dict[str, float]]:
+    """What the reading probe measures of ``llm``'s model, per script: margin and trust."""
+    from assistant.memory.reading import PARAPHRASES, paraphrase_margin, trust_from_margin
+
+    out = {}
+    for script, pairs in PARAPHRASES.items():
+        asked = llm.embed(llm.model_name, [a for a, _ in pairs], purpose="query")
+        stored = llm.embed(llm.model_name, [b for _, b in pairs], purpose="document")
+        margin = paraphrase_margin(asked, stored)
+        out[script] = {"margin": round(margin, 3), "trust": round(trust_from_margin(margin), 3)}
+    return out
+
+
+def per_conversation(
+    conversations: Sequence[Conversation], merged: dict[str, Ranking]
+) -> dict[str, dict[str, float]]:
+    """Overall recall@10 of each retriever on each conversation alone."""
+    out: dict[str, dict[str, float]] = {}
+    start = 0
+    for conv in conversations:
+        end = start + len(conv.questions)
+        for name, ranking in merged.items():
+            part = Ranking(name, ranking.ranked[start:end], ranking.texts[start:end])
+            overall = figures(conv.questions, part)["categories"].get("overall", {})
+            out.setdefault(name, {})[conv.name] = overall.get("recall@10", 0.0)
+        start = end
+    return out
+
+
+def _conversation_table(table: dict[str, dict[str, float]]) -> str:
+    convs = list(next(iter(table.values())))
+    lines = [f"{'R@10 by conversation':20} " + " ".join(f"{c:>8}" for c in convs)]
+    for name, row in table.items():
+        lines.append(f"{name:20} " + " ".join(f"{row[c]:8.1f}" for c in convs))
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
+    parser.add_argument("--embedder", choices=sorted(EMBEDDERS), default="minilm")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--dump", type=Path, help="write per-question rankings here")
     parser.add_argument("--no-baselines", action="store_true", help="measure the engine only")
+    parser.add_argument("--no-cache", action="store_true", help="embed afresh, keep nothing")
     args = parser.parse_args(argv)
     conversations = load(args.data)
-    llm = MiniLM()
+    llm = embedder(args.embedder, cache=not args.no_cache)
     questions: list[dict] = []
     merged: dict[str, Ranking] = {}
     with tempfile.TemporaryDirectory(prefix="hippo-locomo-") as tmp:
         for conv in conversations:
-            qvecs = np.asarray(
-                llm.embed(MODEL_NAME, [q["question"] for q in conv.questions], batch_size=128)
-            )
+            asked = [q["question"] for q in conv.questions]
+            qvecs = np.asarray(llm.embed(llm.model_name, asked, purpose="query", batch_size=128))
             rankings = [run_engine(conv, llm, qvecs, Path(tmp))]
             if not args.no_baselines:
                 rankings += run_baselines(conv, llm, qvecs)
@@ -321,14 +371,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                 into.texts += r.texts
                 into.latency_ms += r.latency_ms
     results = [figures(questions, r) for r in merged.values()]
+    by_conversation = per_conversation(conversations, merged)
+    reading = probe(llm)
     for r in results:
+        r["embedder"] = llm.model_name
+        r["conversations"] = by_conversation[r["name"]]
         if (check := update_check(questions, merged[r["name"]])) is not None:
             r["updates"] = check
+    said = ", ".join(
+        f"{k} trust {v['trust']:.2f} (margin {v['margin']:.2f})" for k, v in reading.items()
+    )
     print(
         f"{args.data.name}: {len(conversations)} conversations, {len(questions)} questions,"
-        " MiniLM vectors; recall in %, tokens of the top 10, latency excludes embedding"
+        f" {llm.model_name} vectors (reading probe: {said});"
+        " recall in %, tokens of the top 10, latency excludes embedding"
     )
     print(_table(results))
+    print(_conversation_table(by_conversation))
     for r in results:
         if "updates" in r:
             u = r["updates"]

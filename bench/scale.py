@@ -84,11 +84,19 @@ class RandomVectors:
         # When set, every text embeds to this vector (a query's, computed beforehand).
         self.fixed: list[float] | None = None
 
-    def embed(self, model: str, texts: Sequence[str], *, batch_size: int = 32) -> list[list[float]]:
+    def embed(
+        self, model: str, texts: Sequence[str], *, purpose: str = "document", batch_size: int = 32
+    ) -> list[list[float]]:
         if self.fixed is not None:
             return [self.fixed for _ in texts]
         v = self._rng.standard_normal((len(texts), DIM)).astype("f4")
         return (v / np.linalg.norm(v, axis=1, keepdims=True)).tolist()
+
+    def abort(self) -> None:
+        """Nothing is ever in flight (the engine stops calls in flight when it closes)."""
+
+    def close(self) -> None:
+        """Nothing to close."""
 
 
 def _lexicon(rng: random.Random, size: int) -> list[str]:

@@ -760,3 +760,14 @@ def m012_vectors_stored_once(conn: apsw.Connection) -> None:
         for index in ("veccent_", "vecpart_"):
             conn.execute(f"DROP TABLE IF EXISTS {index}{table.removeprefix('vec_')}")
     conn.execute("DELETE FROM vector_cells")
+
+
+@migration
+def m013_reading_gap(conn: apsw.Connection) -> None:
+    """The reading probe also keeps how far a model puts paraphrases above other sentences.
+
+    Retrieval measures a memory's similarity against that gap (see
+    ``assistant.memory.reading``). Readings kept before have none, and are measured
+    again on the next query in their script.
+    """
+    conn.execute("ALTER TABLE model_reading ADD COLUMN gap REAL")

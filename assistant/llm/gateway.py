@@ -45,6 +45,7 @@ from assistant.llm.events import (
 from assistant.llm.failures import FailureTranslation, error_text
 from assistant.llm.hosts import DEFAULT_HOST, is_loopback, resolve_host
 from assistant.llm.liveness import LivenessCheck
+from assistant.llm.prefixes import Purpose, prefixed
 from assistant.llm.progress import PullMeter
 from assistant.llm.responses import chat_events, model_info
 
@@ -422,8 +423,23 @@ class OllamaGateway(FailureTranslation):
             completion_tokens=done.completion_tokens,
         )
 
-    def embed(self, model: str, texts: Sequence[str], *, batch_size: int = 32) -> list[list[float]]:
+    def embed(
+        self,
+        model: str,
+        texts: Sequence[str],
+        *,
+        purpose: Purpose = "document",
+        batch_size: int = 32,
+    ) -> list[list[float]]:
         """One vector per text, asked for `batch_size` texts at a time.
+
+        Args:
+            model: The embedding model.
+            texts: What to embed.
+            purpose: "query" for a search's text, "document" for text to be found (and
+                for texts compared with each other): each gets the prefix the model was
+                trained with for it, if any (see `assistant.llm.prefixes`).
+            batch_size: Texts per request.
 
         Raises:
             ValueError: `texts` is a single string, or `batch_size` is below 1.
@@ -433,7 +449,7 @@ class OllamaGateway(FailureTranslation):
             raise ValueError("embed() takes a sequence of texts, not one string")
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
-        items = list(texts)
+        items = prefixed(model, texts, purpose)
         vectors: list[list[float]] = []
         for start in range(0, len(items), batch_size):
             batch = items[start : start + batch_size]

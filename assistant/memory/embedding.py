@@ -45,7 +45,9 @@ def embed_queued(
             break
         batches += 1
         try:
-            vectors = engine.llm.embed(engine.embedding_model, [item.text for item in batch])
+            vectors = engine.llm.embed(
+                engine.embedding_model, [item.text for item in batch], purpose="document"
+            )
         except OllamaError as exc:
             attempts = max(item.attempts for item in batch) + 1
             engine.vectors.postpone(batch, str(exc), engine.clock.now() + retry_delay(attempts))

@@ -13,30 +13,53 @@ of paraphrases that share no word (no character, in Chinese) in each script it h
 for, and trusts the model's similarities on a query in that script as far as its
 paraphrases stand out from the other sentences. A query in any other script keeps the
 model's full weight.
+
+The probe also keeps how far, in cosine, the model puts a paraphrase above unrelated
+sentences (its ``gap``), the yardstick for how far a memory stands above a query's
+other candidates: models differ in scale as much as in reading. all-MiniLM-L6-v2 spreads
+English over the whole range (paraphrases 0.63, unrelated sentences 0.10: a gap of
+0.53); multilingual-e5-small packs everything into the top of it (Chinese paraphrases
+0.88, unrelated 0.84: a gap of 0.04), so a lead of 0.03 over the crowd is as telling
+from it as a lead of 0.4 from MiniLM.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from assistant.clock import to_iso
 from assistant.errors import OllamaError
 from assistant.memory.base import Store
 
+if TYPE_CHECKING:
+    from assistant.llm.prefixes import Purpose
+
 __all__ = [
     "PARAPHRASES",
     "SCRIPT_NAMES",
+    "UNKNOWN",
+    "Reading",
     "ReadingProbe",
     "ReadingStore",
+    "measure",
     "measure_trust",
+    "paraphrase_gap",
     "paraphrase_margin",
     "script",
     "trust_from_margin",
 ]
 
-Embed = Callable[[str, Sequence[str]], Sequence[Sequence[float]]]
+
+class Embed(Protocol):
+    """Embeds texts with a model for a purpose, as ``OllamaGateway.embed`` does."""
+
+    def __call__(
+        self, model: str, texts: Sequence[str], *, purpose: Purpose
+    ) -> Sequence[Sequence[float]]: ...
+
 
 # Pairs of sentences that mean much the same with no word in common.
 PARAPHRASES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -81,12 +104,26 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norms if norms else 0.0
 
 
-def paraphrase_margin(first: Sequence[Sequence[float]], second: Sequence[Sequence[float]]) -> float:
-    """How far each sentence is closer to its paraphrase than to the others' (0: not at all).
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What the probe learnt of a model on a script.
 
-    The mean gap between a paraphrase's similarity and the other sentences', as a
-    share of the room above the latter (1 - their mean similarity).
+    ``trust`` is the share of the vector weight its similarities earn; ``gap`` how far,
+    in cosine, its paraphrases score above unrelated sentences (None: not measured).
     """
+
+    trust: float
+    gap: float | None = None
+
+
+# A query in a script the probe has no paraphrases for, or a model that can't be asked.
+UNKNOWN = Reading(1.0)
+
+
+def _paraphrase_stats(
+    first: Sequence[Sequence[float]], second: Sequence[Sequence[float]]
+) -> tuple[float, float]:
+    """The mean lead of each sentence's paraphrase over the others', and the others' mean."""
     n = len(first)
     gaps, others = [], []
     for i in range(n):
@@ -94,8 +131,23 @@ def paraphrase_margin(first: Sequence[Sequence[float]], second: Sequence[Sequenc
         mean_other = sum(other) / len(other)
         gaps.append(_cosine(first[i], second[i]) - mean_other)
         others.append(mean_other)
-    room = 1.0 - sum(others) / n
-    return sum(gaps) / n / room if room > 0 else 0.0
+    return sum(gaps) / n, sum(others) / n
+
+
+def paraphrase_gap(first: Sequence[Sequence[float]], second: Sequence[Sequence[float]]) -> float:
+    """How far, in cosine, each sentence is closer to its paraphrase than to the others."""
+    return _paraphrase_stats(first, second)[0]
+
+
+def paraphrase_margin(first: Sequence[Sequence[float]], second: Sequence[Sequence[float]]) -> float:
+    """How far each sentence is closer to its paraphrase than to the others' (0: not at all).
+
+    The mean gap between a paraphrase's similarity and the other sentences', as a
+    share of the room above the latter (1 - their mean similarity).
+    """
+    gap, other = _paraphrase_stats(first, second)
+    room = 1.0 - other
+    return gap / room if room > 0 else 0.0
 
 
 def trust_from_margin(margin: float) -> float:
@@ -103,23 +155,32 @@ def trust_from_margin(margin: float) -> float:
     return min(max((margin - NONE) / (FULL - NONE), 0.0), 1.0)
 
 
-def measure_trust(embed: Embed, model: str, script: str) -> float:
+def measure(embed: Embed, model: str, script: str) -> Reading:
     """Embed ``script``'s paraphrases with ``model`` and say how far it reads them.
 
     Raises:
         OllamaError: the model can't be asked.
     """
     pairs = PARAPHRASES[script]
-    vectors = embed(model, [s for pair in pairs for s in pair])
-    return trust_from_margin(paraphrase_margin(vectors[0::2], vectors[1::2]))
+    # As retrieval compares them: the first of each pair asks, the second is stored.
+    asked = embed(model, [first for first, _ in pairs], purpose="query")
+    stored = embed(model, [second for _, second in pairs], purpose="document")
+    return Reading(
+        trust_from_margin(paraphrase_margin(asked, stored)), paraphrase_gap(asked, stored)
+    )
+
+
+def measure_trust(embed: Embed, model: str, script: str) -> float:
+    """How far ``model``'s similarities can be trusted on ``script`` (see `measure`)."""
+    return measure(embed, model, script).trust
 
 
 class Remembered(Protocol):
     """Where the probe's answers are kept between runs."""
 
-    def trust(self, model: str, script: str) -> float | None: ...
+    def reading(self, model: str, script: str) -> Reading | None: ...
 
-    def keep(self, model: str, script: str, trust: float) -> None: ...
+    def keep(self, model: str, script: str, reading: Reading) -> None: ...
 
     def forget(self, model: str) -> None: ...
 
@@ -130,23 +191,27 @@ class ReadingStore(Store):
     Built with ``(conn, clock)``: see `Store`.
     """
 
-    def trust(self, model: str, script: str) -> float | None:
-        """The trust measured for ``model`` on ``script``, if it ever was."""
+    def reading(self, model: str, script: str) -> Reading | None:
+        """What was measured of ``model`` on ``script``, if it ever was.
+
+        A reading from before gaps were kept has none (``gap`` is None).
+        """
         row = (
             self._conn()
             .execute(
-                "SELECT trust FROM model_reading WHERE model = ? AND script = ?", (model, script)
+                "SELECT trust, gap FROM model_reading WHERE model = ? AND script = ?",
+                (model, script),
             )
             .fetchone()
         )
-        return row[0] if row else None
+        return Reading(*row) if row else None
 
-    def keep(self, model: str, script: str, trust: float) -> None:
+    def keep(self, model: str, script: str, reading: Reading) -> None:
         """Record what the probe measured."""
         self._conn().execute(
-            "INSERT OR REPLACE INTO model_reading(model, script, trust, measured_at)"
-            " VALUES (?, ?, ?, ?)",
-            (model, script, trust, to_iso(self._clock.now())),
+            "INSERT OR REPLACE INTO model_reading(model, script, trust, gap, measured_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (model, script, reading.trust, reading.gap, to_iso(self._clock.now())),
         )
 
     def forget(self, model: str) -> None:
@@ -178,36 +243,42 @@ class ReadingProbe:
         self._embed = embed
         self._remembered = remembered
         self._on_measured = on_measured
-        self._trust: dict[tuple[str, str], float] = {}
+        self._known: dict[tuple[str, str], Reading] = {}
 
     def forget(self, model: str) -> None:
         """Ask again about ``model`` (its full name): its weights changed, so may its reading."""
         if self._remembered is not None:
             self._remembered.forget(model)
-        self._trust.clear()  # answers of other models come back from the store as needed
+        self._known.clear()  # answers of other models come back from the store as needed
 
     def trust(self, model: str, text: str) -> float:
-        """How far ``model``'s similarities can be trusted on ``text`` (1.0 when unknown).
+        """How far ``model``'s similarities can be trusted on ``text`` (1.0 when unknown)."""
+        return self.reading(model, text).trust
 
-        The probe runs on the first query in each script; if the model can't be
-        asked, the answer is 1.0 and the probe runs again next time.
+    def reading(self, model: str, text: str) -> Reading:
+        """What the probe knows of ``model`` on ``text``'s script (`UNKNOWN` when nothing).
+
+        The probe runs on the first query in each script (again for a reading kept
+        from before gaps were measured); if the model can't be asked, the answer is
+        `UNKNOWN` and the probe runs again next time.
         """
         name = script(text)
         if name is None:
-            return 1.0
+            return UNKNOWN
         key = (model, name)
         # Read once: `forget` may empty the memo from the background thread meanwhile.
-        kept = self._trust.get(key)
+        kept = self._known.get(key)
         if kept is None:
-            kept = self._remembered.trust(model, name) if self._remembered else None
-            if kept is None:
+            stored = self._remembered.reading(model, name) if self._remembered else None
+            kept = stored
+            if stored is None or stored.gap is None:
                 try:
-                    kept = measure_trust(self._embed, model, name)
+                    kept = measure(self._embed, model, name)
                 except OllamaError:
-                    return 1.0
+                    return UNKNOWN
                 if self._remembered is not None:
                     self._remembered.keep(model, name, kept)
-                if self._on_measured is not None:
-                    self._on_measured(model, name, kept)
-            self._trust[key] = kept
+                if self._on_measured is not None and stored is None:
+                    self._on_measured(model, name, kept.trust)
+            self._known[key] = kept
         return kept

@@ -83,8 +83,10 @@ class Query:
     as_of: datetime | None = None
     exclude: frozenset[tuple[str, int]] = field(default_factory=frozenset)
     vector: Sequence[float] | None = None
-    # How far the embedding model reads the text's script, 0 to 1 (see ``reading``).
+    # How far the embedding model reads the text's script, 0 to 1, and how far in cosine
+    # it puts a paraphrase above unrelated text (None: not measured; see ``reading``).
     vector_trust: float = 1.0
+    vector_gap: float | None = None
 
 
 class Tier(Protocol):
@@ -179,7 +181,7 @@ class Retriever:
                 around = coverage_terms_of((memory.context,))
                 kw = bm25 * coverage(query_terms, said, around, w.context_coverage)
             vec = vector.get(item_id, 0.0) if searched_vectors else None
-            rel = relevance(kw, vec, w, background, query.vector_trust)
+            rel = relevance(kw, vec, w, background, query.vector_trust, query.vector_gap)
             rated[item_id] = replace(
                 memory, keyword=kw, vector=vec, vector_trust=query.vector_trust, relevance=rel
             )

@@ -173,19 +173,26 @@ def relevance(
     weights: RetrievalWeights,
     background: float = 0.0,
     trust: float = 1.0,
+    gap: float | None = None,
 ) -> float:
     """Fuse a keyword score in [0, 1] with a cosine similarity (None: no vector search ran).
 
     Similarity counts only above ``weights.vector_floor``, or above ``background`` (what
-    the query's typical near neighbour gets) where that is higher. ``trust`` is how
-    far the model reads the query's script (see ``reading``): the share of the vector
-    weight it does not earn goes to the keyword score, so with no trust at all
-    relevance is the keyword score, as when no vector search ran.
+    the query's typical near neighbour gets) where that is higher, and in proportion
+    to how far above: a lead of ``gap`` (how far the model puts a paraphrase above
+    unrelated sentences, see ``reading``) counts in full, as a paraphrase would. Models
+    differ in scale: e5's similarities all sit between 0.8 and 0.95, MiniLM's spread
+    from 0 to 0.7, so a fixed yardstick (the room up to 1) gave e5's best hits a third
+    of the credit MiniLM's got. Without a measured gap, the room up to 1 is the yardstick.
+
+    ``trust`` is how far the model reads the query's script (see ``reading``): the
+    share of the vector weight it does not earn goes to the keyword score, so with no
+    trust at all relevance is the keyword score, as when no vector search ran.
     """
     if vector is None:
         return keyword
     floor = max(weights.vector_floor, background)
-    span = 1.0 - floor
+    span = gap if gap is not None and gap > 0 else 1.0 - floor
     scaled = min(max((vector - floor) / span, 0.0), 1.0) if span > 0 else 0.0
     earned = weights.vector * trust
     return (weights.keyword + weights.vector - earned) * keyword + earned * scaled

@@ -137,11 +137,13 @@ class VectorStore(Store):
     def adopt_digest(self, model: EmbeddingModel, digest: str) -> None:
         """Take ``digest`` as that of the weights the model's vectors were made with.
 
-        Only for a record whose digest is not known: a known one changes by `renew`.
+        Only for a record whose weights' digest is not known (it may name the document
+        prefix alone, see `assistant.memory.weights`): a known one changes by `renew`.
+        Nothing changes if the record is no longer what ``model`` says it was.
         """
         self._conn().execute(
-            "UPDATE embedding_models SET digest = ? WHERE id = ? AND digest IS NULL",
-            (digest, model.id),
+            "UPDATE embedding_models SET digest = ? WHERE id = ? AND digest IS ?",
+            (digest, model.id, model.digest),
         )
 
     def renew(self, model: EmbeddingModel) -> int:

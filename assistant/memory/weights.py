@@ -12,6 +12,12 @@ whose vectors change size under the same digest is renewed the same way, when a
 vector of the new size is first seen (`renew_if_resized`). A record
 from before digests were kept takes the first digest seen, without re-embedding.
 
+The record also names the prefix a model's stored texts were given (see
+`assistant.llm.prefixes`): "<digest>+<prefix>" (the digest may be empty: not known). A
+model whose prefix changed, or that has one while its vectors were made before Hippo
+gave models theirs (a record without a digest), is re-embedded the same way, since its
+documents' vectors change as much as with new weights.
+
 Ollama is listed at most every few minutes, by background work only; the start-up
 check of the models hands over the listing it makes anyway.
 """
@@ -25,12 +31,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from assistant.errors import OllamaError
+from assistant.llm.prefixes import document_prefix
 
 if TYPE_CHECKING:  # the engine imports this module at start-up; the probe loads on first use
     from assistant.memory.reading import ReadingProbe
     from assistant.memory.vectors import EmbeddingModel, VectorStore
 
-__all__ = ["LISTING_TTL", "Digests", "renew_if_resized", "renew_if_reweighted"]
+__all__ = ["LISTING_TTL", "Digests", "renew_if_resized", "renew_if_reweighted", "stamp"]
 
 log = logging.getLogger(__name__)
 
@@ -86,10 +93,31 @@ class Digests:
         return self.known(model)
 
 
+def stamp(digest: str | None, model_name: str) -> str | None:
+    """What ``model_name``'s vectors are recorded as made with: weights and document prefix.
+
+    Args:
+        digest: the digest of its weights (None: not known).
+        model_name: the embedding model's full name.
+    """
+    prefix = document_prefix(model_name)
+    return f"{digest or ''}+{prefix}" if prefix else digest
+
+
+def _made_with(recorded: str | None) -> tuple[str | None, str]:
+    """A record's (digest, document prefix); a record without a digest had no prefix."""
+    if recorded is None:
+        return None, ""
+    digest, _, prefix = recorded.partition("+")
+    return digest or None, prefix
+
+
 def renew_if_reweighted(
     vectors: VectorStore, reading: ReadingProbe, model_name: str, digest: str | None
 ) -> str | None:
-    """Re-embed everything if ``model_name``'s weights are no longer those of its vectors.
+    """Re-embed everything if ``model_name``'s vectors were not made as it now embeds.
+
+    That is, with other weights, or with another document prefix.
 
     Args:
         vectors: the vector store.
@@ -101,19 +129,28 @@ def renew_if_reweighted(
         A notice for the user when the vectors were dropped, else None.
     """
     model = vectors.model(model_name)
-    if digest is None or model is None or model.digest == digest:
+    wanted = stamp(digest, model_name)
+    if digest is None or model is None or model.digest == wanted:
         return None
-    if model.digest is None:
-        vectors.adopt_digest(model, digest)
+    had_digest, had_prefix = _made_with(model.digest)
+    prefix_changed = had_prefix != document_prefix(model_name)
+    if had_digest is None and not prefix_changed:
+        vectors.adopt_digest(model, wanted or digest)
         return None
     queued = _renew(vectors, reading, model)
     log.info(
-        "%s has new weights (digest %s, was %s): its vectors were dropped, %d items requeued",
+        "%s: vectors made with %r, the model now embeds with %r: dropped, %d items requeued",
         model_name,
-        digest[:12],
-        model.digest[:12],
+        model.digest,
+        wanted,
         queued,
     )
+    if prefix_changed:
+        return (
+            f"Hippo now gives the embedding model {model_name} the instructions it was "
+            f"trained with, so it is embedding your {queued} memories again to match. "
+            "Until it is done, they are found by their words."
+        )
     return (
         f"Ollama has new weights for the embedding model {model_name}, and the vectors made "
         f"with the old ones don't match them: Hippo is embedding your {queued} memories "

@@ -172,7 +172,8 @@ class Asker:
         started = time.perf_counter()
         try:
             self.use.embed_calls += 1
-            return self.llm.embed(model, list(texts))
+            # Compared with stored facts, so embedded as they were.
+            return self.llm.embed(model, list(texts), purpose="document")
         except OllamaError:
             return None
         finally:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.llm.prefixes import prefixed
 from assistant.memory.reading import PARAPHRASES
-from assistant.memory.weights import LISTING_TTL
+from assistant.memory.weights import LISTING_TTL, stamp
 from tests.assistant.helpers import state_fact
 
 PASSPORT = "my passport expires in March"
@@ -35,7 +36,8 @@ def _embeds(fake_ollama):
 
 
 def _probes(fake_ollama, script):
-    asked = [s for pair in PARAPHRASES[script] for s in pair]
+    """The probe's requests for ``script``: the first of each pair, asked as queries."""
+    asked = prefixed("embeddinggemma", [first for first, _ in PARAPHRASES[script]], "query")
     return [r for r in _embeds(fake_ollama) if r.body["input"] == asked]
 
 
@@ -47,7 +49,7 @@ def test_new_weights_reembed_everything_and_recall_uses_the_new_vectors(engine, 
     _later(clock)
     assert engine.embed_pending() == items  # every message, fact and event again
     assert engine.pending_embeddings() == 0
-    assert engine.vectors.model(engine.vector_key).digest == digest
+    assert engine.vectors.model(engine.vector_key).digest == stamp(digest, engine.vector_key)
     found = engine.recall(PASSPORT, kinds=("message",))[0]
     # Old vectors against the new weights' query would be unrelated (about 0).
     assert found.item_id == message.id and found.vector == pytest.approx(1.0, abs=1e-5)
@@ -88,7 +90,8 @@ def test_unchanged_weights_requeue_nothing(engine, fake_ollama, clock):
     listed = [r for r in fake_ollama.requests if r.path == "/api/tags"]
     assert len(listed) == 2  # looked, at most once per listing's lifetime
     model = engine.vectors.model(engine.vector_key)
-    assert model.digest == _digest(fake_ollama, "embeddinggemma:latest")
+    listed = _digest(fake_ollama, "embeddinggemma:latest")
+    assert model.digest == f"{listed}+title: none | text: "  # weights and document prefix
     assert engine.take_notices() == []
 
 
@@ -101,7 +104,27 @@ def _digest(fake_ollama, name):
     return entry["digest"]
 
 
-def test_vectors_from_before_digests_were_kept_adopt_the_first_one_seen(engine, fake_ollama, clock):
+@pytest.fixture
+def minilm_engine(config, clock):
+    """An engine whose embedding model (all-minilm) was trained without prefixes."""
+    from assistant.engine import Hippo
+    from assistant.llm.gateway import OllamaGateway
+
+    hippo = Hippo(
+        config.db_path,
+        OllamaGateway(config.ollama_host),
+        chat_model=config.chat_model,
+        embedding_model="all-minilm",
+        clock=clock,
+    )
+    yield hippo
+    hippo.close()
+
+
+def test_vectors_from_before_digests_were_kept_adopt_the_first_one_seen(
+    minilm_engine, fake_ollama, clock
+):
+    engine = minilm_engine
     _remember(engine)
     # What m010 leaves a model's record made by an older Hippo: no digest.
     engine.db.conn.execute("UPDATE embedding_models SET digest = NULL")
@@ -111,7 +134,38 @@ def test_vectors_from_before_digests_were_kept_adopt_the_first_one_seen(engine, 
     assert engine.embed_pending() == 0
     assert len(_embeds(fake_ollama)) == before
     model = engine.vectors.model(engine.vector_key)
-    assert model.digest == _digest(fake_ollama, "embeddinggemma:latest")
+    assert model.digest == _digest(fake_ollama, "all-minilm:latest")
+
+
+def test_vectors_made_before_a_model_was_given_its_prefix_are_made_again(
+    engine, fake_ollama, clock
+):
+    _, items = _remember(engine)
+    # A record from before digests (so before prefixes): its texts were embedded bare.
+    engine.db.conn.execute("UPDATE embedding_models SET digest = NULL")
+    _later(clock)
+    assert engine.embed_pending() == items
+    (notice,) = engine.take_notices()
+    assert "instructions it was trained with" in notice and f"{items} memories" in notice
+    stored = [r.body["input"] for r in _embeds(fake_ollama)][-1]
+    assert all(text.startswith("title: none | text: ") for text in stored)
+    listed = _digest(fake_ollama, "embeddinggemma:latest")
+    assert engine.vectors.model(engine.vector_key).digest == f"{listed}+title: none | text: "
+    _later(clock)
+    assert engine.embed_pending() == 0  # made as the model now embeds: kept
+
+
+def test_vectors_made_before_the_weights_were_listed_keep_their_prefix_and_adopt_the_digest(
+    engine, fake_ollama, clock
+):
+    _remember(engine)
+    # Embedded while Ollama's listing was not known: the prefix is, the weights are not.
+    engine.db.conn.execute("UPDATE embedding_models SET digest = '+title: none | text: '")
+    _later(clock)
+    assert engine.embed_pending() == 0
+    listed = _digest(fake_ollama, "embeddinggemma:latest")
+    assert engine.vectors.model(engine.vector_key).digest == f"{listed}+title: none | text: "
+    assert engine.take_notices() == []
 
 
 def test_pulling_new_weights_reembeds_at_the_next_background_pass(engine, fake_ollama):

@@ -6,8 +6,9 @@ from datetime import timedelta
 
 import pytest
 
+from assistant.llm.prefixes import prefixed
 from assistant.memory.embedding import retry_delay
-from assistant.memory.reading import PARAPHRASES
+from assistant.memory.reading import PARAPHRASES, Reading
 
 
 def _say(engine, session, *texts):
@@ -120,7 +121,7 @@ def test_search_fuses_the_similarities_of_a_model_that_reads_the_script(
     _say(engine, engine.new_session(), "我的护照三月到期")
     _say(engine, engine.new_session(), "海边散步")
     engine.embed_pending()
-    monkeypatch.setattr(engine._reading, "trust", lambda model, text: 1.0)
+    monkeypatch.setattr(engine._reading, "reading", lambda model, text: Reading(1.0))
     hits = engine.search_messages("护照什么时候到期")
     assert [h.message.content for h in hits] == ["我的护照三月到期", "海边散步"]
     assert hits[0].score > hits[0].keyword * 0.6
@@ -184,10 +185,9 @@ def test_recall_weighs_vectors_as_far_as_the_model_reads_the_querys_script(engin
     for question in ("护照怎么续签？", "护照什么时候到期？"):
         found = engine.recall(question, kinds=("message",))
         assert found and all(m.relevance == pytest.approx(m.keyword) for m in found)
+    asked = prefixed(engine.embedding_model, [first for first, _ in PARAPHRASES["han"]], "query")
     probes = [
-        r
-        for r in fake_ollama.requests
-        if r.path == "/api/embed" and r.body["input"] == [s for p in PARAPHRASES["han"] for s in p]
+        r for r in fake_ollama.requests if r.path == "/api/embed" and r.body["input"] == asked
     ]
     assert len(probes) == 1  # asked once for the script, not once per query
 

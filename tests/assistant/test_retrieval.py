@@ -55,7 +55,7 @@ class Archive:
         items = [pending[i] for i in vectors]
         self.vectors.store(self.model, items, [_unit(v) for v in vectors.values()])
 
-    def recall(self, text, vector=None, trust=1.0, **weights):
+    def recall(self, text, vector=None, trust=1.0, gap=None, **weights):
         self.retriever.weights = replace(RetrievalWeights(), **weights)
         query = Query(
             text,
@@ -65,6 +65,7 @@ class Archive:
             kinds=("message",),
             vector=vector,
             vector_trust=trust,
+            vector_gap=gap,
         )
         return self.retriever.retrieve(query)
 
@@ -127,6 +128,42 @@ def test_similarity_counts_only_above_the_querys_background():
     assert relevance(0.0, 0.6, weights) == pytest.approx(0.5)
     assert relevance(0.0, 0.6, weights, background=0.5) == pytest.approx(0.2)
     assert relevance(0.0, 0.45, weights, background=0.5) == 0.0
+
+
+def test_a_lead_as_large_as_the_models_paraphrase_gap_counts_in_full():
+    weights = RetrievalWeights(keyword=0.0, vector=1.0, vector_floor=0.2)
+    # An e5-like model: every similarity between 0.8 and 0.95, paraphrases 0.04 ahead.
+    assert relevance(0.0, 0.91, weights, background=0.87, gap=0.04) == pytest.approx(1.0)
+    assert relevance(0.0, 0.89, weights, background=0.87, gap=0.04) == pytest.approx(0.5)
+    # Measured against the room up to 1 instead, the same lead earned under a third.
+    assert relevance(0.0, 0.91, weights, background=0.87) == pytest.approx(0.04 / 0.13)
+
+
+def test_a_compressed_model_s_meaning_match_outranks_a_hit_on_a_name_alone(archive):
+    fill = [("Tom", f"filler remark number {i}") for i in range(4)]
+    noise, *fillers = archive.session([("Tom", "Anna loved her days at the pottery"), *fill])
+    meant, *more = archive.session(
+        [("Tom", "She started at the Berlin clinic last week"), *fill],
+        at=START + timedelta(days=1),
+    )
+    fillers += more
+
+    def at(cosine, axis):
+        rest = [0.0] * DIM
+        rest[axis] = (1 - cosine**2) ** 0.5
+        return [cosine, *rest[1:]]
+
+    # What e5 gives: the crowd at 0.87, the name-only hit a little above, the meaning
+    # match 0.04 above it (as far as its paraphrases stand above unrelated text).
+    archive.embed(
+        {noise: at(0.88, 1), meant: at(0.91, 2)}
+        | {f: at(0.87, 1 + i % 3) for i, f in enumerate(fillers)}
+    )
+    query = "Where does Anna work these days?"
+    found = archive.recall(query, vector=[1.0, 0, 0, 0], gap=0.04)
+    assert found[0].item_id == meant
+    without_gap = archive.recall(query, vector=[1.0, 0, 0, 0])
+    assert without_gap[0].item_id == noise
 
 
 def test_untrusted_similarity_gives_its_weight_to_the_keyword_score():

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from assistant.llm.prefixes import unprefixed
 from tests.fake_ollama.base import ANSWERED_AT_ONCE, OllamaServer
 from tests.fake_ollama.fooled import FooledModel
 from tests.fake_ollama.vectors import embedding, normalised, tokens
@@ -391,6 +392,8 @@ class FakeOllama(OllamaServer):
         dim = int(body.get("dimensions") or full)
         if not 0 < dim <= full:
             return error(400, f"dimensions must be between 1 and {full}")
+        # A model reads the prefix it was trained with as an instruction, not as words.
+        texts = [unprefixed(name, t) for t in texts]
         vectors = [normalised(embedding(t, full, model.revision)[:dim]) for t in texts]
         return Response(
             body={
