@@ -6,7 +6,6 @@ import io
 import time
 from pathlib import Path
 
-import apsw
 import pytest
 
 from assistant.cli import main
@@ -18,7 +17,7 @@ from tests.admin.helpers import START, chat
 
 def damage_an_index(db_path: Path) -> None:
     """Overwrite the b-tree header of an index page, as a torn write or bad sector would."""
-    conn = apsw.Connection(str(db_path))
+    conn = connect(db_path, migrate=False)  # with the file's key: the file is encrypted
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
     (root,) = conn.execute(

@@ -30,7 +30,9 @@ Keys = dict[str, set[tuple]]
 
 def stored_rows(path: Path) -> Keys:
     """Every row's key in the tables that hold memories, read from the file as it is on disk."""
-    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    from data_schema.connect import connect  # with the file's key (the tests' HIPPO_DB_KEY)
+
+    conn = connect(path, migrate=False)
     try:
         return {table: _keys(conn, table) for table in STORED_TABLES}
     finally:

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import apsw
 import keyring
 import pytest
 from hypothesis import HealthCheck, Phase, assume, event, given, settings
@@ -30,6 +29,7 @@ from hypothesis import strategies as st
 from keyring.backends import fail
 
 from assistant.cli import build_parser, main
+from data_schema.connect import connect
 from tests.cli.stored import lost, stored_rows
 
 Draw = Callable[[st.SearchStrategy], object]
@@ -303,7 +303,7 @@ def _check(pristine: Pristine, argv: list[str], stdin: bytes) -> None:
         gone = lost(before, stored_rows(data_dir / "hippo.db"))
         deleting = code == 0 and _DELETING & set(argv)
         assert not gone or deleting, (gone, err)
-        conn = apsw.Connection(str(data_dir / "hippo.db"), flags=apsw.SQLITE_OPEN_READONLY)
+        conn = connect(data_dir / "hippo.db", migrate=False)  # with the file's key
         try:
             assert conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
         finally:
