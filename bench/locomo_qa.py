@@ -88,6 +88,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-format JSON")
     parser.add_argument("--max-answer", type=int, default=64, help="answer cap, in tokens")
     parser.add_argument("--real", action="store_true", help="start the real small models here")
+    parser.add_argument(
+        "--timeout", type=float, default=900.0,
+        help="seconds to wait for an answer (a tiny model on a busy CPU is slow)",
+    )  # fmt: skip
     return parser
 
 
@@ -107,7 +111,7 @@ class Answerer:
     def __init__(self, conv: Conversation, args: argparse.Namespace, folder: Path) -> None:
         self.conv = conv
         self.args = args
-        self.llm = OllamaGateway(args.host)
+        self.llm = OllamaGateway(args.host, load_timeout=args.timeout, stall_timeout=args.timeout)
         last = conv.turns[-1].at
         self.engine = Hippo(
             folder / f"{conv.name}.db",

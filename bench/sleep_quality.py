@@ -53,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--conversations", type=int, default=0, help="first N (0: all)")
     parser.add_argument("--sessions", type=int, default=0, help="first N of each (0: all)")
     parser.add_argument("--real", action="store_true", help="start the real small models here")
+    parser.add_argument(
+        "--timeout", type=float, default=900.0,
+        help="seconds to wait for an answer (a tiny model on a busy CPU is slow)",
+    )  # fmt: skip
     return parser
 
 
@@ -61,7 +65,7 @@ def _consolidate(conv: Conversation, args: argparse.Namespace, folder: Path) -> 
     clock = ManualClock(sessions[-1].turns[-1].at + timedelta(days=1))
     engine = Hippo(
         folder / f"{conv.name}.db",
-        OllamaGateway(args.host),
+        OllamaGateway(args.host, load_timeout=args.timeout, stall_timeout=args.timeout),
         chat_model=args.model,
         embedding_model=args.embedding,
         clock=clock,

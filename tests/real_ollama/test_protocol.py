@@ -10,6 +10,7 @@ import pytest
 from assistant.llm.events import Done, TextDelta
 from assistant.llm.gateway import OllamaGateway
 from assistant.sleep.schemas import schema_errors
+from tests.real_ollama.models import PATIENT
 from tests.real_ollama.server import CHAT_MODEL, EMBEDDING_MODEL
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(600)]
@@ -18,7 +19,7 @@ USER = [{"role": "user", "content": "Say hello to Anna in one short sentence."}]
 
 
 def test_it_lists_and_shows_both_models_with_their_true_capabilities(real_ollama):
-    gateway = OllamaGateway(real_ollama.host)
+    gateway = OllamaGateway(real_ollama.host, **PATIENT)
     assert gateway.probe()
     models = {m.name: m for m in gateway.list_models()}
     chat, embed = models[CHAT_MODEL], models[EMBEDDING_MODEL]
@@ -27,7 +28,7 @@ def test_it_lists_and_shows_both_models_with_their_true_capabilities(real_ollama
 
 
 def test_a_reply_streams_in_many_parts(real_ollama):
-    events = list(OllamaGateway(real_ollama.host).chat(CHAT_MODEL, USER))
+    events = list(OllamaGateway(real_ollama.host, **PATIENT).chat(CHAT_MODEL, USER))
     text = [e.text for e in events if isinstance(e, TextDelta)]
     assert len(text) > 1 and "".join(text).strip()
     assert isinstance(events[-1], Done) and events[-1].completion_tokens > 0
@@ -43,7 +44,7 @@ def test_a_json_schema_in_format_is_followed(real_ollama):
         },
         "required": ["name", "mood", "ids"],
     }
-    result = OllamaGateway(real_ollama.host).chat_once(CHAT_MODEL, USER, format=schema)
+    result = OllamaGateway(real_ollama.host, **PATIENT).chat_once(CHAT_MODEL, USER, format=schema)
     assert schema_errors(json.loads(result.content), schema) == []
 
 
@@ -51,11 +52,11 @@ def test_thinking_is_refused_as_ollama_refuses_it_for_this_model(real_ollama):
     from assistant.errors import OllamaError
 
     with pytest.raises(OllamaError):
-        OllamaGateway(real_ollama.host).chat_once(CHAT_MODEL, USER, think=True)
+        OllamaGateway(real_ollama.host, **PATIENT).chat_once(CHAT_MODEL, USER, think=True)
 
 
 def test_embeddings_read_meaning_across_languages(real_ollama):
-    gateway = OllamaGateway(real_ollama.host)
+    gateway = OllamaGateway(real_ollama.host, **PATIENT)
     cat, chinese_cat, market = gateway.embed(
         EMBEDDING_MODEL, ["I love my cat.", "我爱我的猫。", "The stock market fell sharply."]
     )
@@ -65,7 +66,7 @@ def test_embeddings_read_meaning_across_languages(real_ollama):
 
 
 def test_ps_lists_the_models_that_were_used(real_ollama):
-    gateway = OllamaGateway(real_ollama.host)
+    gateway = OllamaGateway(real_ollama.host, **PATIENT)
     gateway.embed(EMBEDDING_MODEL, ["hello"])
     listed = gateway._client().ps()
     assert EMBEDDING_MODEL in {m.model for m in listed.models}
@@ -79,7 +80,7 @@ def test_an_emulated_thinking_model_thinks_before_it_answers():
     if missing():
         pytest.skip(missing())
     with RealOllama(max_tokens=96, thinking=True) as server:
-        gateway = OllamaGateway(server.host)
+        gateway = OllamaGateway(server.host, **PATIENT)
         assert "thinking" in gateway.show(CHAT_MODEL).capabilities
         events = list(gateway.chat(CHAT_MODEL, USER, think=True))
     thought = "".join(e.text for e in events if isinstance(e, ThinkingDelta))

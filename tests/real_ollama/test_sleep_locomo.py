@@ -20,6 +20,7 @@ from assistant.sleep import SleepSettings, last_report
 from assistant.sleep.evidence import fingerprint, normal_statement, supports
 from assistant.sleep.trust import is_strong
 from bench.locomo_data import DEFAULT_DATA, load, write_sessions
+from tests.real_ollama.models import PATIENT
 from tests.real_ollama.server import CHAT_MODEL, EMBEDDING_MODEL
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(1800)]
@@ -32,7 +33,14 @@ def locomo_home(real_ollama, monkeypatch):
     if not DEFAULT_DATA.is_file():
         pytest.skip(f"LoCoMo dev data not found at {DEFAULT_DATA}")
     monkeypatch.setenv("OLLAMA_HOST", real_ollama.host)
-    save_config(replace(load_config(), chat_model=CHAT_MODEL, embedding_model=EMBEDDING_MODEL))
+    save_config(
+        replace(
+            load_config(),
+            chat_model=CHAT_MODEL,
+            embedding_model=EMBEDDING_MODEL,
+            ollama_timeouts=PATIENT,
+        )
+    )
     engine = open_engine(load_config())
     try:
         write_sessions(engine, load(DEFAULT_DATA)[0].sessions[:SESSIONS])
