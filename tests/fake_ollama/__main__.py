@@ -7,7 +7,8 @@ OLLAMA_HOST=127.0.0.1:11434 hippo
 from __future__ import annotations
 
 import argparse
-import time
+import signal
+import threading
 
 from tests.fake_ollama.server import FakeOllama
 
@@ -62,6 +63,9 @@ def _offer_pulls(server: FakeOllama, installed: list[str]) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Serve until Ctrl-C."""
     args = _parser().parse_args(argv)
+    # A shell starts background jobs with SIGINT ignored, and Python keeps it ignored:
+    # this server is stopped by Ctrl-C (or SIGINT from a test), however it was started.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     server = FakeOllama(
         port=args.port,
         default_models=args.models is None,
@@ -73,11 +77,7 @@ def main(argv: list[str] | None = None) -> None:
         _offer_pulls(server, args.models)
     print(f"Fake Ollama listening on {server.start()} (Ctrl-C to stop)", flush=True)
     try:
-        # Woken each second rather than blocked for good: Python runs a signal's handler
-        # in the main thread only, and a lock wait that the kernel does not interrupt
-        # (the signal landing on a server thread) would leave Ctrl-C unanswered.
-        while True:
-            time.sleep(1)
+        threading.Event().wait()
     except KeyboardInterrupt:
         pass
     finally:
