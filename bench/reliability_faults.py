@@ -56,7 +56,8 @@ def _judge(fault: str, run: Run, cap: float, *, reply_ok: bool = False) -> Fault
     if run.clear_failure:
         return FaultOutcome(fault, first[:110], run.seconds, True)
     if run.rc == 0 and reply_ok:
-        return FaultOutcome(fault, "handled: the reply came, rc 0", run.seconds, True)
+        said = f"; said {first[:90]}" if first else ""
+        return FaultOutcome(fault, f"handled: the reply came, rc 0{said}", run.seconds, True)
     said = first or run.err.strip()[:80] or "(nothing on stderr)"
     return FaultOutcome(fault, f"rc {run.rc}: {said[:100]}", run.seconds, False)
 
@@ -142,8 +143,9 @@ FAULTS: list[tuple[str, Callable[[Lab, float], Run], bool]] = [
     ("closed mid-stream", _scripted(Reply(content=_LONG, fail="drop")), False),
     ("stalls mid-stream", _scripted(Reply(content=_LONG, chunk_size=8, hold_after=3)), False),
     ("never answers", _silent, False),
-    ("embedding dimension changes", _wrong_dimension, False),
     ("bad tool arguments", _bad_tool_arguments, True),
+    # Last: the model is given back its dimension after, which the next ask would notice.
+    ("embedding dimension changes", _wrong_dimension, True),
 ]
 
 
@@ -163,9 +165,13 @@ def run_faults(cap: float, *, keep: bool = False) -> tuple[list[FaultOutcome], s
             if fault == "junk JSON" and "junk" not in FAILURE_KINDS:
                 outcomes.append(FaultOutcome(fault, "not available in the fake", None, False))
                 continue
+            before = len(lab.ollama.requests)
             run = provoke(lab, cap)
             lab.ollama.release()  # let a held stream go, whatever became of its client
-            outcomes.append(_judge(fault, run, cap, reply_ok=reply_ok))
+            outcome = _judge(fault, run, cap, reply_ok=reply_ok)
+            # How many calls the command made: each one waits for Ollama on its own.
+            outcome.outcome = f"[{len(lab.ollama.requests) - before} requests] {outcome.outcome}"
+            outcomes.append(outcome)
         return outcomes, note
     finally:
         lab.close()

@@ -246,8 +246,11 @@ class _Trials:
         finally:
             engine.close()
         self.report.lost["sleep"] += len(unsummarised)
+        said = next((line for line in run.err.splitlines() if line.startswith("hippo: ")), "")
+        if run.rc != 0 and not said:
+            said = " / ".join((run.err.strip() or run.out.strip()).splitlines()[-3:])
         self.report.after = (
-            f"a clean `hippo sleep --now` exited {run.rc};"
+            f"a clean `hippo sleep --now` exited {run.rc}{f' ({said[:150]})' if said else ''};"
             f" conversations left unconsolidated: {len(unsummarised)}"
             f" of {len(self.ledger.sessions_for_sleep)}"
         )

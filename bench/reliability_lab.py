@@ -28,6 +28,7 @@ from tests.fake_ollama import FakeOllama, Reply  # noqa: E402
 __all__ = ["BenchOllama", "Lab", "Run", "look", "mentions"]
 
 _ID_LINE = re.compile(r"\[id (\d+)\] \S+ \S+ \S+ (user|assistant): (.*)")
+_CANDIDATE = re.compile(r"^Candidate (\d+): ", re.MULTILINE)
 # Tables whose rows are indexed in a contentless FTS5 table named <table>_fts, with the
 # embedding-queue kind each is queued under.
 _INDEXED = {
@@ -43,8 +44,9 @@ class BenchOllama(FakeOllama):
     """The fake Ollama, answering unscripted requests as a cooperative model would.
 
     Chat replies stream for a moment (so that a kill can land mid-reply); sleep's
-    structured requests get one episode per transcript and one fact per user message,
-    each citing real message ids, so that sleep writes episodes, facts and evidence.
+    structured requests get one episode per transcript, one fact per user message (each
+    citing real message ids) and "add" for each candidate, so that sleep writes episodes,
+    facts and evidence.
     Scripted replies (`script`) still come first.
     """
 
@@ -66,6 +68,12 @@ def _cooperative(body: dict[str, Any]) -> Reply:
             return Reply(content=json.dumps({"episodes": [_episode(lines)]}))
         if "facts" in wanted and lines:
             return Reply(content=json.dumps({"facts": _facts(lines)}))
+        if "decisions" in wanted:  # every candidate is new: add it
+            added = [
+                {"candidate": int(n), "action": "add", "fact_id": 0}
+                for n in _CANDIDATE.findall(text)
+            ]
+            return Reply(content=json.dumps({"decisions": added}))
         return Reply()  # a minimal instance of the schema
     users = [m.get("content", "") for m in body.get("messages") or [] if m.get("role") == "user"]
     said = users[-1] if users else ""
@@ -219,9 +227,18 @@ class Look:
 
 
 def _connect(path: Path) -> Any:
+    """Open a Lab's data file as its commands do: with the key beside its config.toml.
+
+    A Lab keeps data/ and config/ side by side; a checkout without encryption at rest
+    (no ``assistant.datakey``) opens the file without a key.
+    """
     from data_schema.connect import connect
 
-    return connect(path, migrate=False)
+    try:
+        from assistant.datakey import KeyStore
+    except ImportError:
+        return connect(path, migrate=False)
+    return connect(path, migrate=False, keys=KeyStore(path.parent.parent / "config"))
 
 
 def look(path: Path) -> Look:
