@@ -207,6 +207,13 @@ class QuietPipe:
         return getattr(self._stream, name)
 
 
+def confirmed(question: str, out: TextIO) -> bool:
+    """Ask ``question`` (ending "[y/N] ") and whether the answer on stdin was yes."""
+    print(question, end="", file=out)
+    out.flush()
+    return sys.stdin.readline().strip().casefold() in ("y", "yes")
+
+
 def silence(stream: TextIO) -> None:
     """Point ``stream``'s file descriptor at /dev/null (its reader has left)."""
     try:

@@ -257,14 +257,11 @@ def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
 
     backup = find_backup(config.db_path, args.backup)
     if not args.yes:
-        print(
+        question = (
             f"Replace the data file {config.db_path} with {backup}? Close Hippo first; the "
-            "current file is kept aside. [y/N] ",
-            end="",
-            file=out,
+            "current file is kept aside. [y/N] "
         )
-        out.flush()
-        if sys.stdin.readline().strip().casefold() not in ("y", "yes"):
+        if not cli_args.confirmed(question, out):
             print("Nothing was restored.", file=out)
             return 1
     receipt = restore_backup(config.db_path, backup, datetime.now())

@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from assistant import cli_args
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import ask_passphrase, dump_json, parse_time
 from assistant.errors import HippoError
@@ -267,10 +268,7 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         return 0
     if not args.yes:
         print("\n".join(text.preview_lines(preview)), file=out)
-        print("Forget all of this for good? This can't be undone. [y/N] ", end="", file=out)
-        out.flush()
-        answer = sys.stdin.readline().strip().casefold()
-        if answer not in ("y", "yes"):
+        if not cli_args.confirmed("Forget all of this for good? This can't be undone. [y/N] ", out):
             print("Nothing was forgotten.", file=out)
             return 1
     receipt = admin.forget(args.text, backups=args.backups, all_profiles=args.all_profiles)

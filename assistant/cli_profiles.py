@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 from typing import TYPE_CHECKING, TextIO
 
+from assistant import cli_args
 from assistant.config import Config
 from assistant.errors import HippoError
 
@@ -124,14 +124,11 @@ def _list(store: ProfileStore, args: argparse.Namespace, out: TextIO) -> int:
 def _delete(store: ProfileStore, db: Database, args: argparse.Namespace, out: TextIO) -> int:
     store.require(args.name)
     if not args.yes:
-        print(
+        question = (
             f"Delete profile {args.name!r} and every memory in it, for good? Make a backup "
-            "first with `hippo memory backup` if unsure. [y/N] ",
-            end="",
-            file=out,
+            "first with `hippo memory backup` if unsure. [y/N] "
         )
-        out.flush()
-        if sys.stdin.readline().strip().casefold() not in ("y", "yes"):
+        if not cli_args.confirmed(question, out):
             print("Nothing was deleted.", file=out)
             return 1
     counts = store.delete(args.name)
