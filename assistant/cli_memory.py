@@ -37,7 +37,7 @@ __all__ = ["COMMANDS", "add_parsers"]
 # a 157 MB export took about 950 MB. Above this size, it asks to be told there is room.
 IMPORT_MAX_MB = 200
 _MEMORY_FACTOR = 6
-# As assistant.admin.fact_queries.FACT_ORDERS (not imported here: the parser loads fast).
+# As assistant.memory.facts.listing.FACT_ORDERS (not imported here: the parser loads fast).
 FACT_ORDERS = ("importance", "recent", "confidence", "accessed", "relevance")
 _RM_KINDS = ("fact", "session", "episode", "event", "document")
 
@@ -292,7 +292,7 @@ def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
         text = _export_text(path, blob)
     data = load_export(text)
     with _admin(config) as admin:
-        report = admin.import_(data, args.into)
+        report = admin.export.import_(data, args.into)
     counts = ", ".join(f"{n} {what}" for what, n in report.counts.items() if n)
     print(f"Imported into profile {report.profile.name!r}: {counts or 'nothing'}.", file=out)
     for warning in report.warnings:

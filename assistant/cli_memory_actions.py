@@ -30,7 +30,7 @@ _PAST = {"approve": "Approved", "reject": "Rejected"}
 def _facts(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     query = getattr(args, "query", None)
     filters = {"status": args.status, "scope": args.scope, "source_kind": args.source}
-    found = admin.facts(
+    found = admin.facts.list(
         **filters,
         query=query,
         semantic=getattr(args, "semantic", False),
@@ -42,7 +42,7 @@ def _facts(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         for fact in found:
             dump_json(dataclasses.asdict(fact), out)
         return 0
-    total = admin.count_facts(**filters, query=query, semantic=getattr(args, "semantic", False))
+    total = admin.facts.count(**filters, query=query, semantic=getattr(args, "semantic", False))
     for fact in found:
         print(text.fact_line(fact), file=out)
     pages = max(1, -(-total // max(args.limit, 1)))
@@ -57,7 +57,7 @@ def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
     statement = read_message(args.text, sys.stdin) if args.text == "-" else args.text
     scope = args.fact_scope if args.fact_scope is not None else args.scope
-    fact = admin.state_fact(statement, scope=scope, source="hippo memory add")
+    fact = admin.facts.state(statement, scope=scope, source="hippo memory add")
     if fact.status == "active":
         print(f"Remembered: {text.fact_line(fact)}", file=out)
     else:  # instruction-like words wait for the user's own look
@@ -70,12 +70,12 @@ def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _show(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    print("\n".join(text.detail_lines(admin.fact_detail(args.id))), file=out)
+    print("\n".join(text.detail_lines(admin.facts.detail(args.id))), file=out)
     return 0
 
 
 def _edit(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    fact = admin.edit_fact(
+    fact = admin.facts.edit(
         args.id, statement=args.statement, scope=args.scope, importance=args.importance
     )
     print(f"Edited: {text.fact_line(fact)}", file=out)
@@ -85,10 +85,10 @@ def _edit(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 def _fact_verb(verb: str) -> Action:
     def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         call = {
-            "pin": lambda i: admin.pin(i, True),
-            "unpin": lambda i: admin.pin(i, False),
-            "wrong": admin.mark_wrong,
-            "outdated": admin.mark_outdated,
+            "pin": lambda i: admin.facts.pin(i, True),
+            "unpin": lambda i: admin.facts.pin(i, False),
+            "wrong": admin.facts.mark_wrong,
+            "outdated": admin.facts.mark_outdated,
         }[verb]
         print(f"{verb.capitalize()}: {text.fact_line(call(args.id))}", file=out)
         return 0
@@ -98,15 +98,15 @@ def _fact_verb(verb: str) -> Action:
 
 def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
-        for item in admin.review_queue(args.kind):
+        for item in admin.review.queue(args.kind):
             dump_json(dataclasses.asdict(item), out)
         if args.kind in (None, "core"):
-            for proposal in admin.core_queue():
+            for proposal in admin.review.core_queue():
                 dump_json({"kind": "core", **dataclasses.asdict(proposal)}, out)
         return 0
-    lines = text.review_lines(admin.review_queue(args.kind))
+    lines = text.review_lines(admin.review.queue(args.kind))
     if args.kind in (None, "core"):
-        lines += text.core_review_lines(admin.core_queue())
+        lines += text.core_review_lines(admin.review.core_queue())
     print("\n".join(lines) if lines else "Nothing awaits review.", file=out)
     return 0
 
@@ -117,23 +117,27 @@ def _decide(verb: str) -> Action:
             raise HippoError(f"Say which proposal to {verb}: an id, or --all [KIND].")
         if args.all is not None:
             kind = None if args.all == "*" else args.all
-            done = admin.approve_all(kind) if verb == "approve" else admin.reject_all(kind)
+            done = (
+                admin.review.approve_all(kind)
+                if verb == "approve"
+                else admin.review.reject_all(kind)
+            )
             print(f"{_PAST[verb]} {len(done)} proposal(s).", file=out)
             return 0
         kind, number = args.id  # checked by cli_args.proposal
         if kind == "core":
             if verb == "approve":
-                block = admin.approve_core(number)
+                block = admin.review.approve_core(number)
                 print(f"Approved: core#{number}; the {block.label} block now reads:", file=out)
                 print(text.indent(block.value), file=out)
             else:
-                proposal = admin.reject_core(number)
+                proposal = admin.review.reject_core(number)
                 print(f"Rejected: core#{number} ({proposal.description})", file=out)
             return 0
         if verb == "approve":
-            fact = admin.approve(number, statement=args.statement)
+            fact = admin.review.approve(number, statement=args.statement)
         else:
-            fact = admin.reject(number)
+            fact = admin.review.reject(number)
         print(f"{_PAST[verb]}: {text.fact_line(fact)}", file=out)
         return 0
 
@@ -141,7 +145,7 @@ def _decide(verb: str) -> Action:
 
 
 def _history(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    changes = admin.history(limit=args.limit, kind=args.kind)
+    changes = admin.history.changes(limit=args.limit, kind=args.kind)
     if args.json:
         for change in changes:
             dump_json(dataclasses.asdict(change), out)
@@ -153,15 +157,15 @@ def _history(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 def _undo(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     kind, number = args.change  # checked by cli_args.change
     if kind == "core":
-        block = admin.undo(number, kind="core")
+        block = admin.history.undo(number, kind="core")
         print(f"Undone. The {block.label} block now reads: {text.short(block.value)}", file=out)
     else:
-        print(f"Undone. Now: {text.fact_line(admin.undo(number))}", file=out)  # type: ignore[arg-type]
+        print(f"Undone. Now: {text.fact_line(admin.history.undo(number))}", file=out)  # type: ignore[arg-type]
     return 0
 
 
 def _believed(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    facts = admin.believed(args.query, _as_of(args.as_of))
+    facts = admin.history.believed(args.query, _as_of(args.as_of))
     if args.json:
         for fact in facts:
             dump_json(dataclasses.asdict(fact), out)
@@ -199,31 +203,31 @@ def _listing(kind: str) -> Action:
 
 def _rows(admin: MemoryAdmin, kind: str, limit: int) -> list[str]:
     if kind == "sessions":
-        return [text.session_line(s) for s in admin.sessions(limit)]
+        return [text.session_line(s) for s in admin.browse.sessions(limit)]
     if kind == "episodes":
-        return [text.episode_line(e) for e in admin.episodes(limit)]
+        return [text.episode_line(e) for e in admin.browse.episodes(limit)]
     if kind == "events":
-        return [text.event_line(e) for e in admin.events(limit)]
-    return [text.document_line(d) for d in admin.documents()[:limit]]
+        return [text.event_line(e) for e in admin.browse.events(limit)]
+    return [text.document_line(d) for d in admin.browse.documents()[:limit]]
 
 
 def _items(admin: MemoryAdmin, kind: str, limit: int) -> list[Any]:
     if kind == "sessions":
-        return list(admin.sessions(limit))
+        return list(admin.browse.sessions(limit))
     if kind == "episodes":
-        return list(admin.episodes(limit))
+        return list(admin.browse.episodes(limit))
     if kind == "events":
-        return list(admin.events(limit))
-    return list(admin.documents()[:limit])
+        return list(admin.browse.events(limit))
+    return list(admin.browse.documents()[:limit])
 
 
 def _remove(admin: MemoryAdmin, kind: str, item_id: int, out: TextIO) -> int:
     delete = {
-        "fact": admin.delete_fact,
-        "session": admin.delete_session,
-        "episode": admin.delete_episode,
-        "event": admin.delete_event,
-        "document": admin.delete_document,
+        "fact": admin.facts.delete,
+        "session": admin.forget.delete_session,
+        "episode": admin.forget.delete_episode,
+        "event": admin.forget.delete_event,
+        "document": admin.forget.delete_document,
     }[kind]
     print(delete(item_id).text(), file=out)
     return 0
@@ -234,19 +238,19 @@ def _rm(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _core(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    for label, block in admin.engine.core.blocks(admin.profile.id).items():
+    for label, block in admin.browse.core_blocks().items():
         print(f"[{label}] {len(block.value)}/{block.char_limit} chars", file=out)
         print(block.value or "(empty)", file=out)
     return 0
 
 
 def _activity(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    print("\n".join(text.activity_lines(admin.activity(args.days))), file=out)
+    print("\n".join(text.activity_lines(admin.activity.per_day(args.days))), file=out)
     return 0
 
 
 def _stats(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    stats = admin.stats()
+    stats = admin.activity.stats()
     print(f"profile   {stats.profile.name}", file=out)
     for tier, count in stats.counts.items():
         print(f"{tier:<9} {count}", file=out)
@@ -261,7 +265,7 @@ def _stats(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    preview = admin.forget_preview(args.text, all_profiles=args.all_profiles)
+    preview = admin.forget.preview(args.text, all_profiles=args.all_profiles)
     if preview.empty:
         nothing = f"Nothing mentions {preview.text!r} {preview.where}."
         print(nothing, *text.elsewhere_lines(preview), sep="\n", file=out)
@@ -271,7 +275,7 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if not cli_args.confirmed("Forget all of this for good? This can't be undone. [y/N] ", out):
             print("Nothing was forgotten.", file=out)
             return 1
-    receipt = admin.forget(args.text, backups=args.backups, all_profiles=args.all_profiles)
+    receipt = admin.forget.text(args.text, backups=args.backups, all_profiles=args.all_profiles)
     print(receipt.text(), file=out)
     return 0
 
@@ -286,11 +290,11 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     if args.encrypt and not args.output:
         raise HippoError("Say where to write the sealed export: --encrypt needs -o FILE.")
     if args.format == "markdown":
-        body = admin.export_markdown()
+        body = admin.export.markdown()
     else:
         import json
 
-        body = json.dumps(admin.export(), ensure_ascii=False, indent=1) + "\n"
+        body = json.dumps(admin.export.data(), ensure_ascii=False, indent=1) + "\n"
     if not args.output:  # JSON keeps its value exactly; Markdown shows controls escaped
         out.write(json_visible(body) if args.format == "json" else body)
         print(f"hippo: {_PLAIN}", file=sys.stderr)
@@ -350,12 +354,12 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def _backup(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    print(f"Backed up to {admin.backup(args.path, force=args.force)}", file=out)
+    print(f"Backed up to {admin.export.backup(args.path, force=args.force)}", file=out)
     return 0
 
 
 def _path(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    print(admin.path, file=out)
+    print(admin.export.path, file=out)
     return 0
 
 

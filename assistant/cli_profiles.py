@@ -132,7 +132,7 @@ def _delete(store: ProfileStore, db: Database, args: argparse.Namespace, out: Te
             print("Nothing was deleted.", file=out)
             return 1
     counts = store.delete(args.name)
-    from assistant.admin.purge_run import housekeep
+    from assistant.memory.profile_data.purge_run import housekeep
 
     housekeep(db.conn)  # the deleted text leaves the file's bytes too
     held = ", ".join(f"{n} {table}" for table, n in counts.items() if n) or "nothing"

@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from assistant.config import Config
 from assistant.errors import HippoError, OllamaError
+
+if TYPE_CHECKING:
+    import apsw
 
 Embed = Callable[[str, Sequence[str]], Sequence[Sequence[float]]]
 
@@ -39,6 +43,7 @@ def _check_file(config: Config, report: Report) -> None:
     from assistant.datakey import KeyStore
     from assistant.encryption import encryption_status
     from assistant.integrity import damage_message, file_problems
+    from assistant.memory.profile_data.census import file_counts, sqlite_version
     from data_schema.connect import connect, sqlite_vec_version
     from data_schema.migrations import schema_version
 
@@ -62,50 +67,24 @@ def _check_file(config: Config, report: Report) -> None:
         report.facts.append(("file size", _human_size(size)))
         report.facts.append(("schema", schema_version(conn)))
         report.facts.append(("sqlite-vec", sqlite_vec_version(conn)))
-        report.facts.append(("SQLite", conn.execute("SELECT sqlite_version()").fetchone()[0]))
+        report.facts.append(("SQLite", sqlite_version(conn)))
         # First: counting rows of a damaged file fails on the damage, before saying what to do.
         if problems := file_problems(conn):
             report.problems.append(damage_message(path, problems))
             return
-        counts = conn.execute(
-            "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages),"
-            " (SELECT count(*) FROM embedding_queue)"
-        ).fetchone()
-        report.facts.append(("sessions", str(counts[0])))
-        report.facts.append(("messages", f"{counts[1]} ({counts[2]} items waiting for vectors)"))
+        sessions, messages, waiting = file_counts(conn)
+        report.facts.append(("sessions", str(sessions)))
+        report.facts.append(("messages", f"{messages} ({waiting} items waiting for vectors)"))
         _check_consistency(conn, report)
         _check_given_up(conn, report)
     finally:
         conn.close()
 
 
-# Cross-tier consistency: each query counts rows that break a rule the tiers promise.
-_CONSISTENCY = (
-    (
-        "facts without evidence",
-        "SELECT count(*) FROM facts f WHERE NOT EXISTS"
-        " (SELECT 1 FROM fact_evidence e WHERE e.fact_id = f.id)",
-    ),
-    (
-        "evidence citing another profile's or a missing message",
-        "SELECT count(*) FROM fact_evidence e JOIN facts f ON f.id = e.fact_id"
-        " WHERE e.kind = 'message' AND NOT EXISTS (SELECT 1 FROM messages m"
-        "  WHERE m.id = e.ref_id AND m.profile_id = f.profile_id)",
-    ),
-    (
-        "messages in a session of another profile",
-        "SELECT count(*) FROM messages m JOIN sessions s ON s.id = m.session_id"
-        " WHERE s.profile_id != m.profile_id",
-    ),
-)
+def _check_consistency(conn: apsw.Connection, report: Report) -> None:
+    from assistant.memory.profile_data.census import tier_disagreements
 
-
-def _check_consistency(conn, report: Report) -> None:  # type: ignore[no-untyped-def]
-    broken = []
-    for label, sql in _CONSISTENCY:
-        count = conn.execute(sql).fetchone()[0]
-        if count:
-            broken.append(f"{count} {label}")
+    broken = tier_disagreements(conn)
     report.facts.append(("consistency", "ok" if not broken else "; ".join(broken)))
     if broken:
         report.problems.append(
@@ -114,12 +93,11 @@ def _check_consistency(conn, report: Report) -> None:  # type: ignore[no-untyped
         )
 
 
-def _check_given_up(conn, report: Report) -> None:  # type: ignore[no-untyped-def]
+def _check_given_up(conn: apsw.Connection, report: Report) -> None:
     """Sessions sleep gave up on: the model failed on them run after run."""
-    rows = conn.execute(
-        "SELECT step, count(DISTINCT item_id) FROM sleep_marks WHERE state = 'given_up'"
-        " GROUP BY step ORDER BY step"
-    ).fetchall()
+    from assistant.memory.profile_data.census import given_up
+
+    rows = given_up(conn)
     if not rows:
         return
     what = {"summarise": "never summarised", "extract": "never had their facts extracted"}
@@ -179,6 +157,8 @@ def _check_ollama(config: Config, report: Report) -> None:
 def _check_vector_size(config: Config, embed: Embed, model: str, report: Report) -> None:
     """Whether the stored vectors have the size ``model`` makes now (they can't be compared
     otherwise; Hippo re-embeds them when it next embeds)."""
+    from assistant.clock import SystemClock
+    from assistant.memory.vectors import VectorStore
     from data_schema.connect import connect
 
     try:
@@ -186,21 +166,22 @@ def _check_vector_size(config: Config, embed: Embed, model: str, report: Report)
     except HippoError:
         return  # reported with the file's facts
     try:
-        row = conn.execute("SELECT dim FROM embedding_models WHERE name = ?", (model,)).fetchone()
+        stored = VectorStore(lambda: conn, SystemClock()).model(model)
     finally:
         conn.close()
-    if row is None:  # no vector made with it yet
+    if stored is None:  # no vector made with it yet
         return
+    dim = stored.dim
     try:
         (made,) = embed(model, ["How many numbers make a vector?"])
     except OllamaError as exc:
-        report.facts.append(("vector size", f"{row[0]} stored; unknown now ({exc})"))
+        report.facts.append(("vector size", f"{dim} stored; unknown now ({exc})"))
         return
-    report.facts.append(("vector size", f"{row[0]} stored; {len(made)} made now"))
-    if row[0] != len(made):
+    report.facts.append(("vector size", f"{dim} stored; {len(made)} made now"))
+    if dim != len(made):
         report.problems.append(
             f"The embedding model {model} now makes vectors of {len(made)} numbers, but "
-            f"the stored ones have {row[0]}: searching by meaning is off until they are "
+            f"the stored ones have {dim}: searching by meaning is off until they are "
             "made again. Run `hippo embed` to re-embed them now (the app also does it "
             "in the background)."
         )

@@ -679,9 +679,9 @@ class Hippo:
     @functools.cached_property
     def admin(self) -> MemoryAdmin:
         """See, search, correct, review, undo, forget and export memory (``MemoryAdmin``)."""
-        from assistant.admin import MemoryAdmin
+        from assistant.admin.wiring import build_admin
 
-        return MemoryAdmin(self)
+        return build_admin(self)
 
     # -- sleep (consolidation) -------------------------------------------------------
 

@@ -232,11 +232,8 @@ class HippoApp(MemoryCommands):
     @work(thread=True, exclusive=True, group="integrity", exit_on_error=False)
     def _check_file(self) -> None:
         """SQLite's quick check of the data file, after the first frame, off the UI thread."""
-        from assistant.integrity import damage_message, file_problems
-
-        db = self.engine.db
-        if problems := file_problems(db.conn):
-            self.post_message(self.Trouble(damage_message(db.path, problems), _DAMAGED))
+        if damage := self.engine.admin.file_damage():
+            self.post_message(self.Trouble(damage, _DAMAGED))
 
     def _sleep_refused(self, exc: HippoError) -> None:
         """A background sleep refused or failed (called from the scheduler's thread)."""

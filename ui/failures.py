@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING
 from assistant.errors import HippoError
 
 if TYPE_CHECKING:
-    from data_schema.connect import Database
+    from assistant.admin import MemoryAdmin
 
 __all__ = ["explained"]
 
 
-def explained(exc: Exception, db: Database) -> str | None:
+def explained(exc: Exception, admin: MemoryAdmin) -> str | None:
     """``exc`` as a line for the user, or None where it is neither kind (a bug: re-raise).
 
     A ValueError counts as Hippo's own: engine calls raise it for bad input.
     """
     if isinstance(exc, HippoError | ValueError):
         return str(exc)
-    failed = db.storage_error(exc)
+    failed = admin.storage_error(exc)
     return None if failed is None else str(failed)

@@ -69,7 +69,7 @@ class MemoryCommands(App[None]):
     def purge_incognito(self) -> None:
         """Delete incognito chats a crash left behind (they keep nothing past their end)."""
         try:
-            receipt = self.engine.admin.purge_incognito()
+            receipt = self.engine.admin.forget.purge_incognito()
         except HippoError:
             return  # tried again next start
         if receipt is not None:
@@ -126,7 +126,6 @@ class MemoryCommands(App[None]):
 
     async def remember(self, text: str) -> None:
         """Save ``text`` as your message, and a fact you stated that cites it."""
-        from assistant.memory.facts import Evidence
         from assistant.turns import UserSaved
 
         text = text.strip()
@@ -137,21 +136,12 @@ class MemoryCommands(App[None]):
         engine = self.engine
         try:
             session_id = chat.ensure_session()
-            with engine.db.conn:  # the message and its fact, or neither
-                said = engine.messages.add_message(session_id, "user", text)
-                engine.facts.add(
-                    engine.profile.id,
-                    text,
-                    source_kind="user_stated",
-                    actor="user",
-                    evidence=[Evidence("message", said.id)],
-                )
+            said, _ = engine.admin.facts.remember(text, session_id)  # the message and its fact
         except Exception as exc:
-            if (why := explained(exc, engine.db)) is None:
+            if (why := explained(exc, engine.admin)) is None:
                 raise  # a bug
             self.notify(why, title="Not remembered", severity="error", markup=False)
             return
-        self.engine.wake()  # embed the new message and fact
         await chat.query_one(Conversation).apply(UserSaved(said))
         self.notify(f"Remembered: {clip(text, 80)}", title="Memory updated", markup=False)
         chat.status.refresh_pending()
@@ -159,7 +149,7 @@ class MemoryCommands(App[None]):
     def profile_help(self, name: str) -> None:
         """Say how to switch profiles (a profile is chosen when Hippo starts)."""
         current = self.engine.profile.name
-        names = ", ".join(p.name for p in self.engine.messages.profiles()) or current
+        names = ", ".join(p.name for p in self.engine.admin.browse.profiles()) or current
         if not name or name == current:
             text = f"Profile in use: {current}. Profiles: {names}."
         else:

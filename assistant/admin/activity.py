@@ -1,36 +1,80 @@
-"""The episodes timeline, the activity chart's numbers, listings, and how much is remembered."""
+"""The activity chart's numbers, the episodes timeline, and how much is remembered."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from datetime import date, datetime, timedelta, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from assistant.admin.activity_queries import ActivityQueries
-from assistant.admin.export import ExportAdmin
+import apsw
+
 from assistant.admin.models import AdminStats, DayActivity, DayEpisodes
-from assistant.memory.archival import Document
+from assistant.clock import Clock
 from assistant.memory.episodes import Episode
-from assistant.memory.events import Event
-from assistant.memory.models import Session
+from assistant.memory.models import Profile
+from assistant.memory.profile_data.census import profile_counts
+
+if TYPE_CHECKING:
+    from assistant.memory.episodes import EpisodeStore
+    from assistant.memory.facts import FactStore
+    from assistant.memory.store import MessageStore
+    from assistant.memory.vectors import VectorStore
+    from assistant.sleep.runs import RunStore
 
 __all__ = ["ActivityAdmin"]
 
 
-class ActivityAdmin(ExportAdmin):
-    """Per-day activity, the episodes timeline, listings of every tier, and stats."""
+class ActivityAdmin:
+    """Per-day activity, the episodes timeline, and the profile's stats.
+
+    Args:
+        messages: the messages store.
+        facts: the facts store.
+        episodes: the episodes store.
+        vectors: the vectors store (what waits for a vector).
+        runs: sleep's run reports (when it last ran).
+        conn: returns the calling thread's connection (for the profile's counts).
+        data_file: the data file (its size).
+        profile: returns the profile every call works in.
+        clock: the time source ("today").
+    """
+
+    def __init__(
+        self,
+        *,
+        messages: MessageStore,
+        facts: FactStore,
+        episodes: EpisodeStore,
+        vectors: VectorStore,
+        runs: RunStore,
+        conn: Callable[[], apsw.Connection],
+        data_file: Path,
+        profile: Callable[[], Profile],
+        clock: Clock,
+    ) -> None:
+        self._messages = messages
+        self._facts = facts
+        self._episodes = episodes
+        self._vectors = vectors
+        self._runs = runs
+        self._conn = conn
+        self._data_file = Path(data_file)
+        self._profile = profile
+        self._clock = clock
 
     @property
-    def _activity(self) -> ActivityQueries:
-        return ActivityQueries(self._conn)
+    def _pid(self) -> int:
+        return self._profile().id
 
     def _days(self, days: int, tz: tzinfo | None) -> tuple[list[date], datetime]:
-        today = self._engine.clock.now().astimezone(tz).date()
+        today = self._clock.now().astimezone(tz).date()
         first = today - timedelta(days=max(days, 1) - 1)
         start = datetime.combine(first, datetime.min.time(), tzinfo=tz).astimezone()
         return [first + timedelta(days=n) for n in range(max(days, 1))], start
 
-    def activity(self, days: int = 30, *, tz: tzinfo | None = None) -> list[DayActivity]:
+    def per_day(self, days: int = 30, *, tz: tzinfo | None = None) -> list[DayActivity]:
         """Sessions, messages and new memories (facts and episodes) per day, oldest first.
 
         Every day of the window is listed, idle ones with zeros (ready for a sparkline).
@@ -42,20 +86,20 @@ class ActivityAdmin(ExportAdmin):
         window, start = self._days(days, tz)
         messages: Counter[date] = Counter()
         sessions: defaultdict[date, set[int]] = defaultdict(set)
-        for sid, at in self._activity.message_times(self._pid, start):
+        for sid, at in self._messages.message_times(self._pid, start):
             day = at.astimezone(tz).date()
             messages[day] += 1
             sessions[day].add(sid)
-        memories = Counter(
-            at.astimezone(tz).date() for at in self._activity.memory_times(self._pid, start)
-        )
+        learned = self._facts.listing.learned_since(self._pid, start)
+        written = self._episodes.written_since(self._pid, start)
+        memories = Counter(at.astimezone(tz).date() for at in [*learned, *written])
         return [DayActivity(d, len(sessions[d]), messages[d], memories[d]) for d in window]
 
     def episodes_by_day(self, days: int = 30, *, tz: tzinfo | None = None) -> list[DayEpisodes]:
         """Episodes of the last ``days`` days grouped by the day they ended, newest day first."""
         _, start = self._days(days, tz)
-        ids = self._activity.episode_ids_since(self._pid, start)
-        found = self._engine.episodes.get_many(ids, self._pid)
+        ids = self._episodes.ended_since(self._pid, start)
+        found = self._episodes.get_many(ids, self._pid)
         by_day: dict[date, list[Episode]] = {}
         for eid in ids:
             episode = found[eid]
@@ -65,35 +109,17 @@ class ActivityAdmin(ExportAdmin):
             for day, eps in by_day.items()
         ]
 
-    def sessions(self, limit: int = 50) -> list[Session]:
-        """Recent sessions, newest first (incognito ones included, marked)."""
-        return self._engine.sessions(limit)
-
-    def episodes(self, limit: int = 50) -> list[Episode]:
-        """Recent episodes, newest first."""
-        return self._engine.episodes.recent(self._pid, limit=limit)
-
-    def events(self, limit: int = 50) -> list[Event]:
-        """Recent events (current and expired), newest first."""
-        ids = self._activity.event_ids(self._pid, limit)
-        found = self._engine.events.get_many(ids, self._pid)
-        return [found[i] for i in ids if i in found]
-
-    def documents(self) -> list[Document]:
-        """Ingested documents with their chunk counts."""
-        return self._engine.archive.documents(self._pid)
-
     def stats(self) -> AdminStats:
         """How much the profile remembers, what awaits review, and the file's size."""
-        path = Path(self._engine.db.path)
+        path = self._data_file
         size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
-        by_status = self._activity.facts_by_status(self._pid)
+        by_status = self._facts.listing.by_status(self._pid)
         return AdminStats(
-            profile=self.profile,
-            counts=self._activity.counts(self._pid),
+            profile=self._profile(),
+            counts=profile_counts(self._conn(), self._pid),
             facts_by_status=by_status,
             pending_review=by_status.get("pending", 0),
-            queued_embeddings=self._activity.queued(self._pid),
+            queued_embeddings=self._vectors.queued(self._pid),
             file_bytes=size,
-            last_sleep=self._activity.last_sleep(),
+            last_sleep=self._runs.last_finished(),
         )

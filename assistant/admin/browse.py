@@ -1,22 +1,37 @@
-"""Browsing for the inspector's other screens: core blocks, archive search, memories used."""
+"""Browsing for the inspector's other screens: listings, core blocks, archive search, replies."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from assistant.admin.activity import ActivityAdmin
 from assistant.admin.models import EvidenceView
-from assistant.admin.provenance import evidence_views
 from assistant.errors import StorageError
+from assistant.memory.archival import Document
 from assistant.memory.core import CoreBlock
+from assistant.memory.episodes import Episode
+from assistant.memory.events import Event
 from assistant.memory.facts import Evidence
-from assistant.memory.models import MessageHit
+from assistant.memory.models import Message, MessageHit, Profile, Session
 from assistant.memory.usage import MemoryUse
 
-__all__ = ["BrowseAdmin", "UsedMemory"]
+if TYPE_CHECKING:
+    from assistant.admin.provenance import EvidenceReader
+    from assistant.memory.archival import ArchiveStore
+    from assistant.memory.core import CoreMemory
+    from assistant.memory.episodes import EpisodeStore
+    from assistant.memory.events import EventStore
+    from assistant.memory.store import MessageStore
+    from assistant.memory.usage import UsageStore
+
+__all__ = ["BrowseAdmin", "SearchMessages", "UsedMemory"]
 
 _OVERFETCH = 5
+
+# (query, limit) -> the profile's messages by keyword and meaning, best first
+SearchMessages = Callable[[str, int], list[MessageHit]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +42,90 @@ class UsedMemory:
     item: EvidenceView
 
 
-class BrowseAdmin(ActivityAdmin):
-    """Core memory, the message archive, and the provenance of replies."""
+class BrowseAdmin:
+    """Listings of every tier, core memory, the message archive, and what replies used.
+
+    Args:
+        messages: sessions, messages and profiles.
+        episodes: the episodes store.
+        events: the events store.
+        archive: the documents store.
+        core: core memory.
+        usage: which memories went into each reply.
+        evidence: reads the items a reply's memories are.
+        search: the profile's messages by keyword and meaning.
+        profile: returns the profile every call works in.
+    """
+
+    def __init__(
+        self,
+        *,
+        messages: MessageStore,
+        episodes: EpisodeStore,
+        events: EventStore,
+        archive: ArchiveStore,
+        core: CoreMemory,
+        usage: UsageStore,
+        evidence: EvidenceReader,
+        search: SearchMessages,
+        profile: Callable[[], Profile],
+    ) -> None:
+        self._messages = messages
+        self._episodes = episodes
+        self._events = events
+        self._archive = archive
+        self._core = core
+        self._usage = usage
+        self._evidence = evidence
+        self._search = search
+        self._profile = profile
+
+    @property
+    def _pid(self) -> int:
+        return self._profile().id
+
+    # -- listings ---------------------------------------------------------------------
+
+    def profiles(self) -> list[Profile]:
+        """Every profile of the data file, by name."""
+        return self._messages.profiles()
+
+    def sessions(self, limit: int = 50) -> list[Session]:
+        """Recent sessions, newest first (incognito ones included, marked)."""
+        return self._messages.sessions(self._pid, limit)
+
+    def episodes(self, limit: int = 50) -> list[Episode]:
+        """Recent episodes, newest first."""
+        return self._episodes.recent(self._pid, limit=limit)
+
+    def session_episodes(self, session_id: int) -> list[Episode]:
+        """A session's episodes, in time order."""
+        return self._episodes.for_session(session_id)
+
+    def events(self, limit: int = 50) -> list[Event]:
+        """Recent events (current and expired), newest first."""
+        return self._events.latest(self._pid, limit)
+
+    def event(self, event_id: int) -> Event:
+        """One event of the profile.
+
+        Raises:
+            StorageError: there is no such event in this profile.
+        """
+        found = self._events.get_many([event_id], self._pid)
+        if event_id not in found:
+            raise StorageError(f"There is no event {event_id} in this profile.")
+        return found[event_id]
+
+    def documents(self) -> list[Document]:
+        """Ingested documents with their chunk counts."""
+        return self._archive.documents(self._pid)
+
+    # -- core memory -------------------------------------------------------------------
 
     def core_blocks(self) -> dict[str, CoreBlock]:
         """The human and persona blocks, with their size limits."""
-        return self._engine.core.blocks(self._pid)
+        return self._core.blocks(self._pid)
 
     def edit_core(self, label: str, value: str, *, char_limit: int | None = None) -> CoreBlock:
         """Rewrite a core block as the user (recorded, undoable); optionally change its limit.
@@ -40,13 +133,15 @@ class BrowseAdmin(ActivityAdmin):
         Raises:
             CoreMemoryError: an unknown label, or the text is over the (new) limit.
         """
-        core = self._engine.core
-        if char_limit is not None and char_limit > core.block(self._pid, label).char_limit:
-            core.set_limit(self._pid, label, char_limit, actor="user")
-        block = core.set(self._pid, label, value, actor="user")
+        core, pid = self._core, self._pid
+        if char_limit is not None and char_limit > core.block(pid, label).char_limit:
+            core.set_limit(pid, label, char_limit, actor="user")
+        block = core.set(pid, label, value, actor="user")
         if char_limit is not None and char_limit != block.char_limit:
-            block = core.set_limit(self._pid, label, char_limit, actor="user")
+            block = core.set_limit(pid, label, char_limit, actor="user")
         return block
+
+    # -- messages and replies -------------------------------------------------------------
 
     def search_messages(
         self,
@@ -58,7 +153,7 @@ class BrowseAdmin(ActivityAdmin):
     ) -> list[MessageHit]:
         """Messages by keyword and meaning, said between ``since`` and ``until`` if given."""
         wide = limit * _OVERFETCH if since or until else limit
-        hits = self._engine.search_messages(query, limit=wide)
+        hits = self._search(query, wide)
         kept = [
             hit
             for hit in hits
@@ -67,17 +162,26 @@ class BrowseAdmin(ActivityAdmin):
         ]
         return kept[:limit]
 
+    def message(self, message_id: int) -> Message:
+        """One message of the profile.
+
+        Raises:
+            StorageError: there is no such message in this profile.
+        """
+        found = self._messages.messages_by_id([message_id], self._pid)
+        if message_id not in found:
+            raise StorageError(f"There is no message {message_id} in this profile.")
+        return found[message_id]
+
     def memories_used(self, reply_id: int) -> list[UsedMemory]:
         """What went into a reply, in prompt order, with scores and the item's text and date.
 
         Raises:
             StorageError: there is no such reply in this profile.
         """
-        if not self._engine.messages.messages_by_id([reply_id], self._pid):
-            raise StorageError(f"There is no message {reply_id} in this profile.")
-        uses = self._engine.memories_used(reply_id)
-        items = evidence_views(
-            self._engine,
+        self.message(reply_id)
+        uses = self._usage.for_reply(reply_id)
+        items = self._evidence.views(
             self._pid,
             [Evidence(u.kind, u.item_id) for u in uses],  # type: ignore[arg-type]
         )

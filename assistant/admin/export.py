@@ -11,23 +11,27 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 import apsw
 
-from assistant.admin.dump import FORMAT, VERSION, Dumper
-from assistant.admin.history import HistoryAdmin
 from assistant.admin.markdown import render_markdown
 from assistant.admin.models import ImportReport
-from assistant.admin.portable import rank_maps, rewrite
-from assistant.admin.restore import Restorer
-from assistant.clock import to_iso
+from assistant.clock import Clock
 from assistant.errors import HippoError, StorageError
+from assistant.memory.models import Profile
+from assistant.memory.profile_data import (
+    FORMAT,
+    VERSION,
+    copy_file,
+    export_profile,
+    import_profile,
+)
 from assistant.memory.profiles import profile_name as checked_name
 from assistant.textcheck import not_utf8, printable_path
-from data_schema.migrations import schema_version
 
 __all__ = ["DATA_FENCE", "ExportAdmin", "load_export"]
 
@@ -84,24 +88,38 @@ def check_export(data: Any) -> None:
         raise HippoError(f"This export is incomplete: it lacks {', '.join(missing)}.")
 
 
-class ExportAdmin(HistoryAdmin):
-    """Export, import and backup."""
+class ExportAdmin:
+    """Export, import and backup.
 
-    def export(self) -> dict[str, Any]:
+    Args:
+        conn: returns the calling thread's connection (handed to `profile_data`).
+        data_file: the data file.
+        profile: returns the profile every call works in.
+        wake: tells the background worker new text waits for vectors (after an import).
+        clock: the time source.
+    """
+
+    def __init__(
+        self,
+        conn: Callable[[], apsw.Connection],
+        data_file: Path,
+        profile: Callable[[], Profile],
+        wake: Callable[[], None],
+        clock: Clock,
+    ) -> None:
+        self._conn = conn
+        self._data_file = Path(data_file)
+        self._profile = profile
+        self._wake = wake
+        self._clock = clock
+
+    def data(self) -> dict[str, Any]:
         """Everything the profile remembers, JSON-serialisable and versioned."""
-        raw = Dumper(self._conn).dump(self._pid)
-        data, _ = rewrite(raw, rank_maps(raw))
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "exported_at": to_iso(self._engine.clock.now()),
-            "schema": schema_version(self._conn()),
-            **data,
-        }
+        return export_profile(self._conn, self._profile().id, self._clock)
 
-    def export_markdown(self, *, with_data: bool = True) -> str:
+    def markdown(self, *, with_data: bool = True) -> str:
         """The export as readable Markdown; ``with_data`` appends the JSON, for import."""
-        data = self.export()
+        data = self.data()
         text = render_markdown(data)
         if not with_data:
             return text
@@ -120,12 +138,12 @@ class ExportAdmin(HistoryAdmin):
             raise HippoError("Name the profile to import into, e.g. --profile restored.")
         name = checked_name(profile_name)
         try:
-            profile, counts, dropped = Restorer(self._conn, self._engine.clock).restore(data, name)
+            profile, counts, dropped = import_profile(self._conn, self._clock, data, name)
         except (KeyError, TypeError, ValueError, apsw.ConstraintError) as exc:
             raise HippoError(
                 f"The export is damaged ({type(exc).__name__}: {exc}); nothing was imported."
             ) from exc
-        self._engine.wake()
+        self._wake()
         return ImportReport(profile, counts, tuple(dropped))
 
     def backup(self, path: Path | str | None = None, *, force: bool = False) -> Path:
@@ -141,8 +159,8 @@ class ExportAdmin(HistoryAdmin):
                 the copy can't be written.
         """
         if path is None:
-            stamp = self._engine.clock.now().astimezone(UTC).strftime("%Y%m%d-%H%M%S-%f")
-            target = self._engine.db.path.parent / "backups" / f"manual-{stamp}.db"
+            stamp = self._clock.now().astimezone(UTC).strftime("%Y%m%d-%H%M%S-%f")
+            target = self._data_file.parent / "backups" / f"manual-{stamp}.db"
             target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         else:
             target = Path(path).expanduser()
@@ -169,7 +187,7 @@ class ExportAdmin(HistoryAdmin):
         try:
             temp.unlink(missing_ok=True)
             os.close(os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-            self._conn().execute("VACUUM INTO ?", (str(temp),))
+            copy_file(self._conn(), temp)
             os.replace(temp, target)
         except (OSError, apsw.Error) as exc:
             temp.unlink(missing_ok=True)
@@ -179,4 +197,4 @@ class ExportAdmin(HistoryAdmin):
     @property
     def path(self) -> Path:
         """The data file."""
-        return self._engine.db.path
+        return self._data_file

@@ -1,33 +1,112 @@
 """The inspector's fact table: list, search, drill down, edit, pin, mark wrong or outdated, delete.
 
 Every change goes through `FactStore` with actor ``user``, so it lands in the fact's
-history and can be undone; only ``delete_fact`` removes a fact for real.
+history and can be undone; only ``delete`` removes a fact for real.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
-from assistant.admin.fact_queries import FactFilter
-from assistant.admin.forget import ForgetAdmin
 from assistant.admin.models import FactDetail, ForgetReceipt
-from assistant.admin.provenance import evidence_views
+from assistant.clock import Clock
 from assistant.errors import HippoError, StorageError
-from assistant.memory.facts import Fact
+from assistant.memory.facts import Evidence, Fact
+from assistant.memory.facts.listing import FactFilter
+from assistant.memory.models import Message, Profile, Session
 from assistant.memory.search import fuse_hits
 
-__all__ = ["SEMANTIC_CANDIDATES", "FactsAdmin"]
+if TYPE_CHECKING:
+    from assistant.admin.forget import ForgetAdmin
+    from assistant.admin.provenance import EvidenceReader
+    from assistant.memory.facts import FactStore
+    from assistant.memory.store import MessageStore
+    from assistant.memory.usage import UsageStore
+    from assistant.sleep.candidates import CandidateStore
+
+__all__ = ["SEMANTIC_CANDIDATES", "FactsAdmin", "Nearest", "Sessions"]
 
 SEMANTIC_CANDIDATES = 200
 # A fact found by meaning alone must be at least this similar to the query to be shown.
 MIN_SIMILARITY = 0.25
 _USER_CONFIDENCE = 0.9
 
+# (kind, query, limit) -> ((id, cosine) best first, trust in the query's script)
+Nearest = Callable[[str, str, int], tuple[list[tuple[int, float]], float]]
 
-class FactsAdmin(ForgetAdmin):
-    """Listing, searching and correcting the profile's facts."""
 
-    def facts(
+class Sessions:
+    """Starting and ending sessions in the engine's profile, and waking its embedder.
+
+    Args:
+        new: starts a session of the current profile in a scope.
+        end: marks a session over.
+        wake: tells the background worker new text waits for vectors.
+    """
+
+    def __init__(
+        self,
+        new: Callable[[str], Session],
+        end: Callable[[int], None],
+        wake: Callable[[], None],
+    ) -> None:
+        self.new = new
+        self.end = end
+        self.wake = wake
+
+
+class FactsAdmin:
+    """Listing, searching and correcting the profile's facts.
+
+    Args:
+        facts: the facts store (its ``listing`` pages and searches them).
+        messages: the messages store (what the user states is kept as their message).
+        usage: which replies used which memories.
+        candidates: sleep's candidates (a rejection is remembered there).
+        evidence: reads the text a fact's evidence cites.
+        forget: deletes a fact for real, with what goes with it.
+        nearest: the items nearest a query in meaning (keywords alone without Ollama).
+        sessions: starts and ends the session a stated fact is kept in.
+        atomic: a transaction on the calling thread's connection (``with atomic():``).
+        profile: returns the profile every call works in.
+        clock: the time source.
+    """
+
+    def __init__(
+        self,
+        *,
+        facts: FactStore,
+        messages: MessageStore,
+        usage: UsageStore,
+        candidates: CandidateStore,
+        evidence: EvidenceReader,
+        forget: ForgetAdmin,
+        nearest: Nearest,
+        sessions: Sessions,
+        atomic: Callable[[], AbstractContextManager[object]],
+        profile: Callable[[], Profile],
+        clock: Clock,
+    ) -> None:
+        self._facts = facts
+        self._listing = facts.listing
+        self._messages = messages
+        self._usage = usage
+        self._candidates = candidates
+        self._evidence = evidence
+        self._forget = forget
+        self._nearest = nearest
+        self._sessions = sessions
+        self._atomic = atomic
+        self._profile = profile
+        self._clock = clock
+
+    @property
+    def _pid(self) -> int:
+        return self._profile().id
+
+    def list(
         self,
         *,
         status: str | Sequence[str] | None = None,
@@ -57,12 +136,12 @@ class FactsAdmin(ForgetAdmin):
         if semantic and query and query.strip():
             ranked = self._semantic(where, query)
             page = ranked[offset : offset + limit]
-            found = self._queries.among(where, page)
+            found = self._listing.among(where, page)
             return [found[i] for i in page if i in found]
         order = order or ("relevance" if query else "importance")
-        return self._queries.listing(where, query, order, limit, offset)
+        return self._listing.listing(where, query, order, limit, offset)
 
-    def count_facts(
+    def count(
         self,
         *,
         status: str | Sequence[str] | None = None,
@@ -71,52 +150,52 @@ class FactsAdmin(ForgetAdmin):
         query: str | None = None,
         semantic: bool = False,
     ) -> int:
-        """How many facts ``facts()`` would page through with these filters."""
+        """How many facts ``list()`` would page through with these filters."""
         where = FactFilter(self._pid, status, scope, source_kind)
         if semantic and query and query.strip():
             return len(self._semantic(where, query))
-        return self._queries.count(where, query)
+        return self._listing.count(where, query)
 
     def _semantic(self, where: FactFilter, query: str) -> list[int]:
         """Fact ids by fused keyword and vector score, matching ``where``, best first."""
-        keyword = self._queries.keyword_ids(where, query, SEMANTIC_CANDIDATES)
-        vector, trust = self._engine.nearest("fact", query, SEMANTIC_CANDIDATES)
+        keyword = self._listing.keyword_ids(where, query, SEMANTIC_CANDIDATES)
+        vector, trust = self._nearest("fact", query, SEMANTIC_CANDIDATES)
         fused = [
             fid
             for fid, _, kw, sim in fuse_hits(keyword, vector, trust)
             if kw > 0 or (sim or 0) >= MIN_SIMILARITY
         ]
-        allowed = self._queries.among(where, fused)
+        allowed = self._listing.among(where, fused)
         return [fid for fid in fused if fid in allowed]
 
-    def fact(self, fact_id: int) -> Fact:
+    def get(self, fact_id: int) -> Fact:
         """One fact of the profile.
 
         Raises:
             StorageError: there is no such fact in this profile.
         """
-        return self._engine.facts.get(fact_id, profile_id=self._pid)
+        return self._facts.get(fact_id, profile_id=self._pid)
 
-    def fact_detail(self, fact_id: int) -> FactDetail:
+    def detail(self, fact_id: int) -> FactDetail:
         """A fact with its evidence (quoted text, date, session), history and replacements."""
-        fact = self.fact(fact_id)
+        fact = self.get(fact_id)
         successor = None
         if fact.superseded_by is not None:
             try:
-                successor = self.fact(fact.superseded_by)
+                successor = self.get(fact.superseded_by)
             except StorageError:
                 successor = None
         return FactDetail(
             fact=fact,
-            evidence=evidence_views(self._engine, self._pid, fact.evidence),
-            history=tuple(self._engine.facts.history(fact_id)),
-            supersedes=tuple(self._queries.superseded_by(fact_id)),
+            evidence=self._evidence.views(self._pid, fact.evidence),
+            history=tuple(self._facts.history(fact_id)),
+            supersedes=tuple(self._listing.superseded_by(fact_id)),
             superseded_by=successor,
-            proposed_by=self._queries.proposers([fact_id]).get(fact_id, "system"),
-            times_used=self._queries.times_used("fact", fact_id),
+            proposed_by=self._facts.changes.proposers([fact_id]).get(fact_id, "system"),
+            times_used=self._usage.times_used("fact", fact_id),
         )
 
-    def edit_fact(
+    def edit(
         self,
         fact_id: int,
         *,
@@ -144,15 +223,15 @@ class FactsAdmin(ForgetAdmin):
         }
         if not changes:
             raise HippoError(f"Nothing to change in fact {fact_id}: give a statement, scope, ...")
-        fact = self.fact(fact_id)
+        fact = self.get(fact_id)
         if statement is not None and statement.strip() != fact.statement:
             changes["source_kind"] = "user_stated"
             changes["confidence"] = max(fact.confidence, _USER_CONFIDENCE)
-        return self._engine.facts.update(
+        return self._facts.update(
             fact_id, actor="user", profile_id=self._pid, action="edit", **changes
         )
 
-    def state_fact(self, text: str, *, scope: str = "", source: str = "") -> Fact:
+    def state(self, text: str, *, scope: str = "", source: str = "") -> Fact:
         """A fact the user states outside the chat (``hippo memory add``), as ``/remember`` does.
 
         The words are kept as the user's message in a session of their own (which is the
@@ -163,39 +242,54 @@ class FactsAdmin(ForgetAdmin):
         Raises:
             HippoError: the text is empty, or ``scope`` is not a scope name.
         """
-        from assistant.memory.facts import Evidence
         from assistant.memory.importance import rate_importance
         from assistant.memory.models import scope_name
 
         text = text.strip()
         if not text:
             raise HippoError("Say what to remember: the fact is empty, so nothing was stored.")
-        engine = self._engine
-        with engine.db.conn:
-            session = engine.new_session(scope=scope_name(scope))
-            said = engine.messages.add_message(
+        with self._atomic():
+            session = self._sessions.new(scope_name(scope))
+            said = self._messages.add_message(
                 session.id,
                 "user",
                 text,
                 importance=rate_importance(text, "user"),
                 source_id=source,
             )
-            fact = engine.facts.add(
-                self._pid,
-                text,
-                source_kind="user_stated",
-                actor="user",
-                scope=session.scope,
-                evidence=[Evidence("message", said.id)],
-            )
-            engine.end_session(session.id)
-        engine.wake()
+            fact = self._add_stated(text, said.id, session.scope)
+            self._sessions.end(session.id)
+        self._sessions.wake()
         return fact
+
+    def remember(self, text: str, session_id: int) -> tuple[Message, Fact]:
+        """``/remember`` in a chat: ``text`` kept as the user's message in that session, and
+        a user-stated fact citing it; both are stored, or neither. Returns both.
+
+        Raises:
+            MemoryWriteError: the text is empty.
+            StorageError: there is no such session.
+        """
+        with self._atomic():
+            said = self._messages.add_message(session_id, "user", text)
+            fact = self._add_stated(text, said.id, "")
+        self._sessions.wake()  # embed the new message and fact
+        return said, fact
+
+    def _add_stated(self, text: str, message_id: int, scope: str) -> Fact:
+        return self._facts.add(
+            self._pid,
+            text,
+            source_kind="user_stated",
+            actor="user",
+            scope=scope,
+            evidence=[Evidence("message", message_id)],
+        )
 
     def pin(self, fact_id: int, pinned: bool = True) -> Fact:
         """Pin a fact (always in the prompt, listed first) or unpin it."""
-        self.fact(fact_id)
-        return self._engine.facts.update(
+        self.get(fact_id)
+        return self._facts.update(
             fact_id,
             actor="user",
             profile_id=self._pid,
@@ -208,18 +302,18 @@ class FactsAdmin(ForgetAdmin):
 
         Sleep will not propose the same claim again from the same evidence.
         """
-        fact = self.fact(fact_id)
+        fact = self.get(fact_id)
         self._candidates.reject_in_review(self._pid, fact.statement, fact.evidence)
-        return self._engine.facts.reject(fact_id, actor="user", profile_id=self._pid)
+        return self._facts.reject(fact_id, actor="user", profile_id=self._pid)
 
     def mark_outdated(self, fact_id: int) -> Fact:
         """The fact was true but is no longer: it expires now (kept for the as-of view)."""
-        fact = self.fact(fact_id)
-        now = self._engine.clock.now()
+        fact = self.get(fact_id)
+        now = self._clock.now()
         until = fact.valid_to if fact.valid_to is not None and fact.valid_to <= now else now
         if fact.valid_from is not None and fact.valid_from > until:
             until = fact.valid_from
-        return self._engine.facts.update(
+        return self._facts.update(
             fact_id,
             actor="user",
             profile_id=self._pid,
@@ -228,14 +322,14 @@ class FactsAdmin(ForgetAdmin):
             valid_to=until,
         )
 
-    def delete_fact(self, fact_id: int) -> ForgetReceipt:
+    def delete(self, fact_id: int) -> ForgetReceipt:
         """Delete a fact for real: row, evidence, history, keyword entry, vectors, uses.
 
         A pending or rejected fact is remembered as rejected, so sleep does not propose it
         again from the same evidence. Facts citing only this one go too. The file is not
-        vacuumed here (use ``forget`` to scrub words from the file's bytes).
+        vacuumed here (use ``forget.text`` to scrub words from the file's bytes).
         """
-        fact = self.fact(fact_id)
+        fact = self.get(fact_id)
         if fact.status in ("pending", "rejected"):
             self._candidates.reject_in_review(self._pid, fact.statement, fact.evidence)
-        return self._delete_items("fact", [fact_id], f"fact {fact_id}")
+        return self._forget.delete_items("fact", [fact_id], f"fact {fact_id}")

@@ -20,22 +20,21 @@ from typing import TYPE_CHECKING, Literal
 
 import apsw
 
-from assistant.admin.base import AdminBase
 from assistant.admin.models import TIERS, ForgetPreview, ForgetReceipt
-from assistant.admin.purge_find import PurgeFinder
-from assistant.admin.purge_plan import PurgePlan
-from assistant.admin.purge_run import PurgeRunner, housekeep
+from assistant.clock import Clock
 from assistant.errors import HippoError, StorageError
-from data_schema.connect import connect
+from assistant.memory.models import Profile, Session
+from assistant.memory.profile_data import Purge, PurgePlan
 
 if TYPE_CHECKING:
-    from assistant.engine import Hippo
+    from assistant.memory.store import MessageStore
+    from data_schema.cipher import KeySource
 
 __all__ = ["BACKUP_FOLDER", "BackupPolicy", "ForgetAdmin"]
 
 BACKUP_FOLDER = "backups"
 BackupPolicy = Literal["scrub", "delete", "keep"]
-Replan = Callable[[PurgeFinder, int], PurgePlan]
+Replan = Callable[[Purge, int], PurgePlan]
 
 
 def _needle(text: str) -> str:
@@ -45,11 +44,40 @@ def _needle(text: str) -> str:
     return needle
 
 
-class ForgetAdmin(AdminBase):
-    """Previewing and carrying out forgets, session deletes and incognito clean-up."""
+class ForgetAdmin:
+    """Previewing and carrying out forgets, session deletes and incognito clean-up.
 
-    def forget_preview(self, text: str, *, all_profiles: bool = False) -> ForgetPreview:
-        """Every row in every tier that ``forget(text)`` would delete or rewrite, by tier.
+    Args:
+        purge: plans and carries out forgets in the data file.
+        messages: the sessions (each delete checks the session is the profile's).
+        profile: returns the profile every call works in.
+        data_file: the data file (its backups lie in ``backups/`` beside it).
+        keys: the data file's keys, which open its backups too.
+        clock: the time source.
+    """
+
+    def __init__(
+        self,
+        purge: Purge,
+        messages: MessageStore,
+        profile: Callable[[], Profile],
+        data_file: Path,
+        keys: KeySource | None,
+        clock: Clock,
+    ) -> None:
+        self._purge = purge
+        self._messages = messages
+        self._profile = profile
+        self._backups = Path(data_file).parent / BACKUP_FOLDER
+        self._keys = keys
+        self._clock = clock
+
+    @property
+    def _pid(self) -> int:
+        return self._profile().id
+
+    def preview(self, text: str, *, all_profiles: bool = False) -> ForgetPreview:
+        """Every row in every tier that ``text()`` would delete or rewrite, by tier.
 
         Args:
             text: the words to forget.
@@ -57,15 +85,14 @@ class ForgetAdmin(AdminBase):
                 counts what other profiles hold (``elsewhere``), which a forget leaves.
         """
         needle = _needle(text)
-        finder = PurgeFinder(self._conn)
         hits: dict[str, list] = {}
         vectors = index_entries = 0
-        covered = self._all_profiles() if all_profiles else [(self._pid, self.profile.name)]
+        covered = self._covered(all_profiles)
         for pid, _ in covered:
-            plan = finder.by_text(pid, needle)
+            plan = self._purge.finder.by_text(pid, needle)
             for tier, rows in plan.hits.items():
                 hits.setdefault(tier, []).extend(rows)
-            vectors += finder.vector_rows(plan)
+            vectors += self._purge.plans.vector_rows(plan)
             index_entries += len(plan.deleted()) + len(plan.neighbours)
         return ForgetPreview(
             needle,
@@ -73,10 +100,10 @@ class ForgetAdmin(AdminBase):
             vectors=vectors,
             index_entries=index_entries,
             profiles=tuple(name for _, name in covered),
-            elsewhere={} if all_profiles else self._elsewhere(finder, needle),
+            elsewhere={} if all_profiles else self._elsewhere(needle),
         )
 
-    def forget(
+    def text(
         self, text: str, *, backups: BackupPolicy = "scrub", all_profiles: bool = False
     ) -> ForgetReceipt:
         """Delete everything that mentions ``text``, for real, and scrub the file.
@@ -89,28 +116,42 @@ class ForgetAdmin(AdminBase):
                 receipt says which other profiles still mention it).
         """
         needle = _needle(text)
-        covered = self._all_profiles() if all_profiles else [(self._pid, self.profile.name)]
-        finder = PurgeFinder(self._conn)
-        elsewhere = {} if all_profiles else self._elsewhere(finder, needle)
+        covered = self._covered(all_profiles)
+        elsewhere = {} if all_profiles else self._elsewhere(needle)
         where = ForgetPreview(needle, {}, profiles=tuple(n for _, n in covered)).where
         return self._carry_out(
             f"everything mentioning {needle!r} {where}",
-            lambda finder, pid: finder.by_text(pid, needle),
+            lambda purge, pid: purge.finder.by_text(pid, needle),
             backups,
             profiles=covered,
             notes=_elsewhere_notes(elsewhere),
         )
 
-    def _all_profiles(self) -> list[tuple[int, str]]:
-        return [tuple(row) for row in self._conn().execute("SELECT id, name FROM profiles")]
+    def _covered(self, all_profiles: bool) -> list[tuple[int, str]]:
+        if all_profiles:
+            return self._purge.profiles()
+        profile = self._profile()
+        return [(profile.id, profile.name)]
 
-    def _elsewhere(self, finder: PurgeFinder, needle: str) -> dict[str, int]:
+    def _elsewhere(self, needle: str) -> dict[str, int]:
         """Rows mentioning ``needle`` in the other profiles, by name (those with any)."""
         found = {}
-        for pid, name in self._all_profiles():
-            if pid != self._pid and (hits := finder.by_text(pid, needle).hits):
+        for pid, name in self._purge.profiles():
+            if pid != self._pid and (hits := self._purge.finder.by_text(pid, needle).hits):
                 found[name] = sum(len(rows) for rows in hits.values())
         return found
+
+    def _session(self, session_id: int) -> Session:
+        """One session of the profile.
+
+        Raises:
+            StorageError: there is no such session.
+            HippoError: it belongs to another profile.
+        """
+        session = self._messages.session(session_id)
+        if session.profile_id != self._pid:
+            raise HippoError(f"Session {session_id} belongs to another profile.")
+        return session
 
     def delete_session(self, session_id: int, *, backups: BackupPolicy = "scrub") -> ForgetReceipt:
         """Delete a session with everything derived from it only, and scrub the file.
@@ -118,16 +159,16 @@ class ForgetAdmin(AdminBase):
         Raises:
             HippoError: there is no such session in this profile.
         """
-        self._engine.session(session_id)
+        self._session(session_id)
         return self._carry_out(
             f"session {session_id}",
-            lambda finder, pid: finder.by_sessions(pid, [session_id]),
+            lambda purge, pid: purge.plans.by_sessions(pid, [session_id]),
             backups,
         )
 
     def end_session(self, session_id: int) -> ForgetReceipt | None:
         """Leave a session: an incognito one is deleted with all it left; others stay (None)."""
-        if not self._engine.session(session_id).incognito:
+        if not self._session(session_id).incognito:
             return None
         return self.delete_session(session_id)
 
@@ -136,12 +177,13 @@ class ForgetAdmin(AdminBase):
 
         Call it at start-up; returns None when there was nothing to delete.
         """
-        ids = [s for s in self._incognito_sessions() if s not in set(keep)]
+        kept = set(keep)
+        ids = [s for s in self._messages.incognito_sessions(self._pid) if s not in kept]
         if not ids:
             return None
         return self._carry_out(
             f"{len(ids)} incognito session(s)",
-            lambda finder, pid: finder.by_sessions(pid, ids),
+            lambda purge, pid: purge.plans.by_sessions(pid, ids),
             "scrub",
         )
 
@@ -151,17 +193,17 @@ class ForgetAdmin(AdminBase):
         Raises:
             StorageError: there is no such event in this profile.
         """
-        return self._delete_items("event", [event_id], f"event {event_id}")
+        return self.delete_items("event", [event_id], f"event {event_id}")
 
     def delete_document(self, document_id: int) -> ForgetReceipt:
         """Delete an ingested document with its chunks (and facts citing only them)."""
-        return self._delete_items("document", [document_id], f"document {document_id}")
+        return self.delete_items("document", [document_id], f"document {document_id}")
 
     def delete_episode(self, episode_id: int) -> ForgetReceipt:
         """Delete an episode (and facts whose only evidence it was); its messages stay."""
-        return self._delete_items("episode", [episode_id], f"episode {episode_id}")
+        return self.delete_items("episode", [episode_id], f"episode {episode_id}")
 
-    def _delete_items(
+    def delete_items(
         self, kind: str, ids: Iterable[int], what: str, *, scrub: bool = False
     ) -> ForgetReceipt:
         """Delete items by id (with what goes with them); ``scrub`` also housekeeps the file.
@@ -169,24 +211,17 @@ class ForgetAdmin(AdminBase):
         Raises:
             StorageError: none of them is in this profile.
         """
-        plan = PurgeFinder(self._conn).by_items(self._pid, kind, ids)
+        pid = self._pid
+        plan = self._purge.plans.by_items(pid, kind, ids)
         if not (plan.documents if kind == "document" else plan.items[kind]):
             raise StorageError(
                 f"There is no {what} in this profile. List them with `hippo memory "
                 f"{'list' if kind == 'fact' else kind + 's'}`."
             )
-        counts, vectors, index_rows = PurgeRunner(self._conn, self._engine.clock).run(
-            plan, self._pid
-        )
-        steps = housekeep(self._conn()) if scrub else ()
+        counts, vectors, index_rows = self._purge.run(plan, pid)
+        steps = self._purge.housekeep() if scrub else ()
         ordered = {tier: counts.get(tier, 0) for tier in TIERS}
         return ForgetReceipt(what, ordered, vectors, index_rows, steps, verb="Deleted")
-
-    def _incognito_sessions(self) -> list[int]:
-        rows = self._conn().execute(
-            "SELECT id FROM sessions WHERE profile_id = ? AND incognito = 1", (self._pid,)
-        )
-        return [row[0] for row in rows]
 
     def _carry_out(
         self,
@@ -197,34 +232,33 @@ class ForgetAdmin(AdminBase):
         profiles: list[tuple[int, str]] | None = None,
         notes: tuple[str, ...] = (),
     ) -> ForgetReceipt:
-        profiles = profiles or [(self._pid, self.profile.name)]
+        profiles = profiles or self._covered(False)
         counts: dict[str, int] = {}
         vectors = index_rows = 0
-        runner = PurgeRunner(self._conn, self._engine.clock)
         for pid, _ in profiles:
-            done, found_vectors, found_rows = runner.run(replan(PurgeFinder(self._conn), pid), pid)
+            done, found_vectors, found_rows = self._purge.run(replan(self._purge, pid), pid)
             for tier, n in done.items():
                 counts[tier] = counts.get(tier, 0) + n
             vectors, index_rows = vectors + found_vectors, index_rows + found_rows
-        steps = housekeep(self._conn())
+        steps = self._purge.housekeep()
         names = [name for _, name in profiles]
-        touched, backup_notes = self._backups(replan, backups, names)
+        touched, backup_notes = self._scrub_backups(replan, backups, names)
         ordered = {tier: counts.get(tier, 0) for tier in TIERS}
         return ForgetReceipt(
             what, ordered, vectors, index_rows, steps, touched, (*backup_notes, *notes)
         )
 
-    def _backups(
+    def _scrub_backups(
         self, replan: Replan, policy: BackupPolicy, profiles: list[str]
     ) -> tuple[tuple[Path, ...], tuple[str, ...]]:
-        folder = self._engine.db.path.parent / BACKUP_FOLDER
+        folder = self._backups
         files = sorted(folder.glob("*.db")) if folder.is_dir() else []
         touched: list[Path] = []
         failed: list[Path] = []
         for path in files:
             try:
-                if policy != "keep" and _holds_it(
-                    path, profiles, replan, self._engine, scrub=policy == "scrub"
+                if policy != "keep" and self._holds_it(
+                    path, profiles, replan, scrub=policy == "scrub"
                 ):
                     touched.append(path)
             except (HippoError, apsw.Error, OSError):
@@ -237,30 +271,23 @@ class ForgetAdmin(AdminBase):
                     Path(f"{path}{extra}").unlink()
         return tuple(touched), _backup_notes(folder, policy, touched, failed)
 
-
-def _holds_it(
-    path: Path, profiles: list[str], replan: Replan, engine: Hippo, *, scrub: bool
-) -> bool:
-    """Whether a backup holds any of it in ``profiles``; with ``scrub``, forget it there too."""
-    clock = engine.clock
-    conn = connect(path, keys=engine.db.keys)  # a backup has the data file's key
-    held = False
-    try:
-        for profile in profiles:
-            row = conn.execute("SELECT id FROM profiles WHERE name = ?", (profile,)).fetchone()
-            if row is None:
-                continue
-            plan = replan(PurgeFinder(lambda: conn), row[0])
-            if plan.empty:
-                continue
-            held = True
-            if scrub:
-                PurgeRunner(lambda: conn, clock).run(plan, row[0])
-        if held and scrub:
-            housekeep(conn)
+    def _holds_it(self, path: Path, profiles: list[str], replan: Replan, *, scrub: bool) -> bool:
+        """Whether a backup holds any of it in ``profiles``; with ``scrub``, forget it there too."""
+        held = False
+        with Purge.opened(path, self._keys, self._clock) as purge:
+            for profile in profiles:
+                pid = purge.profile_id(profile)
+                if pid is None:
+                    continue
+                plan = replan(purge, pid)
+                if plan.empty:
+                    continue
+                held = True
+                if scrub:
+                    purge.run(plan, pid)
+            if held and scrub:
+                purge.housekeep()
         return held
-    finally:
-        conn.close()
 
 
 def _elsewhere_notes(elsewhere: dict[str, int]) -> tuple[str, ...]:

@@ -4,33 +4,48 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from assistant.admin.fact_queries import FactFilter
-from assistant.admin.history_queries import HistoryQueries
 from assistant.admin.models import Change
-from assistant.admin.review import ReviewAdmin
 from assistant.clock import to_iso
 from assistant.errors import StorageError
-from assistant.memory.core import CoreBlock
+from assistant.memory.core import CoreBlock, CoreChange
 from assistant.memory.facts import Fact
+from assistant.memory.facts.listing import FactFilter
 from assistant.memory.facts.table import COLUMNS, EDITABLE, fact_from_row
+from assistant.memory.models import Profile
 from assistant.memory.textindex import index_text, query_terms
+
+if TYPE_CHECKING:
+    from assistant.memory.core import CoreMemory
+    from assistant.memory.facts import FactStore
 
 __all__ = ["HistoryAdmin"]
 
 _WORD = re.compile(r"\w+")
 
 
-class HistoryAdmin(ReviewAdmin):
-    """Every memory change, undo, and the as-of view."""
+class HistoryAdmin:
+    """Every memory change, undo, and the as-of view.
+
+    Args:
+        facts: the facts store (its ``changes`` log and its ``listing``).
+        core: core memory, with its own change log.
+        profile: returns the profile every call works in.
+    """
+
+    def __init__(self, facts: FactStore, core: CoreMemory, profile: Callable[[], Profile]) -> None:
+        self._facts = facts
+        self._core = core
+        self._profile = profile
 
     @property
-    def _history(self) -> HistoryQueries:
-        return HistoryQueries(self._conn)
+    def _pid(self) -> int:
+        return self._profile().id
 
-    def history(
+    def changes(
         self, *, limit: int = 200, offset: int = 0, kind: str | None = None
     ) -> list[Change]:
         """Changes to facts and core blocks, newest first.
@@ -44,12 +59,12 @@ class HistoryAdmin(ReviewAdmin):
         facts = (
             []
             if kind == "core"
-            else [_fact_change(*row) for row in self._history.fact_changes(self._pid, wanted)]
+            else [_fact_change(*row) for row in self._facts.changes.recent(self._pid, wanted)]
         )
         core = (
             []
             if kind == "fact"
-            else [_core_change(*row) for row in self._history.core_changes(self._pid, wanted)]
+            else [_core_change(c) for c in self._core.recent_changes(self._pid, wanted)]
         )
         merged = heapq.merge(
             facts, core, key=lambda c: (c.at, c.kind == "fact", c.id), reverse=True
@@ -63,12 +78,12 @@ class HistoryAdmin(ReviewAdmin):
             StorageError: there is no such change in this profile.
         """
         if kind == "core":
-            return self._engine.core.undo(change_id, actor="user", profile_id=self._pid)
-        if self._history.fact_of_change(self._pid, change_id) is None:
+            return self._core.undo(change_id, actor="user", profile_id=self._pid)
+        if self._facts.changes.fact_of_change(self._pid, change_id) is None:
             raise StorageError(
                 f"There is no fact change {change_id} in this profile; see `hippo memory history`."
             )
-        return self._engine.facts.undo(change_id, actor="user")
+        return self._facts.undo(change_id, actor="user")
 
     def believed(self, query: str | None, as_of: datetime, *, limit: int = 100) -> list[Fact]:
         """The facts Hippo held true at ``as_of``, as they read then (about ``query``, if given).
@@ -79,7 +94,7 @@ class HistoryAdmin(ReviewAdmin):
         at = to_iso(as_of)
         held = [
             s
-            for s in self._history.states_at(self._pid, as_of)
+            for s in self._facts.changes.states_at(self._pid, as_of)
             if s.get("status") == "active"
             and (not s.get("valid_from") or s["valid_from"] <= at)
             and (not s.get("valid_to") or s["valid_to"] > at)
@@ -90,7 +105,7 @@ class HistoryAdmin(ReviewAdmin):
             scored = [(score, s) for score, s in scored if score > 0]
         scored.sort(key=lambda x: (-x[0], -int(x[1]["pinned"]), -x[1]["importance"], -x[1]["id"]))
         states = [s for _, s in scored[:limit]]
-        current = self._queries.among(FactFilter(self._pid), [s["id"] for s in states])
+        current = self._facts.listing.among(FactFilter(self._pid), [s["id"] for s in states])
         return [_as_fact(s, current.get(s["id"])) for s in states]
 
 
@@ -132,5 +147,14 @@ def _fact_change(
     )
 
 
-def _core_change(cid: int, label: str, before: str, after: str, actor: str, at: datetime) -> Change:
-    return Change(cid, "core", label, actor, "edit", at, before, after)
+def _core_change(change: CoreChange) -> Change:
+    return Change(
+        change.id,
+        "core",
+        change.label,
+        change.actor,
+        "edit",
+        change.at,
+        change.before,
+        change.after,
+    )

@@ -11,6 +11,7 @@ from assistant.memory.core_proposals import CoreProposal
 from assistant.memory.episodes import Episode
 from assistant.memory.facts import Fact, FactChange
 from assistant.memory.models import Profile
+from assistant.memory.profile_data.purge_plan import ForgetHit
 
 __all__ = [
     "TIERS",
@@ -192,17 +193,6 @@ class Change:
     fields: tuple[str, ...] = ()
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ForgetHit:
-    """One stored row that matches what is to be forgotten (or goes with it)."""
-
-    tier: str
-    item_id: int
-    text: str
-    at: datetime | None = None
-    why: str = "mentions it"
 
 
 @dataclass(frozen=True, slots=True)

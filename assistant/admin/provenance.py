@@ -10,52 +10,88 @@ from assistant.errors import StorageError
 from assistant.memory.facts import Evidence
 
 if TYPE_CHECKING:
-    from assistant.engine import Hippo
+    from assistant.memory.archival import ArchiveStore
+    from assistant.memory.episodes import EpisodeStore
+    from assistant.memory.events import EventStore
+    from assistant.memory.facts import FactStore
+    from assistant.memory.store import MessageStore
 
-__all__ = ["evidence_views"]
+__all__ = ["EvidenceReader"]
+
+# (text, date, session id, source) of a cited item.
+_Found = dict[tuple[str, int], tuple]
 
 
-def evidence_views(
-    engine: Hippo, profile_id: int, evidence: Sequence[Evidence]
-) -> tuple[EvidenceView, ...]:
-    """Each piece of evidence with the text it cites (read through the tiers' stores).
+class EvidenceReader:
+    """Reads the items evidence (or a reply's memories) cite, through each tier's store.
 
-    Evidence whose item is gone (forgotten, or in another profile) is kept and marked
-    ``missing``, so a fact's provenance never silently shrinks.
+    Args:
+        messages: the messages store.
+        episodes: the episodes store.
+        archive: the documents store (for chunks and their document's title).
+        events: the events store.
+        facts: the facts store (facts may cite facts).
     """
-    wanted: dict[str, list[int]] = {}
-    for item in evidence:
-        wanted.setdefault(item.kind, []).append(item.ref_id)
-    found = _load(engine, profile_id, wanted)
-    views = []
-    for item in evidence:
-        hit = found.get((item.kind, item.ref_id))
-        if hit is None:
-            views.append(EvidenceView(item.kind, item.ref_id, item.quote, "", None, missing=True))
-        else:
-            views.append(EvidenceView(item.kind, item.ref_id, item.quote, *hit))
-    return tuple(views)
 
+    def __init__(
+        self,
+        messages: MessageStore,
+        episodes: EpisodeStore,
+        archive: ArchiveStore,
+        events: EventStore,
+        facts: FactStore,
+    ) -> None:
+        self._messages = messages
+        self._episodes = episodes
+        self._archive = archive
+        self._events = events
+        self._facts = facts
 
-def _load(engine: Hippo, pid: int, wanted: dict[str, list[int]]) -> dict[tuple[str, int], tuple]:
-    found: dict[tuple[str, int], tuple] = {}
-    for mid, m in engine.messages.messages_by_id(wanted.get("message", []), pid).items():
-        source = m.speaker or ("you said" if m.role == "user" else "Hippo said")
-        found["message", mid] = (m.content, m.created_at, m.session_id, source)
-    for eid, ep in engine.episodes.get_many(wanted.get("episode", []), pid).items():
-        text = f"{ep.title}: {ep.summary}" if ep.title else ep.summary
-        found["episode", eid] = (text, ep.ended_at, ep.session_id, "episode")
-    chunks = engine.archive.get_chunks(wanted.get("chunk", []), pid)
-    titles = {d.id: d.title or d.path for d in engine.archive.documents(pid)} if chunks else {}
-    for cid, chunk in chunks.items():
-        title = titles.get(chunk.document_id, "document")
-        found["chunk", cid] = (chunk.content, chunk.created_at, None, title)
-    for vid, event in engine.events.get_many(wanted.get("event", []), pid).items():
-        found["event", vid] = (event.text, event.occurred_at, None, f"event ({event.source})")
-    for fid in wanted.get("fact", []):
-        try:
-            fact = engine.facts.get(fid, profile_id=pid)
-        except StorageError:  # gone, or another profile's: shown as missing
-            continue
-        found["fact", fid] = (fact.statement, fact.learned_at, None, f"fact ({fact.source_kind})")
-    return found
+    def views(self, profile_id: int, evidence: Sequence[Evidence]) -> tuple[EvidenceView, ...]:
+        """Each piece of evidence with the text it cites.
+
+        Evidence whose item is gone (forgotten, or in another profile) is kept and marked
+        ``missing``, so a fact's provenance never silently shrinks.
+        """
+        wanted: dict[str, list[int]] = {}
+        for item in evidence:
+            wanted.setdefault(item.kind, []).append(item.ref_id)
+        found = self._load(profile_id, wanted)
+        views = []
+        for item in evidence:
+            hit = found.get((item.kind, item.ref_id))
+            if hit is None:
+                views.append(
+                    EvidenceView(item.kind, item.ref_id, item.quote, "", None, missing=True)
+                )
+            else:
+                views.append(EvidenceView(item.kind, item.ref_id, item.quote, *hit))
+        return tuple(views)
+
+    def _load(self, pid: int, wanted: dict[str, list[int]]) -> _Found:
+        found: _Found = {}
+        for mid, m in self._messages.messages_by_id(wanted.get("message", []), pid).items():
+            source = m.speaker or ("you said" if m.role == "user" else "Hippo said")
+            found["message", mid] = (m.content, m.created_at, m.session_id, source)
+        for eid, ep in self._episodes.get_many(wanted.get("episode", []), pid).items():
+            text = f"{ep.title}: {ep.summary}" if ep.title else ep.summary
+            found["episode", eid] = (text, ep.ended_at, ep.session_id, "episode")
+        chunks = self._archive.get_chunks(wanted.get("chunk", []), pid)
+        titles = {d.id: d.title or d.path for d in self._archive.documents(pid)} if chunks else {}
+        for cid, chunk in chunks.items():
+            title = titles.get(chunk.document_id, "document")
+            found["chunk", cid] = (chunk.content, chunk.created_at, None, title)
+        for vid, event in self._events.get_many(wanted.get("event", []), pid).items():
+            found["event", vid] = (event.text, event.occurred_at, None, f"event ({event.source})")
+        for fid in wanted.get("fact", []):
+            try:
+                fact = self._facts.get(fid, profile_id=pid)
+            except StorageError:  # gone, or another profile's: shown as missing
+                continue
+            found["fact", fid] = (
+                fact.statement,
+                fact.learned_at,
+                None,
+                f"fact ({fact.source_kind})",
+            )
+        return found

@@ -8,14 +8,24 @@ says why it waits: an instruction-like text among its evidence, pasted text, its
 
 from __future__ import annotations
 
-from assistant.admin.facts import FactsAdmin
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from assistant.admin.models import CoreReviewItem, EvidenceView, ReviewItem
-from assistant.admin.provenance import evidence_views
 from assistant.errors import StorageError
 from assistant.memory.core import CoreBlock
 from assistant.memory.core_proposals import CoreProposal
 from assistant.memory.facts import Evidence, Fact
 from assistant.memory.injection import INSTRUCTION_REASON, looks_like_instruction
+from assistant.memory.models import Profile
+
+if TYPE_CHECKING:
+    from assistant.admin.facts import FactsAdmin
+    from assistant.admin.provenance import EvidenceReader
+    from assistant.memory.core import CoreMemory
+    from assistant.memory.core_proposals import CoreProposals
+    from assistant.memory.facts import FactStore
+    from assistant.sleep.runs import RunStore
 
 __all__ = ["CORE_KIND", "ReviewAdmin", "why_pending"]
 
@@ -40,10 +50,43 @@ def why_pending(fact: Fact, evidence: tuple[EvidenceView, ...]) -> str:
     return _BY_SOURCE.get(fact.source_kind, "waits for your confirmation")
 
 
-class ReviewAdmin(FactsAdmin):
-    """What awaits the user's approval, and the approving and rejecting of it."""
+class ReviewAdmin:
+    """What awaits the user's approval, and the approving and rejecting of it.
 
-    def review_queue(self, kind: str | None = None) -> list[ReviewItem]:
+    Args:
+        facts: the inspector's fact actions (reading, rewording, marking wrong).
+        store: the facts store (approve, supersede, the pending list and count).
+        core: core memory (an approved edit is applied to its block).
+        proposals: the model's core memory edits awaiting review.
+        runs: sleep's run reports (which pending facts would replace an active one).
+        evidence: reads the text the evidence of a pending item cites.
+        profile: returns the profile every call works in.
+    """
+
+    def __init__(
+        self,
+        *,
+        facts: FactsAdmin,
+        store: FactStore,
+        core: CoreMemory,
+        proposals: CoreProposals,
+        runs: RunStore,
+        evidence: EvidenceReader,
+        profile: Callable[[], Profile],
+    ) -> None:
+        self._facts = facts
+        self._store = store
+        self._core = core
+        self._proposals = proposals
+        self._runs = runs
+        self._evidence = evidence
+        self._profile = profile
+
+    @property
+    def _pid(self) -> int:
+        return self._profile().id
+
+    def queue(self, kind: str | None = None) -> list[ReviewItem]:
         """Pending facts, newest first, with evidence and, for a conflict, the fact it replaces.
 
         Args:
@@ -53,11 +96,9 @@ class ReviewAdmin(FactsAdmin):
         """
         if kind == CORE_KIND:
             return []
-        pending = self._engine.facts.list(
-            self._pid, status="pending", order="recent", limit=_QUEUE_LIMIT
-        )
-        conflicts = self._queries.conflicts(self._pid)
-        proposers = self._queries.proposers([f.id for f in pending])
+        pending = self._store.list(self._pid, status="pending", order="recent", limit=_QUEUE_LIMIT)
+        conflicts = self._runs.conflicts(self._pid)
+        proposers = self._store.changes.proposers([f.id for f in pending])
         items = [self._item(fact, conflicts, proposers) for fact in pending]
         return [
             i for i in items if kind is None or kind in (i.proposal, i.source_kind, i.proposed_by)
@@ -66,27 +107,26 @@ class ReviewAdmin(FactsAdmin):
     def core_queue(self) -> list[CoreReviewItem]:
         """The model's core memory edits awaiting approval, newest first, with their turn."""
         return [
-            CoreReviewItem(p, self._turn_evidence(p))
-            for p in self._engine.core_proposals.pending(self._pid)
+            CoreReviewItem(p, self._turn_evidence(p)) for p in self._proposals.pending(self._pid)
         ]
 
     def pending_count(self) -> int:
         """How many facts and core memory edits await review (for the status line)."""
-        facts = self._engine.facts.count(self._pid, status="pending")
-        return facts + self._engine.core_proposals.count_pending(self._pid)
+        facts = self._store.count(self._pid, status="pending")
+        return facts + self._proposals.count_pending(self._pid)
 
     def _item(self, fact: Fact, conflicts: dict[int, int], proposers: dict[int, str]) -> ReviewItem:
         replaces = None
         if fact.id in conflicts:
             try:
-                replaces = self.fact(conflicts[fact.id])
+                replaces = self._facts.get(conflicts[fact.id])
             except StorageError:
                 replaces = None
         if replaces is not None:
             proposal = "conflict"
         else:
             proposal = "reflection" if fact.source_kind == "reflection" else "fact"
-        evidence = self._evidence(fact)
+        evidence = self._evidence.views(self._pid, fact.evidence)
         return ReviewItem(
             fact=fact,
             proposal=proposal,
@@ -96,13 +136,10 @@ class ReviewAdmin(FactsAdmin):
             why=why_pending(fact, evidence),
         )
 
-    def _evidence(self, fact: Fact) -> tuple[EvidenceView, ...]:
-        return evidence_views(self._engine, self._pid, fact.evidence)
-
     def _turn_evidence(self, proposal: CoreProposal) -> tuple[EvidenceView, ...]:
         if proposal.message_id is None:
             return ()
-        return evidence_views(self._engine, self._pid, [Evidence("message", proposal.message_id)])
+        return self._evidence.views(self._pid, [Evidence("message", proposal.message_id)])
 
     def approve(self, fact_id: int, *, statement: str | None = None) -> Fact:
         """Approve a pending fact, after rewording it when ``statement`` is given.
@@ -113,23 +150,23 @@ class ReviewAdmin(FactsAdmin):
             MemoryWriteError: the fact is not pending.
             StorageError: there is no such fact in this profile.
         """
-        fact = self.fact(fact_id)
+        fact = self._facts.get(fact_id)
         if statement is not None and statement.strip() and statement.strip() != fact.statement:
-            self.edit_fact(fact_id, statement=statement)
-        self._engine.facts.approve(fact_id, actor="user", profile_id=self._pid)
-        old_id = self._queries.conflicts(self._pid).get(fact_id)
+            self._facts.edit(fact_id, statement=statement)
+        self._store.approve(fact_id, actor="user", profile_id=self._pid)
+        old_id = self._runs.conflicts(self._pid).get(fact_id)
         if old_id is not None:
             try:
-                old = self.fact(old_id)
+                old = self._facts.get(old_id)
             except StorageError:
                 old = None
             if old is not None and old.status == "active":
-                self._engine.facts.supersede(old_id, fact_id, actor="user", profile_id=self._pid)
-        return self.fact(fact_id)
+                self._store.supersede(old_id, fact_id, actor="user", profile_id=self._pid)
+        return self._facts.get(fact_id)
 
     def reject(self, fact_id: int) -> Fact:
         """Reject a fact (kept, undoable); sleep won't propose it again from its evidence."""
-        return self.mark_wrong(fact_id)
+        return self._facts.mark_wrong(fact_id)
 
     def approve_core(self, proposal_id: int) -> CoreBlock:
         """Apply a proposed core memory edit to its block; return the block.
@@ -138,18 +175,17 @@ class ReviewAdmin(FactsAdmin):
             StorageError: there is no such proposal in this profile.
             MemoryWriteError: it was decided before, or it no longer fits or applies.
         """
-        engine = self._engine
-        return engine.core_proposals.approve(proposal_id, engine.core, profile_id=self._pid)
+        return self._proposals.approve(proposal_id, self._core, profile_id=self._pid)
 
     def reject_core(self, proposal_id: int) -> CoreProposal:
         """Reject a proposed core memory edit; the block stays as it is."""
-        return self._engine.core_proposals.reject(proposal_id, profile_id=self._pid)
+        return self._proposals.reject(proposal_id, profile_id=self._pid)
 
     def approve_all(self, kind: str | None = None) -> list[Fact | CoreBlock]:
-        """Approve every pending item of ``kind`` (see ``review_queue``; ``core`` for core
+        """Approve every pending item of ``kind`` (see ``queue``; ``core`` for core
         memory edits; None for all, core edits last, oldest first); return the results."""
         done: list[Fact | CoreBlock] = [
-            self.approve(item.id) for item in reversed(self.review_queue(kind))
+            self.approve(item.id) for item in reversed(self.queue(kind))
         ]
         if kind in (None, CORE_KIND):
             done += [self.approve_core(item.id) for item in reversed(self.core_queue())]
@@ -157,7 +193,7 @@ class ReviewAdmin(FactsAdmin):
 
     def reject_all(self, kind: str | None = None) -> list[Fact | CoreProposal]:
         """Reject every pending item of ``kind`` (see ``approve_all``); return them."""
-        done: list[Fact | CoreProposal] = [self.reject(i.id) for i in self.review_queue(kind)]
+        done: list[Fact | CoreProposal] = [self.reject(i.id) for i in self.queue(kind)]
         if kind in (None, CORE_KIND):
             done += [self.reject_core(item.id) for item in self.core_queue()]
         return done

@@ -201,6 +201,15 @@ class CoreMemory(Store):
         rows = self._conn().execute(sql + where + " ORDER BY id", params)
         return [CoreChange(*row[:6], at=from_iso(row[6])) for row in rows]
 
+    def recent_changes(self, profile_id: int, limit: int) -> list[CoreChange]:
+        """The profile's latest block changes, newest first, ``limit`` at most."""
+        rows = self._conn().execute(
+            "SELECT id, profile_id, label, before, after, actor, at FROM core_block_history"
+            " WHERE profile_id = ? ORDER BY id DESC LIMIT ?",
+            (profile_id, limit),
+        )
+        return [CoreChange(*row[:6], at=from_iso(row[6])) for row in rows]
+
     def undo(
         self, history_id: int, *, actor: Actor = "user", profile_id: int | None = None
     ) -> CoreBlock:

@@ -205,6 +205,23 @@ class EpisodeStore(Store):
         )
         return [_episode(row) for row in rows]
 
+    def ended_since(self, profile_id: int, since: datetime) -> list[int]:
+        """Ids of the episodes that ended since ``since``, newest first."""
+        rows = self._conn().execute(
+            "SELECT id FROM episodes WHERE profile_id = ? AND ended_at >= ?"
+            " ORDER BY ended_at DESC, id DESC",
+            (profile_id, to_iso(since)),
+        )
+        return [row[0] for row in rows]
+
+    def written_since(self, profile_id: int, since: datetime) -> list[datetime]:
+        """When each episode written since ``since`` was written."""
+        rows = self._conn().execute(
+            "SELECT created_at FROM episodes WHERE profile_id = ? AND created_at >= ?",
+            (profile_id, to_iso(since)),
+        )
+        return [from_iso(row[0]) for row in rows]
+
     def between(self, profile_id: int, start: datetime, end: datetime) -> list[Episode]:
         """Episodes whose span overlaps ``start``..``end``, in time order."""
         rows = self._conn().execute(

@@ -303,6 +303,15 @@ class EventStore(Store):
         )
         return [_event(row) for row in rows]
 
+    def latest(self, profile_id: int, limit: int) -> list[Event]:
+        """The latest events, current or expired, newest first."""
+        rows = self._conn().execute(
+            f"SELECT {_COLUMNS} FROM events WHERE profile_id = ?"
+            " ORDER BY occurred_at DESC, id DESC LIMIT ?",
+            (profile_id, limit),
+        )
+        return [_event(row) for row in rows]
+
     def get_many(self, ids: Sequence[int], profile_id: int | None = None) -> dict[int, Event]:
         """The events with these ids (of one profile, if given), keyed by id."""
         if not ids:

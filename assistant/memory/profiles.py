@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from assistant.clock import to_iso
 from assistant.errors import HippoError
 from assistant.memory.base import Store
+from assistant.memory.models import Profile
 
 __all__ = [
     "DEFAULT_PROFILE",
@@ -83,6 +84,10 @@ class ProfileStore(Store):
     def names(self) -> list[str]:
         """Every profile's name, sorted."""
         return [row[0] for row in self._conn().execute("SELECT name FROM profiles ORDER BY name")]
+
+    def all(self) -> list[Profile]:
+        """Every profile, in the order they were made."""
+        return [Profile(*row) for row in self._conn().execute("SELECT id, name FROM profiles")]
 
     def summaries(self) -> list[ProfileSummary]:
         """Every profile with its counts, by name."""

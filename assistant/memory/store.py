@@ -187,6 +187,21 @@ class MessageStore(Store):
         )
         return [_session(row) for row in rows]
 
+    def incognito_sessions(self, profile_id: int) -> list[int]:
+        """Ids of the profile's incognito sessions (left behind, unless one is open)."""
+        rows = self._conn().execute(
+            "SELECT id FROM sessions WHERE profile_id = ? AND incognito = 1", (profile_id,)
+        )
+        return [row[0] for row in rows]
+
+    def message_times(self, profile_id: int, since: datetime) -> list[tuple[int, datetime]]:
+        """(session id, time) of each of the profile's messages since ``since``."""
+        rows = self._conn().execute(
+            "SELECT session_id, created_at FROM messages WHERE profile_id = ? AND created_at >= ?",
+            (profile_id, to_iso(since)),
+        )
+        return [(sid, from_iso(at)) for sid, at in rows]
+
     def last_session(self, profile_id: int) -> Session | None:
         """The profile's most recently active session that has messages, if any."""
         row = (

@@ -71,6 +71,17 @@ class UsageStore:
         )
         return [MemoryUse(*row) for row in rows]
 
+    def times_used(self, kind: str, item_id: int) -> int:
+        """How many replies had this item in their prompt."""
+        return (
+            self._conn()
+            .execute(
+                "SELECT count(*) FROM reply_memories WHERE kind = ? AND item_id = ?",
+                (kind, item_id),
+            )
+            .fetchone()[0]
+        )
+
     def was_recalled(self, kind: str, item_id: int) -> bool:
         """Whether this item was ever put into a prompt as memory."""
         row = (

@@ -193,9 +193,15 @@ class VectorStore(Store):
                 break
         return found
 
-    def queued(self) -> int:
-        """How many items wait for a vector."""
-        return self._conn().execute("SELECT count(*) FROM embedding_queue").fetchone()[0]
+    def queued(self, profile_id: int | None = None) -> int:
+        """How many items (of one profile, if given) wait for a vector."""
+        if profile_id is None:
+            return self._conn().execute("SELECT count(*) FROM embedding_queue").fetchone()[0]
+        return (
+            self._conn()
+            .execute("SELECT count(*) FROM embedding_queue WHERE profile_id = ?", (profile_id,))
+            .fetchone()[0]
+        )
 
     def store(
         self,

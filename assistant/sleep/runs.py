@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
 
 import apsw
 
@@ -105,6 +106,35 @@ class RunStore:
             .fetchone()
         )
         return _report(row) if row else None
+
+    def last_finished(self) -> datetime | None:
+        """When the last real consolidation finished (None: never)."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT max(finished_at) FROM sleep_runs WHERE dry_run = 0"
+                " AND finished_at IS NOT NULL"
+            )
+            .fetchone()
+        )
+        return from_iso(row[0]) if row and row[0] else None
+
+    def conflicts(self, profile_id: int) -> dict[int, int]:
+        """Pending facts sleep proposed as replacing an active one: new id -> old id."""
+        rows = self._conn().execute(
+            "SELECT r.proposals FROM sleep_runs r WHERE r.proposals LIKE '%\"conflict\"%'"
+            " ORDER BY r.id"
+        )
+        out: dict[int, int] = {}
+        for (text,) in rows:
+            for item in json.loads(text):
+                if (
+                    item.get("kind") == "conflict"
+                    and item.get("profile_id") == profile_id
+                    and item.get("old_fact_id")
+                ):
+                    out[int(item["fact_id"])] = int(item["old_fact_id"])
+        return out
 
     def latest_backup(self) -> str:
         """The backup of the newest run that has one ('' if none)."""

@@ -198,7 +198,7 @@ def main() -> None:
     )
     try:
         seed_demo(engine, random.Random(args.seed), now)
-        stats = engine.admin.stats()
+        stats = engine.admin.activity.stats()
         print(f"Seeded {path}: " + ", ".join(f"{n} {t}" for t, n in stats.counts.items()))
     finally:
         engine.close()

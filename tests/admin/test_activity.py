@@ -11,15 +11,15 @@ def test_activity_counts_sessions_messages_and_memories_per_day(engine, admin, c
     seed(engine, tmp_path)
     clock.advance(days=63)  # 2026-03-05: the seeded chats are on the 2nd and the 4th
 
-    days = admin.activity(7, tz=UTC)
+    days = admin.activity.per_day(7, tz=UTC)
 
     assert [d.day for d in days] == [date(2026, 2, 27) + timedelta(days=n) for n in range(7)]
     by_day = {d.day: d for d in days}
     assert (by_day[date(2026, 3, 2)].sessions, by_day[date(2026, 3, 2)].messages) == (1, 4)
     assert by_day[date(2026, 3, 4)].messages == 2
     assert sum(d.memories for d in days) == 0  # the facts were learned on 1 January
-    assert admin.activity(70, tz=UTC)[0].day == date(2025, 12, 26)
-    assert sum(d.memories for d in admin.activity(70, tz=UTC)) == 4  # 3 facts, 1 episode
+    assert admin.activity.per_day(70, tz=UTC)[0].day == date(2025, 12, 26)
+    assert sum(d.memories for d in admin.activity.per_day(70, tz=UTC)) == 4  # 3 facts, 1 episode
 
 
 def test_episodes_are_grouped_by_day_newest_first(engine, admin, clock):
@@ -34,7 +34,7 @@ def test_episodes_are_grouped_by_day_newest_first(engine, admin, clock):
         )
     clock.advance(days=70)
 
-    days = admin.episodes_by_day(30, tz=UTC)
+    days = admin.activity.episodes_by_day(30, tz=UTC)
 
     assert [d.day for d in days] == [date(2026, 3, 3), date(2026, 3, 2)]
     assert [e.summary for e in days[1].episodes] == ["Bought strings.", "Cello lesson."]
@@ -43,7 +43,7 @@ def test_episodes_are_grouped_by_day_newest_first(engine, admin, clock):
 def test_stats_count_every_tier(engine, admin, tmp_path):
     seed(engine, tmp_path)
 
-    stats = admin.stats()
+    stats = admin.activity.stats()
 
     assert stats.counts["messages"] == 6 and stats.counts["facts"] == 3
     assert stats.counts["documents"] == 1 and stats.counts["events"] == 1

@@ -103,12 +103,12 @@ def test_review_approve_and_reject(engine, seeded, capsys):
     _, out, _ = _run(capsys, "review")
     assert "Zalando" in out and "by agent" in out and "She loves the Spree" in out
 
-    (zalando,) = engine.admin.facts(query="Zalando", status="pending")
+    (zalando,) = engine.admin.facts.list(query="Zalando", status="pending")
     _, out, _ = _run(capsys, "approve", str(zalando.id))
     assert "Approved" in out
     _, out, _ = _run(capsys, "reject", "--all")
     assert "Rejected 1 proposal(s)." in out
-    assert engine.admin.review_queue() == []
+    assert engine.admin.review.queue() == []
 
 
 def test_forget_previews_and_asks_before_deleting(engine, seeded, capsys, monkeypatch):
@@ -133,11 +133,11 @@ def test_every_artefact_can_be_listed_and_deleted(engine, seeded, capsys):
         code, out, _ = _run(capsys, kind)
         assert code == 0 and out.strip(), kind
 
-    event_id = engine.admin.events()[0].id
+    event_id = engine.admin.browse.events()[0].id
     _, out, _ = _run(capsys, "events", "--delete", str(event_id))
-    assert "Deleted event" in out and engine.admin.events() == []
-    _, out, _ = _run(capsys, "rm", "document", str(engine.admin.documents()[0].id))
-    assert engine.admin.documents() == []
+    assert "Deleted event" in out and engine.admin.browse.events() == []
+    _, out, _ = _run(capsys, "rm", "document", str(engine.admin.browse.documents()[0].id))
+    assert engine.admin.browse.documents() == []
     _run(capsys, "rm", "session", str(seeded.cooking.id))
     assert [s.id for s in engine.sessions()] == [seeded.berlin.id]
 

@@ -30,8 +30,8 @@ def _rich(engine, fake_ollama, clock, tmp_path):
     )
     engine.facts.supersede(seeded.moved.id, hamburg.id, actor="user")
     engine.facts.reinforce(seeded.pasta.id, [Evidence("message", said[0].id)], actor="sleep")
-    engine.admin.edit_fact(seeded.sister.id, statement="Anna is the user's sister")
-    engine.admin.undo(engine.admin.history(limit=1)[0].id)
+    engine.admin.facts.edit(seeded.sister.id, statement="Anna is the user's sister")
+    engine.admin.history.undo(engine.admin.history.changes(limit=1)[0].id)
     clock.advance(days=120)
     m = seeded.messages
     fake_ollama.script(
@@ -52,14 +52,14 @@ def _rich(engine, fake_ollama, clock, tmp_path):
     )
     report = sleep(engine)
     assert report.errors == [] and report.counts["candidates_added"] >= 1
-    assert engine.admin.export()["dated_items"][0]["text"] == "Cook for Anna"
+    assert engine.admin.export.data()["dated_items"][0]["text"] == "Cook for Anna"
     return seeded
 
 
 def test_the_export_is_complete_versioned_and_json_serialisable(engine, admin, tmp_path):
     seed(engine, tmp_path)
 
-    data = json.loads(json.dumps(admin.export()))
+    data = json.loads(json.dumps(admin.export.data()))
 
     assert (data["format"], data["version"]) == ("hippo-export", 1)
     assert data["profile"]["name"] == "default"
@@ -77,11 +77,11 @@ def test_export_then_import_then_export_gives_the_same_memory(
     engine, admin, fake_ollama, clock, tmp_path
 ):
     _rich(engine, fake_ollama, clock, tmp_path)
-    first = admin.export()
+    first = admin.export.data()
 
-    report = admin.import_(json.loads(json.dumps(first)), "restored")
+    report = admin.export.import_(json.loads(json.dumps(first)), "restored")
     engine.profile = report.profile
-    second = engine.admin.export()
+    second = engine.admin.export.data()
 
     assert report.warnings == ()
     assert report.counts["facts"] == len(first["facts"])
@@ -90,22 +90,22 @@ def test_export_then_import_then_export_gives_the_same_memory(
 
 def test_an_imported_profile_works_like_the_original(engine, admin, fake_ollama, clock, tmp_path):
     seeded = _rich(engine, fake_ollama, clock, tmp_path)
-    report = admin.import_(admin.export(), "restored")
+    report = admin.export.import_(admin.export.data(), "restored")
     engine.profile = report.profile
 
-    (moved,) = engine.admin.facts(query="Berlin")
-    detail = engine.admin.fact_detail(moved.id)
+    (moved,) = engine.admin.facts.list(query="Berlin")
+    detail = engine.admin.facts.detail(moved.id)
     assert detail.superseded_by.statement == "The user's sister Anna lives in Hamburg"
     assert detail.evidence[0].text == "My sister Anna moved to Berlin last spring."
     assert engine.search_messages("Zalando")[0].message.content.startswith("She loves")
-    change = engine.admin.history(kind="fact", limit=1)[0]
-    assert engine.admin.undo(change.id).profile_id == report.profile.id
-    assert engine.admin.fact(moved.id).id != seeded.moved.id
+    change = engine.admin.history.changes(kind="fact", limit=1)[0]
+    assert engine.admin.history.undo(change.id).profile_id == report.profile.id
+    assert engine.admin.facts.get(moved.id).id != seeded.moved.id
 
 
 def test_an_import_is_not_consolidated_again_by_sleep(engine, admin, fake_ollama, clock, tmp_path):
     _rich(engine, fake_ollama, clock, tmp_path)
-    report = admin.import_(admin.export(), "restored")
+    report = admin.export.import_(admin.export.data(), "restored")
     engine.profile = report.profile
 
     assert sleep(engine).llm_calls == 0
@@ -113,26 +113,26 @@ def test_an_import_is_not_consolidated_again_by_sleep(engine, admin, fake_ollama
 
 def test_importing_into_an_existing_profile_is_refused(engine, admin, tmp_path):
     seed(engine, tmp_path)
-    data = admin.export()
+    data = admin.export.data()
 
     with pytest.raises(HippoError, match="already a profile called 'default'"):
-        admin.import_(data, "default")
+        admin.export.import_(data, "default")
     assert [p.name for p in engine.messages.profiles()] == ["default"]
 
 
 def test_a_damaged_export_changes_nothing(engine, admin, tmp_path):
     seed(engine, tmp_path)
-    data = admin.export()
+    data = admin.export.data()
     del data["sessions"][0]["messages"][0]["content"]
 
     with pytest.raises(HippoError, match="damaged"):
-        admin.import_(data, "restored")
+        admin.export.import_(data, "restored")
     assert [p.name for p in engine.messages.profiles()] == ["default"]
 
 
 def test_an_export_from_a_newer_hippo_is_refused_clearly(admin):
     with pytest.raises(HippoError, match="Upgrade Hippo"):
-        admin.import_({"format": "hippo-export", "version": 99}, "x")
+        admin.export.import_({"format": "hippo-export", "version": 99}, "x")
     with pytest.raises(HippoError, match="not a Hippo export"):
         load_export("hello")
 
@@ -140,21 +140,21 @@ def test_an_export_from_a_newer_hippo_is_refused_clearly(admin):
 def test_the_markdown_export_is_readable_and_can_be_imported(engine, admin, tmp_path):
     seed(engine, tmp_path)
 
-    text = admin.export_markdown()
+    text = admin.export.markdown()
 
     assert text.startswith("# Hippo memory: profile default")
     assert "- The user's sister Anna lives in Berlin - user_stated" in text
     assert "> My sister Anna moved to Berlin last spring." in text
-    assert _comparable(load_export(text)) == _comparable(admin.export())
+    assert _comparable(load_export(text)) == _comparable(admin.export.data())
 
 
 def test_a_backup_is_a_private_copy_of_the_whole_file(engine, admin, tmp_path):
     seed(engine, tmp_path)
 
-    path = admin.backup(tmp_path / "copy.db")
+    path = admin.export.backup(tmp_path / "copy.db")
 
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     assert b"Zalando" in plaintext_bytes(path) and b"Zalando" not in path.read_bytes()
     with pytest.raises(StorageError, match="exists already"):
-        admin.backup(path)
-    assert admin.backup().parent == engine.db.path.parent / "backups"
+        admin.export.backup(path)
+    assert admin.export.backup().parent == engine.db.path.parent / "backups"

@@ -11,9 +11,9 @@ from tests.admin.helpers import START, chat, remember, seed
 
 def test_facts_are_listed_pinned_first_then_by_importance(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
-    admin.pin(seeded.pasta.id)
+    admin.facts.pin(seeded.pasta.id)
 
-    ids = [f.id for f in admin.facts()]
+    ids = [f.id for f in admin.facts.list()]
 
     assert ids == [seeded.pasta.id, seeded.moved.id, seeded.sister.id]
 
@@ -24,10 +24,10 @@ def test_facts_are_filtered_by_status_scope_and_source(engine, admin):
     work = remember(engine, "The user runs at lunch", evidence, scope="work")
     guess = remember(engine, "The user likes running", evidence, source="assistant_inferred")
 
-    assert [f.id for f in admin.facts(scope="work")] == [work.id]
-    assert [f.id for f in admin.facts(status="pending")] == [guess.id]
-    assert [f.id for f in admin.facts(source_kind="assistant_inferred")] == [guess.id]
-    assert admin.count_facts(status=("active", "pending")) == 2
+    assert [f.id for f in admin.facts.list(scope="work")] == [work.id]
+    assert [f.id for f in admin.facts.list(status="pending")] == [guess.id]
+    assert [f.id for f in admin.facts.list(source_kind="assistant_inferred")] == [guess.id]
+    assert admin.facts.count(status=("active", "pending")) == 2
 
 
 def test_a_keyword_search_ranks_by_relevance_and_pages(engine, admin):
@@ -36,24 +36,24 @@ def test_a_keyword_search_ranks_by_relevance_and_pages(engine, admin):
         remember(engine, f"Tea fact number {n} about green tea", Evidence("message", said[0].id))
     remember(engine, "Coffee is fine too", Evidence("message", said[0].id))
 
-    first = admin.facts(query="green tea", limit=10)
-    second = admin.facts(query="green tea", limit=10, offset=10)
+    first = admin.facts.list(query="green tea", limit=10)
+    second = admin.facts.list(query="green tea", limit=10, offset=10)
 
-    assert admin.count_facts(query="green tea") == 30
+    assert admin.facts.count(query="green tea") == 30
     assert len(first) == len(second) == 10
     assert not {f.id for f in first} & {f.id for f in second}
-    assert admin.facts(query="coffee")[0].statement == "Coffee is fine too"
-    assert admin.facts(query="???") == []
+    assert admin.facts.list(query="coffee")[0].statement == "Coffee is fine too"
+    assert admin.facts.list(query="???") == []
 
 
 def test_a_semantic_search_finds_facts_by_their_vectors(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
     engine.embed_pending()
 
-    found = admin.facts(query="lives Berlin", semantic=True)
+    found = admin.facts.list(query="lives Berlin", semantic=True)
 
     assert found[0].id == seeded.moved.id
-    assert admin.count_facts(query="lives Berlin", semantic=True) == len(found)
+    assert admin.facts.count(query="lives Berlin", semantic=True) == len(found)
 
 
 def test_a_semantic_search_falls_back_to_keywords_when_ollama_is_down(
@@ -63,7 +63,7 @@ def test_a_semantic_search_falls_back_to_keywords_when_ollama_is_down(
     engine.embed_pending()
     fake_ollama.fail_next("/api/embed", "500", count=5)
 
-    assert [f.id for f in admin.facts(query="carbonara", semantic=True)] == [seeded.pasta.id]
+    assert [f.id for f in admin.facts.list(query="carbonara", semantic=True)] == [seeded.pasta.id]
 
 
 @pytest.mark.parametrize(("trust", "found"), [(1.0, True), (0.0, False)])
@@ -75,7 +75,7 @@ def test_a_semantic_search_takes_meaning_only_hits_from_a_model_that_reads_the_q
     nearest = [(seeded.sister.id, 0.9)]
     monkeypatch.setattr(engine, "nearest", lambda kind, query, limit: (nearest, trust))
 
-    ids = [f.id for f in admin.facts(query="sibling abroad", semantic=True)]
+    ids = [f.id for f in admin.facts.list(query="sibling abroad", semantic=True)]
 
     assert ids == ([seeded.sister.id] if found else [])
 
@@ -96,9 +96,9 @@ def test_listing_stays_fast_with_tens_of_thousands_of_facts(engine, admin):
         )
 
     started = time.perf_counter()
-    page = admin.facts(status="active", limit=50, offset=5000)
-    total = admin.count_facts(status="active")
-    recent = admin.facts(order="recent", limit=50)
+    page = admin.facts.list(status="active", limit=50, offset=5000)
+    total = admin.facts.count(status="active")
+    recent = admin.facts.list(order="recent", limit=50)
 
     assert len(page) == 50 and total == 10000 and len(recent) == 50
     assert time.perf_counter() - started < 0.5
@@ -107,7 +107,7 @@ def test_listing_stays_fast_with_tens_of_thousands_of_facts(engine, admin):
 def test_the_detail_shows_each_evidence_with_its_text_date_and_session(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
 
-    detail = admin.fact_detail(seeded.moved.id)
+    detail = admin.facts.detail(seeded.moved.id)
 
     (view,) = detail.evidence
     assert view.quote == "moved to Berlin"
@@ -124,8 +124,8 @@ def test_the_detail_shows_what_a_fact_replaced_and_what_replaced_it(engine, admi
     paris = remember(engine, "The user lives in Paris", Evidence("message", said[2].id))
     engine.facts.supersede(lyon.id, paris.id, actor="sleep")
 
-    assert admin.fact_detail(lyon.id).superseded_by.id == paris.id
-    assert [f.id for f in admin.fact_detail(paris.id).supersedes] == [lyon.id]
+    assert admin.facts.detail(lyon.id).superseded_by.id == paris.id
+    assert [f.id for f in admin.facts.detail(paris.id).supersedes] == [lyon.id]
 
 
 def test_an_edit_is_a_user_stated_change_in_the_history(engine, admin):
@@ -134,49 +134,49 @@ def test_an_edit_is_a_user_stated_change_in_the_history(engine, admin):
         engine, "The user likes jazz", Evidence("message", said[0].id), source="assistant_inferred"
     )
 
-    edited = admin.edit_fact(guess.id, statement="The user loves jazz piano", scope="music")
+    edited = admin.facts.edit(guess.id, statement="The user loves jazz piano", scope="music")
 
     assert edited.statement == "The user loves jazz piano" and edited.scope == "music"
     assert edited.source_kind == "user_stated" and edited.confidence >= 0.9
-    change = admin.history(limit=1)[0]
+    change = admin.history.changes(limit=1)[0]
     assert (change.actor, change.action) == ("user", "edit")
     assert change.before_text == "The user likes jazz"
     assert change.after_text == "The user loves jazz piano"
-    assert admin.facts(query="piano")[0].id == guess.id  # re-indexed
+    assert admin.facts.list(query="piano")[0].id == guess.id  # re-indexed
 
 
 def test_an_edit_with_nothing_to_change_is_refused(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
     with pytest.raises(HippoError, match="Nothing to change"):
-        admin.edit_fact(seeded.pasta.id)
+        admin.facts.edit(seeded.pasta.id)
 
 
 def test_pinning_and_unpinning_are_recorded(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
 
-    assert admin.pin(seeded.pasta.id).pinned
-    assert not admin.pin(seeded.pasta.id, False).pinned
-    assert [c.action for c in admin.history(limit=2)] == ["unpin", "pin"]
+    assert admin.facts.pin(seeded.pasta.id).pinned
+    assert not admin.facts.pin(seeded.pasta.id, False).pinned
+    assert [c.action for c in admin.history.changes(limit=2)] == ["unpin", "pin"]
 
 
 def test_marking_a_fact_wrong_stops_its_use_and_keeps_its_history(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
 
-    wrong = admin.mark_wrong(seeded.pasta.id)
+    wrong = admin.facts.mark_wrong(seeded.pasta.id)
 
     assert wrong.status == "rejected"
     assert seeded.pasta.id not in {f.id for f in engine.facts.active_facts(engine.profile.id)}
-    assert admin.fact_detail(seeded.pasta.id).history[-1].action == "reject"
+    assert admin.facts.detail(seeded.pasta.id).history[-1].action == "reject"
 
 
 def test_marking_a_fact_outdated_ends_its_validity_now(engine, admin, tmp_path, clock):
     seeded = seed(engine, tmp_path)
     clock.advance(days=3)
 
-    old = admin.mark_outdated(seeded.moved.id)
+    old = admin.facts.mark_outdated(seeded.moved.id)
 
     assert old.status == "expired" and old.valid_to == clock.now()
-    assert admin.history(limit=1)[0].action == "outdated"
+    assert admin.history.changes(limit=1)[0].action == "outdated"
     assert seeded.moved.id not in {f.id for f in engine.facts.active_facts(engine.profile.id)}
 
 
@@ -185,12 +185,12 @@ def test_deleting_a_fact_removes_its_row_index_and_vectors(engine, admin, tmp_pa
     engine.embed_pending()
     conn = engine.db.conn
 
-    receipt = admin.delete_fact(seeded.pasta.id)
+    receipt = admin.facts.delete(seeded.pasta.id)
 
     assert receipt.counts["facts"] == 1 and receipt.vectors == 1
     with pytest.raises(StorageError):
-        admin.fact(seeded.pasta.id)
-    assert admin.facts(query="carbonara") == []
+        admin.facts.get(seeded.pasta.id)
+    assert admin.facts.list(query="carbonara") == []
     assert conn.execute(
         "SELECT count(*) FROM fact_history WHERE fact_id = ?", (seeded.pasta.id,)
     ).fetchone() == (0,)
@@ -202,14 +202,14 @@ def test_deleting_a_fact_removes_its_row_index_and_vectors(engine, admin, tmp_pa
 @pytest.mark.parametrize(
     "call",
     [
-        lambda a: a.fact_detail(999),
-        lambda a: a.edit_fact(999, statement="x"),
-        lambda a: a.pin(999),
-        lambda a: a.mark_wrong(999),
-        lambda a: a.mark_outdated(999),
-        lambda a: a.delete_fact(999),
-        lambda a: a.approve(999),
-        lambda a: a.reject(999),
+        lambda a: a.facts.detail(999),
+        lambda a: a.facts.edit(999, statement="x"),
+        lambda a: a.facts.pin(999),
+        lambda a: a.facts.mark_wrong(999),
+        lambda a: a.facts.mark_outdated(999),
+        lambda a: a.facts.delete(999),
+        lambda a: a.review.approve(999),
+        lambda a: a.review.reject(999),
     ],
 )
 def test_a_bad_fact_id_gives_a_clear_error(admin, call):

@@ -17,7 +17,7 @@ from tests.plaintext import plaintext_bytes
 def test_the_preview_lists_every_tier_that_mentions_the_words(engine, admin, tmp_path):
     seed(engine, tmp_path)
 
-    preview = admin.forget_preview("berlin")
+    preview = admin.forget.preview("berlin")
 
     counts = preview.counts
     assert counts["messages"] == 2 and counts["episodes"] == 1 and counts["facts"] == 1
@@ -30,25 +30,25 @@ def test_the_preview_lists_every_tier_that_mentions_the_words(engine, admin, tmp
 
 def test_the_preview_changes_nothing(engine, admin, tmp_path):
     seed(engine, tmp_path)
-    before = admin.export()
+    before = admin.export.data()
 
-    admin.forget_preview("Berlin")
+    admin.forget.preview("Berlin")
 
-    assert {**admin.export(), "exported_at": ""} == {**before, "exported_at": ""}
+    assert {**admin.export.data(), "exported_at": ""} == {**before, "exported_at": ""}
 
 
 def test_forget_deletes_the_rows_and_keeps_what_does_not_mention_it(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
 
-    receipt = admin.forget("Berlin")
+    receipt = admin.forget.text("Berlin")
 
-    assert admin.forget_preview("Berlin").empty
+    assert admin.forget.preview("Berlin").empty
     assert receipt.counts["messages"] == 2 and receipt.counts["facts"] == 1
     assert "vacuumed" in " ".join(receipt.housekeeping)
     # The sister fact keeps its other evidence; the pasta fact is untouched.
-    sister = admin.fact(seeded.sister.id)
+    sister = admin.facts.get(seeded.sister.id)
     assert [e.ref_id for e in sister.evidence] == [seeded.messages[2].id]
-    assert admin.fact(seeded.pasta.id).status == "active"
+    assert admin.facts.get(seeded.pasta.id).status == "active"
     assert engine.core.block(engine.profile.id, "human").value == "Likes carbonara."
     assert [m.content for m in engine.history(seeded.berlin.id)] == [
         "She loves the Spree and works at Zalando now.",
@@ -61,19 +61,19 @@ def test_a_fact_whose_only_evidence_is_forgotten_goes_too(engine, admin):
     _, said = chat(engine, START, "I started learning the cello.", "How exciting!")
     fact = remember(engine, "The user plays a string instrument", Evidence("message", said[0].id))
 
-    preview = admin.forget_preview("cello")
-    admin.forget("cello")
+    preview = admin.forget.preview("cello")
+    admin.forget.text("cello")
 
     assert [h.item_id for h in preview.hits["facts"]] == [fact.id]
-    assert admin.count_facts() == 0
+    assert admin.facts.count() == 0
 
 
 def test_the_preview_counts_the_vectors_and_index_rows_that_go(engine, admin, tmp_path):
     seed(engine, tmp_path)
     engine.embed_pending()
 
-    preview = admin.forget_preview("Zalando")
-    receipt = admin.forget("Zalando")
+    preview = admin.forget.preview("Zalando")
+    receipt = admin.forget.text("Zalando")
 
     # The message and episode that say it, and the two messages around the first one.
     assert preview.vectors == receipt.vectors == 4
@@ -85,7 +85,7 @@ def test_forgotten_words_are_nowhere_in_the_files_bytes(engine, admin, tmp_path)
     engine.embed_pending()
     assert b"zalando" in file_bytes(engine).lower()
 
-    admin.forget("Zalando")
+    admin.forget.text("Zalando")
 
     data = file_bytes(engine).lower()
     assert b"zalando" not in data
@@ -100,7 +100,7 @@ def test_forgotten_chinese_words_are_nowhere_in_the_files_bytes(engine, admin):
     needle = "字节跳动".encode()
     assert needle in file_bytes(engine)
 
-    receipt = admin.forget("字节跳动")
+    receipt = admin.forget.text("字节跳动")
 
     data = file_bytes(engine)
     assert needle not in data
@@ -112,10 +112,10 @@ def test_forgotten_chinese_words_are_nowhere_in_the_files_bytes(engine, admin):
 def test_forget_scrubs_the_backups_next_to_the_file_and_says_so(engine, admin, tmp_path):
     seed(engine, tmp_path)
     nightly = backup_database(engine.db.conn, engine.db.path, engine.clock.now())
-    manual = admin.backup()
+    manual = admin.export.backup()
     assert b"Zalando" in plaintext_bytes(nightly) and b"Zalando" in plaintext_bytes(manual)
 
-    receipt = admin.forget("Zalando")
+    receipt = admin.forget.text("Zalando")
 
     assert set(receipt.backups) == {nightly, manual}
     for path in (nightly, manual):
@@ -128,24 +128,24 @@ def test_forget_can_delete_the_backups_instead(engine, admin, tmp_path):
     seed(engine, tmp_path)
     nightly = backup_database(engine.db.conn, engine.db.path, engine.clock.now())
 
-    admin.forget("Zalando", backups="delete")
+    admin.forget.text("Zalando", backups="delete")
 
     assert not nightly.exists()
 
 
 def test_forgetting_nothing_is_refused(admin):
     with pytest.raises(HippoError, match="empty"):
-        admin.forget("   ")
+        admin.forget.text("   ")
 
 
 def test_deleting_a_session_removes_everything_derived_from_it_only(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
 
-    receipt = admin.delete_session(seeded.berlin.id)
+    receipt = admin.forget.delete_session(seeded.berlin.id)
 
     assert receipt.counts["sessions"] == 1 and receipt.counts["messages"] == 4
     assert receipt.counts["episodes"] == 1 and receipt.counts["facts"] == 2
-    assert [f.id for f in admin.facts()] == [seeded.pasta.id]
+    assert [f.id for f in admin.facts.list()] == [seeded.pasta.id]
     assert b"Zalando" not in file_bytes(engine)
     assert "Anna" in engine.core.block(engine.profile.id, "human").value  # the user's own words
 
@@ -155,7 +155,7 @@ def test_deleting_another_profiles_session_is_refused(engine, admin, tmp_path):
     session = engine.messages.create_session(other.id)
 
     with pytest.raises(HippoError, match="another profile"):
-        admin.delete_session(session.id)
+        admin.forget.delete_session(session.id)
 
 
 def test_an_incognito_session_keeps_nothing_after_it_ends(engine, admin):
@@ -170,7 +170,7 @@ def test_an_incognito_session_keeps_nothing_after_it_ends(engine, admin):
     )
     engine.embed_pending()
 
-    receipt = admin.end_session(session.id)
+    receipt = admin.forget.end_session(session.id)
 
     assert receipt is not None and receipt.counts["facts"] == 1
     assert engine.sessions() == []
@@ -180,7 +180,7 @@ def test_an_incognito_session_keeps_nothing_after_it_ends(engine, admin):
 def test_ending_an_ordinary_session_deletes_nothing(engine, admin):
     session, _ = chat(engine, START, "Hello there.", "Hi!")
 
-    assert admin.end_session(session.id) is None
+    assert admin.forget.end_session(session.id) is None
     assert len(engine.history(session.id)) == 2
 
 
@@ -189,11 +189,11 @@ def test_incognito_sessions_left_by_a_crash_are_purged_at_start_up(engine, admin
     chat(engine, START, "Secret plans for the surprise party.", "Ok.", incognito=True)
     current, _ = chat(engine, START, "Another secret.", "Ok.", incognito=True)
 
-    receipt = admin.purge_incognito(keep=[current.id])
+    receipt = admin.forget.purge_incognito(keep=[current.id])
 
     assert receipt is not None
     assert {s.id for s in engine.sessions()} == {kept.id, current.id}
-    assert admin.purge_incognito(keep=[current.id]) is None
+    assert admin.forget.purge_incognito(keep=[current.id]) is None
 
 
 def test_sleep_never_consolidates_an_incognito_session(engine, fake_ollama, clock):
@@ -216,7 +216,7 @@ def test_sleep_never_consolidates_an_incognito_session(engine, fake_ollama, cloc
 def test_the_data_file_stays_private_after_a_forget(engine, admin, tmp_path):
     seed(engine, tmp_path)
 
-    admin.forget("Berlin")
+    admin.forget.text("Berlin")
 
     assert oct(os.stat(engine.db.path).st_mode & 0o777) == "0o600"
 
@@ -237,7 +237,7 @@ def test_forget_deletes_the_vectors_copies_in_their_cells(engine, admin, tmp_pat
         row[0] for row in conn.execute("SELECT id FROM messages WHERE content LIKE '%Zalando%'")
     }
 
-    admin.forget("Zalando")
+    admin.forget.text("Zalando")
 
     copied = {row[0] for row in conn.execute(f"SELECT item_id FROM {copy}")}
     assert said and said <= before

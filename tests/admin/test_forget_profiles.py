@@ -27,35 +27,35 @@ def two_profiles(engine, tmp_path, fake_ollama, monkeypatch):
 
 
 def test_the_preview_says_which_profile_and_what_others_still_hold(two_profiles):
-    preview = two_profiles.admin.forget_preview("Zalando")
+    preview = two_profiles.admin.forget.preview("Zalando")
     assert preview.profiles == ("default",) and preview.where == "in profile 'default'"
     assert set(preview.elsewhere) == {"work"} and preview.elsewhere["work"] > 0
 
 
 def test_a_one_profile_forget_leaves_the_other_and_the_receipt_says_so(two_profiles):
-    receipt = two_profiles.admin.forget("Zalando")
+    receipt = two_profiles.admin.forget.text("Zalando")
     text = receipt.text()
     assert "in profile 'default'" in text
     assert "Other profiles were left as they are and still mention it: 'work'" in text
     assert "--all-profiles" in text
     assert b"zalando" in file_bytes(two_profiles).lower()
-    assert _as(two_profiles, "work").forget_preview("Zalando").total > 0
+    assert _as(two_profiles, "work").forget.preview("Zalando").total > 0
 
 
 def test_all_profiles_forgets_it_everywhere_and_scrubs_the_bytes(two_profiles):
     nightly = backup_database(two_profiles.db.conn, two_profiles.db.path, two_profiles.clock.now())
-    preview = two_profiles.admin.forget_preview("Zalando", all_profiles=True)
+    preview = two_profiles.admin.forget.preview("Zalando", all_profiles=True)
     assert set(preview.profiles) == {"work", "default"}
     assert preview.elsewhere == {}
 
-    receipt = two_profiles.admin.forget("Zalando", all_profiles=True)
+    receipt = two_profiles.admin.forget.text("Zalando", all_profiles=True)
 
     assert "in every profile" in receipt.text() and "Other profiles" not in receipt.text()
     assert b"zalando" not in file_bytes(two_profiles).lower()
     assert b"zalando" not in nightly.read_bytes().lower()
     assert b"carbonara" in file_bytes(two_profiles).lower()
     for name in ("work", "default"):
-        assert _as(two_profiles, name).forget_preview("Zalando").empty
+        assert _as(two_profiles, name).forget.preview("Zalando").empty
 
 
 def test_the_cli_preview_and_receipt_name_the_profile(two_profiles, capsys, monkeypatch):

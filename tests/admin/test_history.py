@@ -21,9 +21,9 @@ def test_history_lists_fact_and_core_changes_newest_first_with_actors(engine, ad
     clock.advance(minutes=1)
     engine.core.append(engine.profile.id, "human", "Drinks tea.", actor="agent")
     clock.advance(minutes=1)
-    admin.edit_fact(tea.id, statement="The user drinks matcha")
+    admin.facts.edit(tea.id, statement="The user drinks matcha")
 
-    changes = admin.history()
+    changes = admin.history.changes()
 
     assert [(c.kind, c.actor, c.action) for c in changes] == [
         ("fact", "user", "edit"),
@@ -32,35 +32,35 @@ def test_history_lists_fact_and_core_changes_newest_first_with_actors(engine, ad
     ]
     assert "statement" in changes[0].fields
     assert (changes[1].target, changes[1].after_text) == ("human", "Drinks tea.")
-    assert [c.kind for c in admin.history(kind="core")] == ["core"]
-    assert len(admin.history(limit=1, offset=1)) == 1
+    assert [c.kind for c in admin.history.changes(kind="core")] == ["core"]
+    assert len(admin.history.changes(limit=1, offset=1)) == 1
 
 
 def test_undoing_a_fact_change_restores_it_and_is_itself_recorded(engine, admin, clock):
     tea = _tea(engine)
-    admin.edit_fact(tea.id, statement="The user drinks matcha")
-    edit = admin.history(limit=1)[0]
+    admin.facts.edit(tea.id, statement="The user drinks matcha")
+    edit = admin.history.changes(limit=1)[0]
 
-    restored = admin.undo(edit.id)
+    restored = admin.history.undo(edit.id)
 
     assert restored.statement == "The user drinks green tea"
-    assert admin.history(limit=1)[0].action == "undo"
-    assert admin.facts(query="green")[0].id == tea.id
+    assert admin.history.changes(limit=1)[0].action == "undo"
+    assert admin.facts.list(query="green")[0].id == tea.id
 
 
 def test_undoing_a_rejection_brings_the_fact_back(engine, admin):
     tea = _tea(engine)
-    admin.mark_wrong(tea.id)
+    admin.facts.mark_wrong(tea.id)
 
-    assert admin.undo(admin.history(limit=1)[0].id).status == "active"
+    assert admin.history.undo(admin.history.changes(limit=1)[0].id).status == "active"
 
 
 def test_undoing_a_core_change_restores_the_block(engine, admin):
     engine.core.append(engine.profile.id, "human", "Likes tea.", actor="user")
     engine.core.append(engine.profile.id, "human", "Hates coffee.", actor="agent")
-    change = admin.history(kind="core", limit=1)[0]
+    change = admin.history.changes(kind="core", limit=1)[0]
 
-    block = admin.undo(change.id, kind="core")
+    block = admin.history.undo(change.id, kind="core")
 
     assert block.value == "Likes tea."
 
@@ -81,10 +81,10 @@ def test_undoing_another_profiles_change_is_refused(engine, admin):
     (core_change,) = engine.db.conn.execute("SELECT id FROM core_block_history").fetchone()
 
     with pytest.raises(StorageError, match="no fact change"):
-        admin.undo(fact_change)
+        admin.history.undo(fact_change)
     with pytest.raises(StorageError, match="no core memory change"):
-        admin.undo(core_change, kind="core")
-    assert admin.history() == []
+        admin.history.undo(core_change, kind="core")
+    assert admin.history.changes() == []
 
 
 def test_believed_shows_facts_as_they_read_on_a_past_date(engine, admin, clock):
@@ -92,16 +92,18 @@ def test_believed_shows_facts_as_they_read_on_a_past_date(engine, admin, clock):
     clock.advance(days=10)
     then = clock.now()
     clock.advance(days=10)
-    admin.edit_fact(tea.id, statement="The user drinks matcha")
+    admin.facts.edit(tea.id, statement="The user drinks matcha")
     clock.advance(days=10)
-    admin.mark_outdated(tea.id)
+    admin.facts.mark_outdated(tea.id)
 
-    assert [f.statement for f in admin.believed("tea", then)] == ["The user drinks green tea"]
-    assert [f.statement for f in admin.believed(None, clock.now() - timedelta(days=5))] == [
+    assert [f.statement for f in admin.history.believed("tea", then)] == [
+        "The user drinks green tea"
+    ]
+    assert [f.statement for f in admin.history.believed(None, clock.now() - timedelta(days=5))] == [
         "The user drinks matcha"
     ]
-    assert admin.believed(None, clock.now()) == []
-    assert admin.believed("tea", START - timedelta(days=400)) == []
+    assert admin.history.believed(None, clock.now()) == []
+    assert admin.history.believed("tea", START - timedelta(days=400)) == []
 
 
 def test_believed_leaves_out_what_was_pending_or_about_something_else(engine, admin, clock):
@@ -115,5 +117,7 @@ def test_believed_leaves_out_what_was_pending_or_about_something_else(engine, ad
     )
     clock.advance(days=1)
 
-    assert [f.statement for f in admin.believed(None, clock.now())] == ["The user drinks tea"]
-    assert admin.believed("golf", clock.now()) == []
+    assert [f.statement for f in admin.history.believed(None, clock.now())] == [
+        "The user drinks tea"
+    ]
+    assert admin.history.believed("golf", clock.now()) == []

@@ -16,26 +16,26 @@ def test_admin_calls_never_touch_another_profile(engine, tmp_path):
     (tmp_path / "p").mkdir()
     work = _as(engine, "work")
     seed(engine, tmp_path / "w")
-    before = {**work.export(), "exported_at": ""}
-    exported = work.export()
+    before = {**work.export.data(), "exported_at": ""}
+    exported = work.export.data()
 
     admin = _as(engine, "default")
     mine = seed(engine, tmp_path / "p")
     chat(engine, START, "Incognito about Berlin.", "Ok.", incognito=True)
-    admin.edit_fact(mine.pasta.id, statement="The user likes Berlin pizza")
-    admin.pin(mine.sister.id)
-    admin.mark_outdated(mine.sister.id)
-    admin.undo(admin.history(limit=1)[0].id)
-    admin.reject_all()
-    admin.import_(exported, "copy")
-    admin.purge_incognito()
-    admin.delete_fact(mine.pasta.id)
-    admin.delete_event(admin.events()[0].id)
-    admin.delete_document(admin.documents()[0].id)
-    admin.forget("Berlin")
-    admin.delete_session(mine.cooking.id)
+    admin.facts.edit(mine.pasta.id, statement="The user likes Berlin pizza")
+    admin.facts.pin(mine.sister.id)
+    admin.facts.mark_outdated(mine.sister.id)
+    admin.history.undo(admin.history.changes(limit=1)[0].id)
+    admin.review.reject_all()
+    admin.export.import_(exported, "copy")
+    admin.forget.purge_incognito()
+    admin.facts.delete(mine.pasta.id)
+    admin.forget.delete_event(admin.browse.events()[0].id)
+    admin.forget.delete_document(admin.browse.documents()[0].id)
+    admin.forget.text("Berlin")
+    admin.forget.delete_session(mine.cooking.id)
 
-    assert {**_as(engine, "work").export(), "exported_at": ""} == before
+    assert {**_as(engine, "work").export.data(), "exported_at": ""} == before
     assert b"Zalando" in file_bytes(engine)  # the work profile still says it
 
 
@@ -43,11 +43,15 @@ def test_listings_and_searches_only_show_the_current_profile(engine, tmp_path):
     (tmp_path / "w").mkdir()
     _as(engine, "work")
     seed(engine, tmp_path / "w")
-    work_facts = engine.admin.export()["facts"]
+    work_facts = engine.admin.export.data()["facts"]
     admin = _as(engine, "default")
 
-    assert admin.facts() == [] and admin.facts(query="Berlin") == []
-    assert admin.count_facts() == 0 and admin.review_queue() == []
-    assert admin.history() == [] and admin.events() == [] and admin.documents() == []
-    assert admin.forget_preview("Berlin").empty
-    assert admin.export()["facts"] == [] and len(work_facts) == 3
+    assert admin.facts.list() == [] and admin.facts.list(query="Berlin") == []
+    assert admin.facts.count() == 0 and admin.review.queue() == []
+    assert (
+        admin.history.changes() == []
+        and admin.browse.events() == []
+        and admin.browse.documents() == []
+    )
+    assert admin.forget.preview("Berlin").empty
+    assert admin.export.data()["facts"] == [] and len(work_facts) == 3

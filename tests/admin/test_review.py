@@ -52,14 +52,14 @@ def test_the_queue_shows_sleeps_proposals_with_quoted_dated_evidence(
         extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
     )
 
-    (item,) = admin.review_queue()
+    (item,) = admin.review.queue()
 
     assert item.statement == "The user lives in Porto" and item.proposal == "fact"
     assert item.proposed_by == "sleep" and item.source_kind == "user_stated"
     texts = {(e.kind, e.text) for e in item.evidence}
     assert ("message", "I moved to Porto in May.") in texts
     assert next(e for e in item.evidence if e.kind == "message").at == said[0].created_at
-    assert admin.pending_count() == 1
+    assert admin.review.pending_count() == 1
 
 
 def test_the_models_tool_proposals_are_in_the_queue_too(engine, admin):
@@ -72,7 +72,7 @@ def test_the_models_tool_proposals_are_in_the_queue_too(engine, admin):
         actor="agent",
     )
 
-    (item,) = admin.review_queue(kind="agent")
+    (item,) = admin.review.queue(kind="agent")
 
     assert item.proposed_by == "agent" and item.source_kind == "assistant_inferred"
 
@@ -86,12 +86,12 @@ def test_approving_makes_a_proposal_active(engine, admin, fake_ollama, clock):
         "Lovely city.",
         extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
     )
-    (item,) = admin.review_queue()
+    (item,) = admin.review.queue()
 
-    approved = admin.approve(item.id)
+    approved = admin.review.approve(item.id)
 
-    assert approved.status == "active" and admin.review_queue() == []
-    assert admin.history(limit=1)[0].action == "approve"
+    assert approved.status == "active" and admin.review.queue() == []
+    assert admin.history.changes(limit=1)[0].action == "approve"
 
 
 def test_a_proposal_can_be_edited_then_approved(engine, admin, fake_ollama, clock):
@@ -103,13 +103,13 @@ def test_a_proposal_can_be_edited_then_approved(engine, admin, fake_ollama, cloc
         "Lovely city.",
         extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
     )
-    (item,) = admin.review_queue()
+    (item,) = admin.review.queue()
 
-    approved = admin.approve(item.id, statement="The user has lived in Porto since May 2026")
+    approved = admin.review.approve(item.id, statement="The user has lived in Porto since May 2026")
 
     assert approved.statement == "The user has lived in Porto since May 2026"
     assert approved.status == "active"
-    assert [c.action for c in admin.history(limit=2)] == ["approve", "edit"]
+    assert [c.action for c in admin.history.changes(limit=2)] == ["approve", "edit"]
 
 
 def test_approving_a_conflict_supersedes_the_fact_it_replaces(engine, admin, fake_ollama, clock):
@@ -132,13 +132,13 @@ def test_approving_a_conflict_supersedes_the_fact_it_replaces(engine, admin, fak
     )
     sleep(engine, settings={"auto_activate": False})
 
-    (item,) = admin.review_queue(kind="conflict")
+    (item,) = admin.review.queue(kind="conflict")
 
     assert item.replaces.id == lyon.id
     assert (item.before, item.after) == ("The user lives in Lyon", "The user lives in Paris")
-    admin.approve(item.id)
-    assert admin.fact(lyon.id).status == "superseded"
-    assert admin.fact(lyon.id).superseded_by == item.id
+    admin.review.approve(item.id)
+    assert admin.facts.get(lyon.id).status == "superseded"
+    assert admin.facts.get(lyon.id).superseded_by == item.id
 
 
 def test_a_rejected_proposal_is_not_proposed_again_from_the_same_evidence(
@@ -154,14 +154,14 @@ def test_a_rejected_proposal_is_not_proposed_again_from_the_same_evidence(
             fact("The user likes Thai food", [s[1].id], source="assistant_inferred")
         ],
     )
-    (item,) = admin.review_queue()
+    (item,) = admin.review.queue()
 
-    admin.reject(item.id)
-    admin.delete_fact(item.id)  # even with the rejected fact gone for good
+    admin.review.reject(item.id)
+    admin.facts.delete(item.id)  # even with the rejected fact gone for good
     _again(engine, clock, "The user likes Thai food", said[1])
     report = sleep(engine)
 
-    assert admin.count_facts() == 0
+    assert admin.facts.count() == 0
     assert report.counts["candidates_blocked"] == 1
 
 
@@ -176,13 +176,13 @@ def test_the_same_claim_from_new_evidence_can_still_be_proposed(engine, admin, f
             fact("The user likes Thai food", [s[1].id], source="assistant_inferred")
         ],
     )
-    admin.reject(admin.review_queue()[0].id)
+    admin.review.reject(admin.review.queue()[0].id)
     _, new = chat(engine, day("2027-01-02"), "I really do love Thai food.", "Noted.")
     _again(engine, clock, "The user likes Thai food", new[0])
 
     sleep(engine)
 
-    assert [f.statement for f in admin.facts(status="pending")] == ["The user likes Thai food"]
+    assert [f.statement for f in admin.facts.list(status="pending")] == ["The user likes Thai food"]
     assert said  # the first evidence stays rejected
 
 
@@ -194,12 +194,12 @@ def test_approve_all_and_reject_all_work_by_kind(engine, admin):
     )
     note = remember(engine, "The user may like golf", evidence, source="reflection")
 
-    approved = admin.approve_all("assistant_inferred")
-    rejected = admin.reject_all("reflection")
+    approved = admin.review.approve_all("assistant_inferred")
+    rejected = admin.review.reject_all("reflection")
 
-    assert [f.id for f in approved] == [tea.id] and admin.fact(tea.id).status == "active"
-    assert [f.id for f in rejected] == [note.id] and admin.fact(note.id).status == "rejected"
-    assert admin.review_queue() == []
+    assert [f.id for f in approved] == [tea.id] and admin.facts.get(tea.id).status == "active"
+    assert [f.id for f in rejected] == [note.id] and admin.facts.get(note.id).status == "rejected"
+    assert admin.review.queue() == []
 
 
 def test_approving_a_fact_that_is_not_pending_is_refused(engine, admin):
@@ -207,4 +207,4 @@ def test_approving_a_fact_that_is_not_pending_is_refused(engine, admin):
     tea = remember(engine, "The user likes tea", Evidence("message", said[0].id))
 
     with pytest.raises(MemoryWriteError, match="not pending"):
-        admin.approve(tea.id)
+        admin.review.approve(tea.id)

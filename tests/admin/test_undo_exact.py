@@ -17,53 +17,53 @@ def _tea(engine):
 
 
 def _last(admin):
-    return admin.history(limit=1)[0]
+    return admin.history.changes(limit=1)[0]
 
 
 def test_undoing_a_scope_edit_after_wrong_keeps_the_fact_rejected(engine, admin):
     tea = _tea(engine)
-    admin.edit_fact(tea.id, scope="work")
+    admin.facts.edit(tea.id, scope="work")
     scope_edit = _last(admin)
-    admin.mark_wrong(tea.id)
+    admin.facts.mark_wrong(tea.id)
 
-    fact = admin.undo(scope_edit.id)
+    fact = admin.history.undo(scope_edit.id)
 
     assert (fact.scope, fact.status) == ("", "rejected")
 
 
 def test_undoing_an_edit_keeps_a_later_pin(engine, admin):
     tea = _tea(engine)
-    admin.edit_fact(tea.id, statement="The user drinks matcha")
+    admin.facts.edit(tea.id, statement="The user drinks matcha")
     edit = _last(admin)
-    admin.pin(tea.id, True)
+    admin.facts.pin(tea.id, True)
 
-    fact = admin.undo(edit.id)
+    fact = admin.history.undo(edit.id)
 
     assert fact.statement == "The user drinks green tea" and fact.pinned
 
 
 def test_undo_refuses_when_a_later_change_set_the_same_field_and_names_it(engine, admin):
     tea = _tea(engine)
-    admin.edit_fact(tea.id, statement="The user drinks matcha")
+    admin.facts.edit(tea.id, statement="The user drinks matcha")
     first = _last(admin)
-    admin.edit_fact(tea.id, statement="The user drinks sencha")
+    admin.facts.edit(tea.id, statement="The user drinks sencha")
     second = _last(admin)
 
     with pytest.raises(UndoConflict, match=rf"fact#{second.id} \(edit by user.*statement"):
-        admin.undo(first.id)
+        admin.history.undo(first.id)
 
     assert engine.facts.get(tea.id).statement == "The user drinks sencha"
     assert _last(admin).id == second.id  # nothing was recorded
-    assert admin.undo(second.id).statement == "The user drinks matcha"
+    assert admin.history.undo(second.id).statement == "The user drinks matcha"
 
 
 def test_undo_of_wrong_after_an_unrelated_edit_keeps_the_edit(engine, admin):
     tea = _tea(engine)
-    admin.mark_wrong(tea.id)
+    admin.facts.mark_wrong(tea.id)
     wrong = _last(admin)
-    admin.edit_fact(tea.id, importance=9)
+    admin.facts.edit(tea.id, importance=9)
 
-    fact = admin.undo(wrong.id)
+    fact = admin.history.undo(wrong.id)
 
     assert (fact.status, fact.importance) == ("active", 9)
 
@@ -72,9 +72,9 @@ def test_the_cli_repro_scope_edit_wrong_then_undo(engine, fake_ollama, monkeypat
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     tea = _tea(engine)
     assert main(["memory", "edit", str(tea.id), "--scope", "work"]) == 0
-    scope_edit = engine.admin.history(limit=1)[0].id
+    scope_edit = engine.admin.history.changes(limit=1)[0].id
     assert main(["memory", "wrong", str(tea.id)]) == 0
-    wrong = engine.admin.history(limit=1)[0].id
+    wrong = engine.admin.history.changes(limit=1)[0].id
     assert main(["memory", "undo", f"fact#{scope_edit}"]) == 0
     assert "rejected" in capsys.readouterr().out
     fact = engine.facts.get(tea.id)
@@ -91,10 +91,10 @@ def test_undoing_a_core_append_keeps_a_later_append(engine, admin):
     pid = engine.profile.id
     engine.core.append(pid, "human", "Likes tea.", actor="user")
     engine.core.append(pid, "human", "Hates coffee.", actor="agent")
-    coffee = admin.history(kind="core", limit=1)[0]
+    coffee = admin.history.changes(kind="core", limit=1)[0]
     engine.core.append(pid, "human", "Has a cat.", actor="user")
 
-    block = admin.undo(coffee.id, kind="core")
+    block = admin.history.undo(coffee.id, kind="core")
 
     assert block.value == "Likes tea.\nHas a cat."
 
@@ -103,12 +103,12 @@ def test_undoing_a_core_change_rewritten_since_is_refused_with_its_name(engine, 
     pid = engine.profile.id
     engine.core.append(pid, "human", "Likes tea.", actor="user")
     engine.core.append(pid, "human", "Hates coffee.", actor="agent")
-    coffee = admin.history(kind="core", limit=1)[0]
+    coffee = admin.history.changes(kind="core", limit=1)[0]
     engine.core.set(pid, "human", "Likes tea.\nLoves coffee now.", actor="user")
-    rewrite = admin.history(kind="core", limit=1)[0]
+    rewrite = admin.history.changes(kind="core", limit=1)[0]
 
     with pytest.raises(UndoConflict, match=f"core#{rewrite.id}"):
-        admin.undo(coffee.id, kind="core")
+        admin.history.undo(coffee.id, kind="core")
     assert engine.core.block(pid, "human").value == "Likes tea.\nLoves coffee now."
 
 

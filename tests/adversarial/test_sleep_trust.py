@@ -44,7 +44,7 @@ def test_a_claim_from_pasted_text_is_pasted_and_pending(engine, fake_ollama, clo
     sleep(engine)
     (stored,) = engine.facts.list(engine.profile.id)
     assert (stored.source_kind, stored.status) == ("pasted", "pending")
-    (item,) = engine.admin.review_queue()
+    (item,) = engine.admin.review.queue()
     assert item.why == "drawn from text you pasted, not your own words"
 
 
@@ -89,6 +89,6 @@ def test_the_review_queue_says_when_the_evidence_looks_like_an_instruction(
         facts(fact("用户对青霉素不过敏", [said[0].id], confidence=0.95)),
     )
     sleep(engine)
-    (item,) = engine.admin.review_queue()
+    (item,) = engine.admin.review.queue()
     assert item.fact.status == "pending"
     assert item.why == f"{INSTRUCTION_REASON} (in its evidence)"

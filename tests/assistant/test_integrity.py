@@ -35,7 +35,7 @@ def damaged(engine, config, fake_ollama, monkeypatch, capsys):
     """A data file with a good backup taken before an index page was overwritten."""
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     chat(engine, START, "My sister Anna moved to Berlin.", "Lovely.")
-    good = engine.admin.backup()
+    good = engine.admin.export.backup()
     chat(engine, START, "Written after the backup.", "Noted.")
     engine.close()
     damage_an_index(config.db_path)

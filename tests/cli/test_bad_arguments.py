@@ -80,13 +80,13 @@ def test_numbers_out_of_range_are_refused_with_the_range(seeded, engine, capsys,
 def test_a_ttl_of_zero_hours_is_refused_not_read_as_a_week(seeded, engine, capsys):
     code, _, err = _run(capsys, "log", "kettle on", "--ttl-hours", "0")
     assert code == 1 and "leave it out to keep the event 7 days" in err
-    assert [e.text for e in engine.admin.events()] == ["Booked a table at Trattoria Roma"]
+    assert [e.text for e in engine.admin.browse.events()] == ["Booked a table at Trattoria Roma"]
 
 
 def test_a_fractional_ttl_means_what_it_says(seeded, engine, capsys):
     code, _, _ = _run(capsys, "log", "kettle on", "--ttl-hours", "0.5")
     assert code == 0
-    event = next(e for e in engine.admin.events() if e.text == "kettle on")
+    event = next(e for e in engine.admin.browse.events() if e.text == "kettle on")
     assert (event.expires_at - event.occurred_at).total_seconds() == 1800
 
 
@@ -136,8 +136,8 @@ def test_a_date_at_the_ends_of_the_calendar_is_refused(seeded, capsys, moment):
 
 
 def test_an_unknown_fact_order_is_a_usage_error_naming_the_orders(seeded, capsys):
-    from assistant.admin.fact_queries import FACT_ORDERS
     from assistant.cli_memory import FACT_ORDERS as OFFERED
+    from assistant.memory.facts.listing import FACT_ORDERS
 
     assert OFFERED == FACT_ORDERS
     code, _, err = _run(capsys, "memory", "list", "--order", " ")

@@ -251,8 +251,8 @@ class Pristine:
 def pristine(seeded, engine, tmp_path) -> Pristine:
     """The seeded data file, copied whole, and its export."""
     path = tmp_path / "pristine.db"
-    engine.admin.backup(path)
-    return Pristine(path, json.dumps(engine.admin.export()).encode())
+    engine.admin.export.backup(path)
+    return Pristine(path, json.dumps(engine.admin.export.data()).encode())
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ def _ingest(capsys, *paths) -> tuple[int, str, str]:
 
 
 def _documents(engine) -> list[str]:
-    return sorted(os.path.basename(d.path) for d in engine.admin.documents())
+    return sorted(os.path.basename(d.path) for d in engine.admin.browse.documents())
 
 
 def test_a_file_whose_name_is_not_utf8_is_skipped_and_the_rest_ingested(

@@ -16,7 +16,7 @@ def _log_json(capsys, monkeypatch, data: bytes) -> tuple[int, str, str]:
 
 
 def _texts(engine) -> list[str]:
-    return sorted(e.text for e in engine.admin.events())
+    return sorted(e.text for e in engine.admin.browse.events())
 
 
 def test_a_line_that_is_not_utf8_is_reported_and_the_others_are_logged(

@@ -20,7 +20,7 @@ def test_a_sentence_written_is_in_no_raw_byte_of_the_file_its_wal_or_its_backups
     session = engine.new_session()
     engine.messages.add_message(session.id, "user", SENTENCE)
     nightly = backup_database(engine.db.conn, engine.db.path, engine.clock.now())
-    manual = engine.admin.backup()
+    manual = engine.admin.export.backup()
     needle = SENTENCE.encode()
     path = engine.db.path
     assert Path(f"{path}-wal").stat().st_size > 0  # the sentence is in the WAL too
@@ -55,7 +55,7 @@ def test_forget_leaves_the_words_in_no_decrypted_page_nor_in_the_ciphertext(engi
     engine.embed_pending()
     backup = backup_database(engine.db.conn, engine.db.path, engine.clock.now())
 
-    engine.admin.forget("blue shed")
+    engine.admin.forget.text("blue shed")
 
     for file in (engine.db.path, backup):
         pages = plaintext_bytes(file).lower()  # every page decrypted, free ones and WAL too

@@ -15,7 +15,7 @@ SIZE = (100, 30)
 
 def _damaged(engine, config):
     chat(engine, START, "My sister Anna moved to Berlin.", "Lovely.")
-    good = engine.admin.backup()
+    good = engine.admin.export.backup()
     engine.close()
     damage_an_index(config.db_path)
     return good

@@ -43,7 +43,7 @@ async def test_filters_and_search_narrow_the_list(seeded, config):
         search.focus()
         search.value = "Porto"
         await pilot.press("enter")
-        found = engine.admin.count_facts(query="Porto")
+        found = engine.admin.facts.count(query="Porto")
         await sees(pilot, f"1-{found} of {found} fact(s)", "Plans a Porto weekend with Ana")
 
 
@@ -52,7 +52,7 @@ async def test_a_long_list_pages_and_sorts(seeded, config):
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot)
-        total = engine.admin.count_facts()
+        total = engine.admin.facts.count()
         assert total > PAGE
         await sees(pilot, f"1-{PAGE} of {total} fact(s)")
         await pilot.press("right_square_bracket")

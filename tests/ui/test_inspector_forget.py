@@ -28,7 +28,7 @@ async def test_forget_previews_then_deletes_every_trace(seeded, config):
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await sees(pilot, "Done. The receipt:", "Forgot everything mentioning 'Bolo'", timeout=30)
-        assert engine.admin.forget_preview("Bolo").empty
+        assert engine.admin.forget.preview("Bolo").empty
     data = b"".join(path.read_bytes() for path in config.db_path.parent.glob("hippo.db*"))
     assert b"Bolo" not in data + plaintext_bytes(config.db_path)
 
@@ -49,7 +49,7 @@ async def test_forget_asks_for_a_preview_first_and_cancel_keeps_everything(seede
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("n")
         await sees(pilot, "row(s) mention 'Porto'")
-    assert not engine.admin.forget_preview("Porto").empty
+    assert not engine.admin.forget.preview("Porto").empty
 
 
 async def _forget_pane(pilot, app) -> ForgetPane:

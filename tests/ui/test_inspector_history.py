@@ -15,8 +15,8 @@ SIZE = (120, 36)
 async def test_undo_puts_a_rejected_fact_back(seeded, config):
     engine, memories = seeded
     fact_id = memories.facts["Has a dog called Bolo"]
-    engine.admin.mark_wrong(fact_id)
-    (change,) = [c for c in engine.admin.history(limit=5) if c.target == str(fact_id)]
+    engine.admin.facts.mark_wrong(fact_id)
+    (change,) = [c for c in engine.admin.history.changes(limit=5) if c.target == str(fact_id)]
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot, "history")
@@ -83,9 +83,9 @@ async def test_core_memory_saves_within_its_limit_and_can_be_undone(seeded, conf
 async def test_undoing_an_edit_keeps_a_later_pin(seeded, config):
     engine, memories = seeded
     fact_id = memories.facts["Has a dog called Bolo"]
-    engine.admin.edit_fact(fact_id, statement="Has a dog called Bolo, a beagle")
-    (edit,) = [c for c in engine.admin.history(limit=5) if c.target == str(fact_id)]
-    engine.admin.pin(fact_id, True)
+    engine.admin.facts.edit(fact_id, statement="Has a dog called Bolo, a beagle")
+    (edit,) = [c for c in engine.admin.history.changes(limit=5) if c.target == str(fact_id)]
+    engine.admin.facts.pin(fact_id, True)
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot, "history")
@@ -101,10 +101,10 @@ async def test_undoing_an_edit_keeps_a_later_pin(seeded, config):
 async def test_undo_blocked_by_a_later_change_says_which(seeded, config):
     engine, memories = seeded
     fact_id = memories.facts["Has a dog called Bolo"]
-    engine.admin.edit_fact(fact_id, statement="Has a beagle called Bolo")
-    first = engine.admin.history(limit=1)[0]
-    engine.admin.edit_fact(fact_id, statement="Has a beagle called Bolo, nine years old")
-    second = engine.admin.history(limit=1)[0]
+    engine.admin.facts.edit(fact_id, statement="Has a beagle called Bolo")
+    first = engine.admin.history.changes(limit=1)[0]
+    engine.admin.facts.edit(fact_id, statement="Has a beagle called Bolo, nine years old")
+    second = engine.admin.history.changes(limit=1)[0]
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot, "history")

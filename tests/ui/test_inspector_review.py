@@ -59,11 +59,11 @@ async def test_reject_all_of_a_kind_after_confirming(seeded, config):
         await open_inspector(pilot, "review")
         table = app.screen.query_one(ReviewPane).table
         await select_row(pilot, table, memories.facts["Prefers meetings in the morning"])
-        new = sum(1 for item in engine.admin.review_queue() if item.proposal == "fact")
+        new = sum(1 for item in engine.admin.review.queue() if item.proposal == "fact")
         await pilot.press("R")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await wait_until(pilot, lambda: notified(app, f"Rejected {new} new proposal(s)."))
-        left = {item.proposal for item in engine.admin.review_queue()}
+        left = {item.proposal for item in engine.admin.review.queue()}
         assert "fact" not in left and left == {"conflict", "reflection"}
         await wait_until(pilot, lambda: app.chat.status.review == 2, what="the status recount")

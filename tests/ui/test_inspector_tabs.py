@@ -134,7 +134,7 @@ async def test_events_and_documents_can_be_removed(seeded, config):
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await wait_until(pilot, lambda: documents.row_count == 0)
-    assert engine.admin.documents() == []
+    assert engine.admin.browse.documents() == []
 
 
 async def test_sleep_shows_the_last_report_and_runs_now_with_progress(seeded, config):

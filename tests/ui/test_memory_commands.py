@@ -17,14 +17,14 @@ async def test_remember_saves_your_words_and_a_fact_citing_them(seeded, config):
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
-        pending = engine.admin.pending_count()
+        pending = engine.admin.review.pending_count()
         await wait_until(pilot, lambda: app.chat.status.review == pending, what="the count")
         assert f"{pending} to review (F4)" in str(app.chat.status.render())
         await send_command(pilot, "/remember I prefer [window] seats")
         await wait_until(pilot, lambda: notified(app, "Remembered: I prefer [window] seats"))
         (shown,) = messages_shown(app)
         assert shown.content == "I prefer [window] seats"
-    (fact,) = engine.admin.facts(query="window seats")
+    (fact,) = engine.admin.facts.list(query="window seats")
     assert (fact.status, fact.source_kind) == ("active", "user_stated")
     assert fact.evidence[0].ref_id == shown.message_id
     assert engine.facts.count(engine.profile.id, "active") == before + 1
@@ -43,7 +43,7 @@ async def test_remember_on_a_full_disk_keeps_neither_the_words_nor_a_fact(seeded
             await wait_until(pilot, lambda: notified(app, "is full, so nothing more can be saved"))
         assert app.is_running and messages_shown(app) == []
     assert engine.facts.count(engine.profile.id, "active") == before
-    assert engine.admin.search_messages("locker code") == []
+    assert engine.admin.browse.search_messages("locker code") == []
 
 
 async def test_profile_help_and_unknown_commands_answer_in_a_notice(engine, config, fake_ollama):
@@ -94,4 +94,4 @@ async def test_an_incognito_chat_is_deleted_when_you_leave_it(engine, config, fa
         assert not app.chat.incognito
     with pytest.raises(HippoError):
         engine.session(session_id)
-    assert engine.admin.forget_preview("secret plan").empty
+    assert engine.admin.forget.preview("secret plan").empty

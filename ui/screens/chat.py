@@ -163,7 +163,9 @@ class ChatScreen(Screen[None]):
         status.host = engine.llm.host
         status.profile = engine.profile.name
         # A lambda: the admin API is built on first use, in the counting thread.
-        status.start_counting(engine.pending_embeddings, lambda: engine.admin.pending_count())
+        status.start_counting(
+            engine.pending_embeddings, lambda: engine.admin.review.pending_count()
+        )
         if resumed is not None:
             await self._show(resumed)
         if self._queued is not None:
@@ -279,7 +281,7 @@ class ChatScreen(Screen[None]):
             # After its reply has stopped (nothing may write to it once deleted), and off
             # the UI thread: deleting scrubs the data file.
             await asyncio.to_thread(self._idle.wait, _STOP_WAIT_S)
-            await asyncio.to_thread(self.engine.admin.end_session, self.session_id)
+            await asyncio.to_thread(self.engine.admin.forget.end_session, self.session_id)
             if announce:
                 self.notify("The incognito chat was deleted.", title="Incognito", markup=False)
         self.incognito = False

@@ -119,9 +119,9 @@ class SessionListScreen(Screen[SessionChoice | None]):
             if not yes:
                 return
             try:
-                receipt = self.engine.admin.delete_session(session_id)
+                receipt = self.engine.admin.forget.delete_session(session_id)
             except Exception as exc:
-                if (why := explained(exc, self.engine.db)) is None:
+                if (why := explained(exc, self.engine.admin)) is None:
                     raise  # a bug
                 self.notify(why, title="Not deleted", severity="error", markup=False)
                 return

@@ -17,8 +17,15 @@ The modules, each importing only those above it:
 * ``rules``: admission and guard rules, and `looks_like_instruction`;
 * ``table``: the facts table's columns and row conversions, and its search index;
 * ``evidence``: checking, storing and reading a fact's evidence;
-* ``reading``, ``history``, ``store``: `FactStore`, built up as reads, then the change
-  log and undo, then the writes.
+* ``reading``: `FactReader`, facts by id, by filter, true now (or then), by keyword;
+* ``history``: `FactHistory`, the change log: recording, undo, and reading it back;
+* ``listing``: `FactListing`, the inspector's filtered, searched, counted pages;
+* ``store``: `FactStore`, the one writer, which holds one of each of the three above
+  (``reader``, ``changes``, ``listing``) and offers their common reads.
+
+Every SQL statement on ``facts``, ``fact_evidence``, ``fact_history`` and ``facts_fts``
+lives in this package, except the whole-profile operations of
+`assistant.memory.profile_data` (forget, export, import) and sleep's own reads.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ __all__ = ["FactReader"]
 
 
 class FactReader(Store):
-    """The reading half of `FactStore`: facts with their evidence, never a row or cursor.
+    """Reads facts with their evidence for `FactStore`, never handing out a row or cursor.
 
     Built with ``(conn, clock)``: see `Store`.
     """
@@ -42,7 +42,7 @@ class FactReader(Store):
             StorageError: there is no such fact (in ``profile_id``, when given).
         """
         conn = self._conn()
-        row = self._row(conn, fact_id)
+        row = self.row(conn, fact_id)
         if row is None or (profile_id is not None and row["profile_id"] != profile_id):
             raise StorageError(
                 f"There is no fact {fact_id} in this profile. List them with `hippo memory facts`."
@@ -140,7 +140,8 @@ class FactReader(Store):
         )
         return [(row[0], row[1]) for row in rows]
 
-    def _row(self, conn: apsw.Connection, fact_id: int) -> dict[str, Any] | None:
+    def row(self, conn: apsw.Connection, fact_id: int) -> dict[str, Any] | None:
+        """The stored row of a fact (column -> value), or None; for the writers."""
         row = conn.execute(f"{SELECT} WHERE id = ?", (fact_id,)).fetchone()
         return dict(zip(COLUMNS, row, strict=True)) if row else None
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import builtins
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from assistant.clock import to_iso
+import apsw
+
+from assistant.clock import Clock, to_iso
 from assistant.errors import MemoryWriteError
 from assistant.memory.facts.evidence import check_evidence, insert_evidence
 from assistant.memory.facts.history import FactHistory
+from assistant.memory.facts.listing import FactListing
 from assistant.memory.facts.models import (
     ACTORS,
     SOURCE_KINDS,
@@ -17,24 +21,97 @@ from assistant.memory.facts.models import (
     Actor,
     Evidence,
     Fact,
+    FactChange,
     FactStatus,
     SourceKind,
 )
+from assistant.memory.facts.reading import FactReader
 from assistant.memory.facts.rules import admission, check_values, choice
 from assistant.memory.facts.table import EDITABLE, index_statement, stored_value
 
 __all__ = ["FactStore"]
 
 
-class FactStore(FactHistory):
-    """Reads and writes facts, their evidence and their history.
+class FactStore:
+    """Reads and writes facts, their evidence and their history: the one owner of those tables.
 
-    The reads come from `FactReader`, the history and `undo` from `FactHistory`.
+    It writes facts itself and holds three readers, each usable alone: ``reader`` (a fact
+    by id, by filter, true now, by keyword), ``changes`` (the change log and undo) and
+    ``listing`` (the inspector's filtered, searched and counted pages). The common reads
+    are offered here too, so callers need not know which one answers.
 
     Args:
         conn: returns the calling thread's connection.
         clock: the time source for every timestamp written.
     """
+
+    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
+        self._conn = conn
+        self._clock = clock
+        self.reader = FactReader(conn, clock)
+        self.changes = FactHistory(conn, clock, self.reader)
+        self.listing = FactListing(conn)
+
+    # -- reads (see `FactReader` and `FactHistory`) ---------------------------------------
+
+    def get(self, fact_id: int, *, profile_id: int | None = None) -> Fact:
+        """The fact with this id, with its evidence (see `FactReader.get`)."""
+        return self.reader.get(fact_id, profile_id=profile_id)
+
+    def list(
+        self,
+        profile_id: int,
+        *,
+        status: str | Sequence[str] | None = None,
+        scope: str | None = None,
+        source_kind: str | None = None,
+        pinned: bool | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        order: str = "importance",
+    ) -> builtins.list[Fact]:
+        """The profile's facts matching every filter given (see `FactReader.list`)."""
+        return self.reader.list(
+            profile_id,
+            status=status,
+            scope=scope,
+            source_kind=source_kind,
+            pinned=pinned,
+            limit=limit,
+            offset=offset,
+            order=order,
+        )
+
+    def count(self, profile_id: int, status: str | Sequence[str] | None = None) -> int:
+        """How many facts the profile has (with ``status``, when given)."""
+        return self.reader.count(profile_id, status)
+
+    def active_facts(
+        self,
+        profile_id: int,
+        *,
+        scopes: Sequence[str] | None = None,
+        as_of: datetime | None = None,
+        limit: int = 50,
+    ) -> builtins.list[Fact]:
+        """The facts true now or at ``as_of`` (see `FactReader.active_facts`)."""
+        return self.reader.active_facts(profile_id, scopes=scopes, as_of=as_of, limit=limit)
+
+    def keyword_search(
+        self, profile_id: int, query: str, limit: int, *, statuses: Sequence[str] = ("active",)
+    ) -> builtins.list[tuple[int, float]]:
+        """Fact ids matching ``query`` by BM25, best first (see `FactReader.keyword_search`)."""
+        return self.reader.keyword_search(profile_id, query, limit, statuses=statuses)
+
+    def history(self, fact_id: int) -> builtins.list[FactChange]:
+        """Every recorded change of a fact, oldest first."""
+        return self.changes.of_fact(fact_id)
+
+    def undo(self, change_id: int, *, actor: Actor = "user") -> Fact:
+        """Revert exactly what one change did (see `FactHistory.undo`)."""
+        return self.changes.undo(change_id, actor=actor)
+
+    # -- writes ---------------------------------------------------------------------------
 
     def add(
         self,
@@ -107,7 +184,9 @@ class FactStore(FactHistory):
             fact_id = conn.last_insert_rowid()
             insert_evidence(conn, fact_id, evidence)
             index_statement(conn, fact_id, profile_id, statement)
-            self._record(conn, fact_id, actor, "create", None, self._row(conn, fact_id))
+            self.changes.record(
+                conn, fact_id, actor, "create", None, self.reader.row(conn, fact_id)
+            )
         return self.get(fact_id)
 
     def update(
@@ -195,8 +274,8 @@ class FactStore(FactHistory):
         conn = self._conn()
         with conn:
             changes = {"status": "superseded", "valid_to": end, "superseded_by": new.id}
-            self._apply(conn, old.id, actor, "supersede", changes)
-            self._apply(conn, new.id, actor, "supersedes", {})
+            self.changes.apply(conn, old.id, actor, "supersede", changes)
+            self.changes.apply(conn, new.id, actor, "supersedes", {})
         return self.get(old_id)
 
     def reinforce(
@@ -215,7 +294,7 @@ class FactStore(FactHistory):
             check_evidence(conn, fact.profile_id, evidence)
             added = insert_evidence(conn, fact_id, evidence)
             changes = {"confidence": min(1.0, fact.confidence + boost)}
-            self._apply(conn, fact_id, actor, "reinforce", changes, added_evidence=added)
+            self.changes.apply(conn, fact_id, actor, "reinforce", changes, added_evidence=added)
         return self.get(fact_id)
 
     def expire_due(self, profile_id: int, now: datetime, *, actor: Actor = "system") -> int:
@@ -228,7 +307,7 @@ class FactStore(FactHistory):
                 (profile_id, to_iso(now)),
             ).fetchall()
             for (fact_id,) in rows:
-                self._apply(conn, fact_id, actor, "expire", {"status": "expired"})
+                self.changes.apply(conn, fact_id, actor, "expire", {"status": "expired"})
         return len(rows)
 
     def touch(self, fact_ids: Iterable[int], now: datetime) -> None:
@@ -244,9 +323,10 @@ class FactStore(FactHistory):
     def _change(
         self, fact_id: int, actor: str, action: str, changes: dict, profile_id: int | None
     ) -> Fact:
+        """Apply one change to a fact of the profile (checked first), in its own transaction."""
         choice(actor, ACTORS, "actor")
         self.get(fact_id, profile_id=profile_id)
         conn = self._conn()
         with conn:
-            self._apply(conn, fact_id, actor, action, changes)
+            self.changes.apply(conn, fact_id, actor, action, changes)
         return self.get(fact_id)

@@ -97,7 +97,9 @@ class ArchiveSearchPane(InspectorPane):
     @work(thread=True, exclusive=True, group="archive-search", exit_on_error=False)
     def _run_search(self, query: str, start: datetime | None, until: datetime | None) -> None:
         try:
-            hits = self.admin.search_messages(query, since=start, until=until, limit=_CANDIDATES)
+            hits = self.admin.browse.search_messages(
+                query, since=start, until=until, limit=_CANDIDATES
+            )
         except HippoError as exc:
             self.app.call_from_thread(self.notify, str(exc), severity="error", markup=False)
             return

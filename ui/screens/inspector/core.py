@@ -57,7 +57,7 @@ class CoreMemoryPane(InspectorPane):
             yield TextArea(id=f"core-{label}", soft_wrap=True, tab_behavior="focus", compact=True)
 
     def reload(self) -> None:
-        blocks = self.admin.core_blocks()
+        blocks = self.admin.browse.core_blocks()
         for label in LABELS:
             self._show(blocks[label])
 
@@ -89,7 +89,9 @@ class CoreMemoryPane(InspectorPane):
             text = self.query_one(f"#core-{label}", TextArea).text
             stored = self._stored.get(label, "")
             text = stored if text == visible(stored) else text  # untouched: keep it exact
-            block = self.attempt(lambda label=label, text=text: self.admin.edit_core(label, text))
+            block = self.attempt(
+                lambda label=label, text=text: self.admin.browse.edit_core(label, text)
+            )
             if block is not None:  # the other block keeps any unsaved edit
                 self._show(block)
                 self.notify(f"Saved the {label} block.", title="Memory", markup=False)

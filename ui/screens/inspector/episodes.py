@@ -56,8 +56,8 @@ class EpisodesPane(InspectorPane):
         yield Static(id="episode-summary", classes="detail")
 
     def reload(self) -> None:
-        self._show_activity(self.admin.activity(days=DAYS))
-        by_day = self.admin.episodes_by_day(DAYS)
+        self._show_activity(self.admin.activity.per_day(days=DAYS))
+        by_day = self.admin.activity.episodes_by_day(DAYS)
         rows = []
         self._episodes = {}
         for group in by_day:

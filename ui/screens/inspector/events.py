@@ -46,7 +46,7 @@ class EventsDocsPane(InspectorPane):
 
     def reload(self) -> None:
         now = self.engine.clock.now()
-        events = self.admin.events(limit=_LIMIT)
+        events = self.admin.browse.events(limit=_LIMIT)
         rows = []
         for event in events:
             gone = event.expires_at is not None and event.expires_at <= now
@@ -61,7 +61,7 @@ class EventsDocsPane(InspectorPane):
         self.query_one("#events-title", Static).update(
             Content(f"Recent events ({len(events)}), expired ones dimmed · d removes one")
         )
-        documents = self.admin.documents()
+        documents = self.admin.browse.documents()
         self.query_one("#documents-table", RecordTable).show(
             (
                 doc.id,
@@ -87,19 +87,19 @@ class EventsDocsPane(InspectorPane):
             return
         record_id = table.selected_id
         if table.id == "events-table":
-            (event,) = self.engine.events.get_many([record_id]).values()
+            event = self.engine.admin.browse.event(record_id)
             question = (
                 f"Remove the event {clip(event.text, 80)!r} (and facts resting on it alone)? "
                 "It can't be undone."
             )
-            remove = lambda: self.admin.delete_event(record_id)  # noqa: E731
+            remove = lambda: self.admin.forget.delete_event(record_id)  # noqa: E731
         else:
-            document = next(d for d in self.admin.documents() if d.id == record_id)
+            document = next(d for d in self.admin.browse.documents() if d.id == record_id)
             question = (
                 f"Remove the document {document.title!r} with its {document.chunk_count} chunks "
                 "(and facts resting on them alone)? The file on disk is not touched."
             )
-            remove = lambda: self.admin.delete_document(record_id)  # noqa: E731
+            remove = lambda: self.admin.forget.delete_document(record_id)  # noqa: E731
 
         def answered(yes: bool | None) -> None:
             if yes:

@@ -43,7 +43,7 @@ class FactActions(InspectorPane):
         if fact_id is None:
             self.notify("There is no fact here to change.", markup=False)
             return None
-        return self.attempt(lambda: self.admin.fact(fact_id))
+        return self.attempt(lambda: self.admin.facts.get(fact_id))
 
     def action_edit(self) -> None:
         """Rewrite the fact's statement (it becomes a fact you stated)."""
@@ -52,7 +52,9 @@ class FactActions(InspectorPane):
 
         def save(text: str | None) -> None:
             if text and text != fact.statement:
-                self.attempt(lambda: self.admin.edit_fact(fact.id, statement=text), "Fact updated.")
+                self.attempt(
+                    lambda: self.admin.facts.edit(fact.id, statement=text), "Fact updated."
+                )
 
         self.app.push_screen(
             TextDialog("Edit the fact (saved as what you said)", fact.statement), save
@@ -66,7 +68,9 @@ class FactActions(InspectorPane):
         def save(scope: str | None) -> None:
             if scope is not None and scope != fact.scope:
                 where = scope or "general"
-                self.attempt(lambda: self.admin.edit_fact(fact.id, scope=scope), f"Scope: {where}.")
+                self.attempt(
+                    lambda: self.admin.facts.edit(fact.id, scope=scope), f"Scope: {where}."
+                )
 
         dialog = TextDialog(
             "Scope (e.g. work, health; empty for general)",
@@ -91,7 +95,9 @@ class FactActions(InspectorPane):
                     f"{text!r} is not a number from 1 to 10.", severity="error", markup=False
                 )
                 return
-            self.attempt(lambda: self.admin.edit_fact(fact.id, importance=value), "Importance set.")
+            self.attempt(
+                lambda: self.admin.facts.edit(fact.id, importance=value), "Importance set."
+            )
 
         self.app.push_screen(TextDialog("Importance, 1-10", f"{fact.importance:g}"), save)
 
@@ -100,18 +106,20 @@ class FactActions(InspectorPane):
         if (fact := self._fact()) is None:
             return
         done = "Unpinned." if fact.pinned else "Pinned: always kept in mind."
-        self.attempt(lambda: self.admin.pin(fact.id, not fact.pinned), done)
+        self.attempt(lambda: self.admin.facts.pin(fact.id, not fact.pinned), done)
 
     def action_wrong(self) -> None:
         """Mark the fact wrong: it is no longer used (undoable from History)."""
         if (fact := self._fact()) is not None:
-            self.attempt(lambda: self.admin.mark_wrong(fact.id), "Marked wrong: no longer used.")
+            self.attempt(
+                lambda: self.admin.facts.mark_wrong(fact.id), "Marked wrong: no longer used."
+            )
 
     def action_outdated(self) -> None:
         """Mark the fact outdated: it was true, and is not any more."""
         if (fact := self._fact()) is not None:
             done = "Marked outdated: kept as history, no longer used."
-            self.attempt(lambda: self.admin.mark_outdated(fact.id), done)
+            self.attempt(lambda: self.admin.facts.mark_outdated(fact.id), done)
 
     def action_delete(self) -> None:
         """Delete the fact for good, after asking."""
@@ -120,7 +128,7 @@ class FactActions(InspectorPane):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.attempt(lambda: self.admin.delete_fact(fact.id), "Fact deleted.")
+                self.attempt(lambda: self.admin.facts.delete(fact.id), "Fact deleted.")
 
         question = (
             f"Delete the fact {clip(fact.statement, 120)!r} with its evidence links and history? "

@@ -117,10 +117,10 @@ class FactsPane(FactActions):
             "semantic": query.semantic,
         }
         try:
-            facts = self.admin.facts(
+            facts = self.admin.facts.list(
                 **filters, order=query.order, limit=PAGE, offset=query.page * PAGE
             )
-            total = self.admin.count_facts(**filters)
+            total = self.admin.facts.count(**filters)
         except HippoError as exc:
             self.app.call_from_thread(self.notify, str(exc), severity="error", markup=False)
             return

@@ -87,7 +87,7 @@ class ForgetPane(InspectorPane):
         if not text:
             self.notify("Type what to forget first.", markup=False)
             return
-        preview = self.attempt(lambda: self.admin.forget_preview(text))
+        preview = self.attempt(lambda: self.admin.forget.preview(text))
         if preview is None:
             return
         self.previewed = preview
@@ -147,7 +147,7 @@ class ForgetPane(InspectorPane):
     def _forget(self, text: str) -> None:
         # Deleting and scrubbing the file (and its backups) can take a while on a big file.
         try:
-            receipt = self.admin.forget(text)
+            receipt = self.admin.forget.text(text)
         except HippoError as exc:
             self.post_message(self.Forgot(text, None, str(exc)))
             return

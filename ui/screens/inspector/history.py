@@ -106,7 +106,7 @@ class HistoryPane(InspectorPane):
         self.table.focus()
 
     def reload(self) -> None:
-        changes = self.attempt(lambda: self.admin.history(limit=LIMIT)) or []
+        changes = self.attempt(lambda: self.admin.history.changes(limit=LIMIT)) or []
         self.changes = {_row_key(change): change for change in changes}
         self.table.show(
             (
@@ -143,7 +143,7 @@ class HistoryPane(InspectorPane):
             self.notify("There is no change here to undo.", markup=False)
             return
         done = f"Undid {change.action} of {_item(change)}."
-        self.attempt(lambda: self.admin.undo(change.id, kind=change.kind), done)
+        self.attempt(lambda: self.admin.history.undo(change.id, kind=change.kind), done)
 
     def action_focus_believed(self) -> None:
         """Ask what Hippo believed on a date."""
@@ -163,7 +163,7 @@ class HistoryPane(InspectorPane):
             self.notify(str(exc), severity="error", markup=False)
             return
         when = when or self.engine.clock.now()
-        facts = self.attempt(lambda: self.admin.believed(query, when))
+        facts = self.attempt(lambda: self.admin.history.believed(query, when))
         if facts is None:
             return
         about = f"about {query!r} " if query else ""

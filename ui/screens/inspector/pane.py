@@ -103,7 +103,7 @@ class InspectorPane(Vertical):
         try:
             result = call()
         except Exception as exc:
-            if (said := explained(exc, self.engine.db)) is None:
+            if (said := explained(exc, self.admin)) is None:
                 raise  # a bug
             self.notify(said, title="Not done", severity="error", timeout=8, markup=False)
             return None

@@ -125,7 +125,7 @@ class ProvenanceScreen(Screen[Place | None]):
 
     def _show_fact(self) -> None:
         assert self.fact_id is not None
-        detail: FactDetail = self.engine.admin.fact_detail(self.fact_id)
+        detail: FactDetail = self.engine.admin.facts.detail(self.fact_id)
         self.sub_title = f"Where fact {self.fact_id} came from"
         self.query_one("#provenance-head", Static).update(fact_summary(detail))
         episodes = self._episodes_around(detail.evidence)
@@ -159,7 +159,7 @@ class ProvenanceScreen(Screen[Place | None]):
         for session_id in dict.fromkeys(v.session_id for v in evidence if v.kind == "message"):
             if session_id is None:
                 continue
-            for episode in self.engine.episodes.for_session(session_id):
+            for episode in self.engine.admin.browse.session_episodes(session_id):
                 if episode.id not in seen and cited.intersection(episode.message_ids):
                     seen.add(episode.id)
                     text = (
@@ -171,9 +171,9 @@ class ProvenanceScreen(Screen[Place | None]):
 
     def _show_reply(self) -> None:
         assert self.reply_id is not None
-        used = self.engine.admin.memories_used(self.reply_id)
+        used = self.engine.admin.browse.memories_used(self.reply_id)
         self.sub_title = f"Memories used for reply {self.reply_id}"
-        reply = self.engine.messages.message(self.reply_id)
+        reply = self.engine.admin.browse.message(self.reply_id)
         self.query_one("#provenance-head", Static).update(
             Content.assemble(("Reply: ", "bold"), clip(reply.content, 300))
         )

@@ -139,8 +139,8 @@ class ReviewPane(InspectorPane):
 
     def reload(self) -> None:
         queue: list[Item] = [
-            *(self.attempt(lambda: self.admin.review_queue()) or []),
-            *(self.attempt(lambda: self.admin.core_queue()) or []),
+            *(self.attempt(lambda: self.admin.review.queue()) or []),
+            *(self.attempt(lambda: self.admin.review.core_queue()) or []),
         ]
         self.items = {_key(item): item for item in queue}
         self.table.show((_key(item), self._cells(item)) for item in queue)
@@ -193,7 +193,9 @@ class ReviewPane(InspectorPane):
     def action_approve(self) -> None:
         """Approve the proposal: it becomes an active fact (replacing the old one, if any)."""
         if (item := self._item()) is not None:
-            approve = self.admin.approve_core if _is_core(item) else self.admin.approve
+            approve = (
+                self.admin.review.approve_core if _is_core(item) else self.admin.review.approve
+            )
             self.attempt(lambda: approve(item.id), f"Approved: {clip(item.statement, 60)}")
 
     def action_edit_approve(self) -> None:
@@ -211,14 +213,14 @@ class ReviewPane(InspectorPane):
         def save(text: str | None) -> None:
             if text:
                 done = f"Approved as: {clip(text, 60)}"
-                self.attempt(lambda: self.admin.approve(item.id, statement=text), done)
+                self.attempt(lambda: self.admin.review.approve(item.id, statement=text), done)
 
         self.app.push_screen(TextDialog("Edit, then approve (Enter)", item.statement), save)
 
     def action_reject(self) -> None:
         """Reject the proposal; it is not proposed again from the same evidence."""
         if (item := self._item()) is not None:
-            reject = self.admin.reject_core if _is_core(item) else self.admin.reject
+            reject = self.admin.review.reject_core if _is_core(item) else self.admin.review.reject
             self.attempt(lambda: reject(item.id), f"Rejected: {clip(item.statement, 60)}")
 
     def action_all(self, verb: str) -> None:
@@ -228,7 +230,7 @@ class ReviewPane(InspectorPane):
         kind = _kind(item)
         name = _KIND.get(kind, kind)
         count = sum(1 for other in self.items.values() if _kind(other) == kind)
-        call = self.admin.approve_all if verb == "approve" else self.admin.reject_all
+        call = self.admin.review.approve_all if verb == "approve" else self.admin.review.reject_all
         done = f"{'Approved' if verb == 'approve' else 'Rejected'} {count} {name} proposal(s)."
 
         def answered(yes: bool | None) -> None:

@@ -138,7 +138,7 @@ class SettingsPane(InspectorPane):
         """Every profile's name, the default for the next start first."""
         config = self.config
         default = config.profile if config else self.engine.profile.name
-        names = [profile.name for profile in self.engine.messages.profiles()]
+        names = [profile.name for profile in self.engine.admin.browse.profiles()]
         return list(dict.fromkeys([default, self.engine.profile.name, *names]))
 
     def on_mount(self) -> None:

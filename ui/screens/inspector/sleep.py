@@ -77,7 +77,7 @@ class SleepPane(InspectorPane):
         settings = SleepSettings.from_mapping(config.extra.get("sleep") if config else None)
         now = self.engine.clock.now()
         upcoming = last_slot(now, settings) + timedelta(days=1)
-        pending = self.engine.facts.count(self.engine.profile.id, "pending")
+        pending = self.engine.admin.facts.count(status="pending")
         self.query_one("#sleep-next", Static).update(
             Content(
                 f"Next nightly run: {stamp(upcoming)} (at {settings.at} each night while "

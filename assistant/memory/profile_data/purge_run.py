@@ -16,8 +16,15 @@ from contextlib import contextmanager
 
 import apsw
 
-from assistant.admin.purge_plan import KINDS, PurgePlan, chunks, marks, mentions, vector_tables
 from assistant.clock import Clock, to_iso
+from assistant.memory.profile_data.purge_plan import (
+    KINDS,
+    PurgePlan,
+    chunks,
+    marks,
+    mentions,
+    vector_tables,
+)
 from assistant.memory.store import MessageStore
 
 __all__ = ["FTS_TABLES", "PurgeRunner", "housekeep"]

@@ -1,4 +1,4 @@
-"""The inspector's reads of facts: filtered, searched and paged in SQL, and their provenance.
+"""The inspector's reads of facts: filtered, searched and paged in SQL, and counted.
 
 Fast with tens of thousands of facts: every listing is one indexed query with LIMIT/OFFSET
 (see migration m004 for the indexes), and a keyword search is an FTS5 MATCH joined to
@@ -7,19 +7,20 @@ the facts table with the same filters.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 
 import apsw
 
-from assistant.memory.facts import Fact
+from assistant.clock import from_iso, to_iso
 from assistant.memory.facts.evidence import evidence_of
+from assistant.memory.facts.models import Fact
 from assistant.memory.facts.rules import choice
 from assistant.memory.facts.table import COLUMNS, ORDERS, as_tuple, fact_from_row, in_clause
 from assistant.memory.textindex import fts_query
 
-__all__ = ["FACT_ORDERS", "FactFilter", "FactQueries"]
+__all__ = ["FACT_ORDERS", "FactFilter", "FactListing"]
 
 FACT_ORDERS = (*ORDERS, "relevance")
 _SELECT = "SELECT " + ", ".join(f"f.{column}" for column in COLUMNS)
@@ -49,8 +50,8 @@ class FactFilter:
         self.params: list[Any] = params
 
 
-class FactQueries:
-    """Reads facts for the inspector.
+class FactListing:
+    """Reads facts for the inspector: pages, counts and searches under a `FactFilter`.
 
     Args:
         conn: returns the calling thread's connection.
@@ -119,51 +120,24 @@ class FactQueries:
         evidence = evidence_of(conn, [row["id"] for row in rows])
         return [fact_from_row(row, evidence.get(row["id"], ())) for row in rows]
 
-    # -- provenance ---------------------------------------------------------------------
-
-    def proposers(self, ids: Sequence[int]) -> dict[int, str]:
-        """Who created each of these facts (the actor of its ``create`` change)."""
-        out: dict[int, str] = {}
-        for start in range(0, len(ids), 500):
-            part = list(ids[start : start + 500])
-            rows = self._conn().execute(
-                "SELECT fact_id, actor FROM fact_history WHERE action = 'create'"
-                f" AND {in_clause('fact_id', part)}",
-                part,
-            )
-            out.update(dict(rows))
-        return out
-
     def superseded_by(self, fact_id: int) -> list[Fact]:
         """The facts this one replaced, newest first."""
         return self._facts(
             f"{_SELECT} FROM facts f WHERE f.superseded_by = ? ORDER BY f.id DESC", [fact_id]
         )
 
-    def times_used(self, kind: str, item_id: int) -> int:
-        """How many replies had this item in their prompt."""
-        return (
-            self._conn()
-            .execute(
-                "SELECT count(*) FROM reply_memories WHERE kind = ? AND item_id = ?",
-                (kind, item_id),
-            )
-            .fetchone()[0]
-        )
-
-    def conflicts(self, profile_id: int) -> dict[int, int]:
-        """Pending facts sleep proposed as replacing an active one: new id -> old id."""
+    def by_status(self, profile_id: int) -> dict[str, int]:
+        """How many facts of each status the profile has."""
         rows = self._conn().execute(
-            "SELECT r.proposals FROM sleep_runs r WHERE r.proposals LIKE '%\"conflict\"%'"
-            " ORDER BY r.id"
+            "SELECT status, count(*) FROM facts WHERE profile_id = ? GROUP BY status",
+            (profile_id,),
         )
-        out: dict[int, int] = {}
-        for (text,) in rows:
-            for item in json.loads(text):
-                if (
-                    item.get("kind") == "conflict"
-                    and item.get("profile_id") == profile_id
-                    and item.get("old_fact_id")
-                ):
-                    out[int(item["fact_id"])] = int(item["old_fact_id"])
-        return out
+        return dict(rows)
+
+    def learned_since(self, profile_id: int, since: datetime) -> list[datetime]:
+        """When each fact learned since ``since`` was learned."""
+        rows = self._conn().execute(
+            "SELECT learned_at FROM facts WHERE profile_id = ? AND learned_at >= ?",
+            (profile_id, to_iso(since)),
+        )
+        return [from_iso(row[0]) for row in rows]

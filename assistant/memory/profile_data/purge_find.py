@@ -8,9 +8,16 @@ bookmarks and run reports. `PlanBuilder` then adds what goes with the matches.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from assistant.admin.purge_plan import PlanBuilder, PurgePlan, mentions, register_mentions
+import apsw
+
+from assistant.memory.profile_data.purge_plan import (
+    PlanBuilder,
+    PurgePlan,
+    mentions,
+    register_mentions,
+)
 
 __all__ = ["PurgeFinder"]
 
@@ -36,12 +43,20 @@ def _test(columns: Sequence[str]) -> str:
     return " OR ".join(f"hippo_mentions({c}, ?)" for c in columns)
 
 
-class PurgeFinder(PlanBuilder):
+class PurgeFinder:
     """Finds the rows of one profile that a forget must remove or rewrite.
 
     Args:
         conn: returns the calling thread's connection.
+        plans: completes a plan seeded here with what goes with the matches.
     """
+
+    def __init__(self, conn: Callable[[], apsw.Connection], plans: PlanBuilder) -> None:
+        self._conn = conn
+        self._plans = plans
+
+    def _rows(self, sql: str, params: Sequence[object]) -> list[tuple]:
+        return list(self._conn().execute(sql, list(params)))
 
     def by_text(self, profile_id: int, needle: str) -> PurgePlan:
         """The rows of the profile that mention ``needle``, and what goes with them."""
@@ -64,7 +79,7 @@ class PurgeFinder(PlanBuilder):
             plan.entities.add(eid)
             plan.hit("entities", eid, name, None)
         self._side_tables(plan, profile_id, needle)
-        return self._complete(plan, profile_id)
+        return self._plans.complete(plan, profile_id)
 
     def _matching(
         self, table: str, columns: Sequence[str], shown: str, at: str, pid: int, needle: str

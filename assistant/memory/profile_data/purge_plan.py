@@ -22,14 +22,15 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import apsw
 
-from assistant.admin.models import ForgetHit
 from assistant.clock import from_iso
 
 __all__ = [
     "KINDS",
+    "ForgetHit",
     "PlanBuilder",
     "PurgePlan",
     "chunks",
@@ -99,6 +100,17 @@ def vector_tables(conn: apsw.Connection) -> dict[str, list[str]]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class ForgetHit:
+    """One stored row that matches what is to be forgotten (or goes with it)."""
+
+    tier: str
+    item_id: int
+    text: str
+    at: datetime | None = None
+    why: str = "mentions it"
+
+
 @dataclass
 class PurgePlan:
     """Every row a forget deletes or rewrites, and the preview's hits."""
@@ -143,7 +155,7 @@ class PurgePlan:
 class PlanBuilder:
     """Builds plans from ids (sessions, items) and completes any plan with what goes with it.
 
-    ``PurgeFinder`` (in ``purge_find``) adds the plans seeded by a text.
+    ``PurgeFinder`` (in ``purge_find``) seeds plans from a text and completes them here.
 
     Args:
         conn: returns the calling thread's connection.
@@ -190,7 +202,7 @@ class PlanBuilder:
             ):
                 plan.sessions.add(sid)
                 plan.hit("sessions", sid, title or "(untitled)", at, "the session")
-        return self._complete(plan, profile_id)
+        return self.complete(plan, profile_id)
 
     def by_items(self, profile_id: int, kind: str, ids: Iterable[int]) -> PurgePlan:
         """These memory items of the profile (``kind`` as in ``KINDS``), and what goes with them.
@@ -203,11 +215,12 @@ class PlanBuilder:
             f"SELECT id FROM {table} WHERE profile_id = ? AND id IN ({{}})", ids, profile_id
         )
         (plan.documents if kind == "document" else plan.items[kind]).update(found)
-        return self._complete(plan, profile_id)
+        return self.complete(plan, profile_id)
 
     # -- what goes with them --------------------------------------------------------------
 
-    def _complete(self, plan: PurgePlan, pid: int) -> PurgePlan:
+    def complete(self, plan: PurgePlan, pid: int) -> PurgePlan:
+        """Add to ``plan`` everything that goes with what it holds (see the module)."""
         self._documents_and_sessions(plan, pid)
         self._orphaned_facts(plan, pid)
         self._dependants(plan, pid)

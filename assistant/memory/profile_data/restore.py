@@ -14,11 +14,11 @@ from typing import Any
 
 import apsw
 
-from assistant.admin.portable import rank_maps, rewrite
 from assistant.clock import Clock
 from assistant.errors import HippoError
 from assistant.memory.facts.table import index_statement
 from assistant.memory.models import Profile
+from assistant.memory.profile_data.portable import rank_maps, rewrite
 from assistant.memory.store import MessageStore
 from assistant.memory.textindex import index_text
 from assistant.memory.vectors import enqueue
