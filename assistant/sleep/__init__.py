@@ -1,12 +1,16 @@
 """Sleep: the nightly consolidation of conversations into reviewed, evidence-backed memory.
 
-Run it with ``run_sleep(engine)``; ask ``pending_catch_up(engine)`` on launch (and
-``catch_up(engine)`` in the background); show ``unseen_report(engine).text`` ("While you
-were away: ...") once. ``scheduler/`` calls these; nothing here needs APScheduler.
+Sleep never sees the engine: it receives `SleepDeps` (the data file, the stores, the
+gateway, the clock and the models), and `Sleep` wraps them. Through the engine: run it
+with ``engine.consolidate()``; ask ``engine.sleep.due()`` on launch (and
+``engine.sleep.catch_up()`` in the background); show ``engine.away_notice().text``
+("While you were away: ...") once. ``scheduler/`` calls these; nothing here needs
+APScheduler.
 """
 
 from __future__ import annotations
 
+from assistant.memory.sleep_candidates import DatedItem
 from assistant.sleep.away import (
     catch_up,
     dated_items,
@@ -16,9 +20,10 @@ from assistant.sleep.away import (
     unseen_report,
 )
 from assistant.sleep.backup import backup_database, backups
-from assistant.sleep.candidates import DatedItem
 from assistant.sleep.dates import resolve_date, resolve_phrase
+from assistant.sleep.deps import ModelView, SleepDeps
 from assistant.sleep.errors import BudgetExhausted, SleepError, SleepLocked
+from assistant.sleep.facade import Sleep
 from assistant.sleep.lock import SleepLock
 from assistant.sleep.pipeline import STEPS, run_sleep
 from assistant.sleep.report import AwayNotice, Progress, Proposal, SleepReport
@@ -29,8 +34,11 @@ __all__ = [
     "AwayNotice",
     "BudgetExhausted",
     "DatedItem",
+    "ModelView",
     "Progress",
     "Proposal",
+    "Sleep",
+    "SleepDeps",
     "SleepError",
     "SleepLock",
     "SleepLocked",
