@@ -21,7 +21,7 @@ from assistant.sleep.context import SleepContext
 from assistant.sleep.dates import resolve_phrase
 from assistant.sleep.evidence import fingerprint, similar_statements, supports
 from assistant.sleep.prompts import EXTRACT_PROMPT, MAX_CHARS, transcript
-from assistant.sleep.schemas import CANDIDATES, candidates_schema
+from assistant.sleep.schemas import candidates_schema
 from assistant.sleep.trust import is_strong, tainted_messages
 from assistant.tokens import estimate_tokens
 
@@ -112,7 +112,7 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
     schema = candidates_schema([m.id for m in messages])
     # Invented ids reach ``vet``, which records them as rejected (never proposed again).
     value, errors = ctx.asker.ask(
-        EXTRACT_PROMPT, transcript(messages, ctx.tz), schema, validate=CANDIDATES
+        EXTRACT_PROMPT, transcript(messages, ctx.tz), schema, validate=candidates_schema()
     )
     if value is None:
         step_failed(ctx, "extract", due, errors)

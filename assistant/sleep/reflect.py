@@ -20,7 +20,7 @@ from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import fingerprint, similar_statements
 from assistant.sleep.prompts import INSIGHTS_PROMPT, QUESTIONS_PROMPT
 from assistant.sleep.report import Proposal
-from assistant.sleep.schemas import QUESTIONS, insights_schema
+from assistant.sleep.schemas import insights_schema, questions_schema
 
 __all__ = ["reflect"]
 
@@ -41,7 +41,7 @@ def reflect(ctx: SleepContext, profile_id: int) -> None:
     if not pool:
         return
     n = ctx.settings.max_questions
-    value, errors = ctx.asker.ask(QUESTIONS_PROMPT.format(n=n), _lines(pool), QUESTIONS)
+    value, errors = ctx.asker.ask(QUESTIONS_PROMPT.format(n=n), _lines(pool), questions_schema())
     if value is None:
         ctx.error("reflect", f"invalid questions ({ctx.retry_note()}): {'; '.join(errors[:3])}")
         ctx.count("reflect_failed")
