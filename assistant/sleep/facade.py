@@ -27,13 +27,18 @@ class Sleep:
 
     Args:
         deps: the data file, stores, gateway, clock and models.
+        settings: the user's [sleep] settings, used where a call names none (default:
+            ``SleepSettings()``).
     """
 
-    def __init__(self, deps: SleepDeps) -> None:
+    def __init__(self, deps: SleepDeps, settings: SleepSettings | None = None) -> None:
         self.deps = deps
+        self.settings = settings
 
     def run(self, **options: Any) -> SleepReport:
         """Consolidate now; ``options`` as `run_sleep` takes them (``settings``, ``dry_run``...)."""
+        if options.get("settings") is None:
+            options["settings"] = self.settings
         return run_sleep(self.deps, **options)
 
     def due(
@@ -44,7 +49,7 @@ class Sleep:
         tz: tzinfo | None = None,
     ) -> bool:
         """Whether the last nightly run was missed (or died) and a catch-up is due now."""
-        return pending_catch_up(self.deps, settings=settings, now=now, tz=tz)
+        return pending_catch_up(self.deps, settings=settings or self.settings, now=now, tz=tz)
 
     def catch_up(
         self,
@@ -54,7 +59,7 @@ class Sleep:
         tz: tzinfo | None = None,
     ) -> SleepReport | None:
         """Run the consolidation if a night was missed; None when nothing was due."""
-        return catch_up(self.deps, settings=settings, progress=progress, tz=tz)
+        return catch_up(self.deps, settings=settings or self.settings, progress=progress, tz=tz)
 
     def unseen_report(self, *, mark_seen: bool = True) -> AwayNotice | None:
         """What the runs since the user last looked changed in the current profile."""

@@ -94,6 +94,19 @@ def test_a_dry_run_asks_the_model_as_the_real_run_would(engine, fake_ollama, clo
     assert windows == {4096}
 
 
+def test_sleep_built_with_the_users_settings_uses_them_when_a_call_names_none(
+    engine, fake_ollama, clock
+):
+    from datetime import UTC
+
+    from assistant.sleep import Sleep, SleepSettings
+
+    _week(engine, fake_ollama, clock)
+    capped = Sleep(engine.sleep.deps, SleepSettings(max_llm_calls=2)).run(tz=UTC)
+
+    assert capped.status == "capped" and capped.llm_calls == 2
+
+
 def test_the_nightly_cap_stops_cleanly_and_the_next_run_resumes(engine, fake_ollama, clock):
     _week(engine, fake_ollama, clock)
 
