@@ -33,6 +33,7 @@ class Shape(Mapping[str, Any]):
     def __init__(self, schema: Mapping[str, Any], kind: Any) -> None:
         self._schema = schema
         self._kind = kind
+        self._below: dict[str, Any] = {}  # the shapes under this one, made once
 
     @classmethod
     def of(cls, model: type[BaseModel]) -> Shape:
@@ -46,11 +47,23 @@ class Shape(Mapping[str, Any]):
 
     def __getitem__(self, key: str) -> Any:
         value = self._schema[key]
-        if key == "properties":
-            return {name: Shape(sub, _field_type(self._kind, name)) for name, sub in value.items()}
-        if key == "items":
-            return Shape(value, _item_type(self._kind))
-        return value
+        if key not in ("properties", "items"):
+            return value
+        if key not in self._below:  # the repairs read them once per item of a reply
+            self._below[key] = (
+                {name: Shape(sub, _field_type(self._kind, name)) for name, sub in value.items()}
+                if key == "properties"
+                else Shape(value, _item_type(self._kind))
+            )
+        return self._below[key]
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        """``shape[key]``, or ``default`` where the schema has no ``key`` (the repairs ask
+        thousands of times a reply: Mapping's own way, through a KeyError, is slow)."""
+        return self[key] if key in self._schema else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._schema
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._schema)
