@@ -6,6 +6,7 @@ one SQLite connection per thread, so any thread may call it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections import deque
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from assistant.memory.scoring import RetrievalWeights
     from assistant.memory.usage import MemoryUse, UsageStore
     from assistant.memory.working import Strategy
-    from assistant.sleep import AwayNotice, SleepReport
+    from assistant.sleep import AwayNotice, Sleep, SleepDeps, SleepReport
     from assistant.turns import TurnEvent
 
 __all__ = ["Hippo"]
@@ -685,23 +686,70 @@ class Hippo:
 
     # -- sleep (consolidation) -------------------------------------------------------
 
+    @property
+    def sleep(self) -> Sleep:
+        """The consolidation over this engine's stores and models as they are now."""
+        from assistant.sleep import ModelView, Sleep, SleepDeps
+
+        models = ModelView(
+            self.chat_model,
+            self.embedding_model,
+            self.context_tokens,
+            self.context_window,
+            self.model_capabilities,
+            self.model_options,
+        )
+        return Sleep(
+            SleepDeps(
+                self.db,
+                self.llm,
+                self.clock,
+                self.profile,
+                self.messages,
+                self.facts,
+                self.episodes,
+                self.events,
+                self.entities,
+                self.vectors,
+                self.usage,
+                self.retriever.retrieve,
+                models,
+                self._sleep_copy,
+            )
+        )
+
+    @contextlib.contextmanager
+    def _sleep_copy(self, path: Path) -> Iterator[SleepDeps]:
+        """Sleep's dependencies over a copy of the data file, with this engine's settings."""
+        twin = Hippo(
+            path,
+            self.llm,
+            chat_model=self.chat_model,
+            embedding_model=self.embedding_model,
+            profile=self.profile.name,
+            context_tokens=self.context_tokens,
+            clock=self.clock,
+            working_strategy=self.working_strategy,
+            context_budget=self.context_budget,
+            weights=self._weights,
+            core_edits=self.core_edits,
+        )
+        try:
+            yield twin.sleep.deps
+        finally:
+            twin.db.close()
+
     def consolidate(self, **options: Any) -> SleepReport:
         """Run the nightly consolidation now (see ``assistant.sleep.run_sleep``)."""
-        from assistant.sleep import run_sleep
-
-        return run_sleep(self, **options)
+        return self.sleep.run(**options)
 
     def sleep_due(self) -> bool:
         """Whether a night's consolidation was missed and should be caught up."""
-        from assistant.sleep import pending_catch_up
-
-        return pending_catch_up(self)
+        return self.sleep.due()
 
     def away_notice(self) -> AwayNotice | None:
         """ "While you were away: ..." once after a consolidation, else None."""
-        from assistant.sleep import unseen_report
-
-        return unseen_report(self)
+        return self.sleep.unseen_report()
 
     def close(self) -> None:
         """Stop background work, close the data file's connections and the gateway.

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from assistant.clock import ManualClock  # noqa: E402
 from assistant.engine import Hippo  # noqa: E402
 from assistant.llm.gateway import OllamaGateway  # noqa: E402
-from assistant.sleep import SleepReport, SleepSettings, run_sleep  # noqa: E402
+from assistant.sleep import SleepReport, SleepSettings  # noqa: E402
 from tests.fake_ollama.server import FakeOllama  # noqa: E402
 from tests.fake_ollama.wire import Reply  # noqa: E402
 
@@ -179,7 +179,7 @@ def run_once(sessions: int, turns: int) -> SleepReport:
         try:
             build_week(engine, sessions, turns)
             clock.advance(days=8)
-            return run_sleep(engine, tz=UTC, settings=SleepSettings(max_llm_calls=1000))
+            return engine.consolidate(tz=UTC, settings=SleepSettings(max_llm_calls=1000))
         finally:
             engine.close()
 

@@ -33,7 +33,7 @@ from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.errors import OllamaError
 from assistant.llm.gateway import OllamaGateway
-from assistant.sleep import SleepReport, SleepSettings, run_sleep
+from assistant.sleep import SleepReport, SleepSettings
 from bench.locomo_data import DEFAULT_DATA, Conversation, load, write_sessions
 
 STAGES = (
@@ -73,7 +73,7 @@ def _consolidate(conv: Conversation, args: argparse.Namespace, folder: Path) -> 
     try:
         ids = write_sessions(engine, sessions)
         started = time.perf_counter()
-        report = run_sleep(engine, tz=UTC, settings=SleepSettings(max_llm_calls=100_000))
+        report = engine.consolidate(tz=UTC, settings=SleepSettings(max_llm_calls=100_000))
         seconds = time.perf_counter() - started
         dia = {message_id: dia_id for dia_id, message_id in ids.items()}
         cited = [

@@ -19,9 +19,9 @@ from assistant.memory.profile_data.census import profile_counts
 if TYPE_CHECKING:
     from assistant.memory.episodes import EpisodeStore
     from assistant.memory.facts import FactStore
+    from assistant.memory.sleep_runs import RunStore
     from assistant.memory.store import MessageStore
     from assistant.memory.vectors import VectorStore
-    from assistant.sleep.runs import RunStore
 
 __all__ = ["ActivityAdmin"]
 

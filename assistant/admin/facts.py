@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from assistant.admin.forget import ForgetAdmin
     from assistant.admin.provenance import EvidenceReader
     from assistant.memory.facts import FactStore
+    from assistant.memory.sleep_candidates import CandidateStore
     from assistant.memory.store import MessageStore
     from assistant.memory.usage import UsageStore
-    from assistant.sleep.candidates import CandidateStore
 
 __all__ = ["SEMANTIC_CANDIDATES", "FactsAdmin", "Nearest", "Sessions"]
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from assistant.memory.core import CoreMemory
     from assistant.memory.core_proposals import CoreProposals
     from assistant.memory.facts import FactStore
-    from assistant.sleep.runs import RunStore
+    from assistant.memory.sleep_runs import RunStore
 
 __all__ = ["CORE_KIND", "ReviewAdmin", "why_pending"]
 

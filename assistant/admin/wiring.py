@@ -21,8 +21,8 @@ from assistant.admin import (
 from assistant.admin.facts import Sessions
 from assistant.admin.provenance import EvidenceReader
 from assistant.memory.profile_data import Purge
-from assistant.sleep.candidates import CandidateStore
-from assistant.sleep.runs import RunStore
+from assistant.memory.sleep_candidates import CandidateStore
+from assistant.memory.sleep_runs import RunStore
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo

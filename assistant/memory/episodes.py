@@ -250,6 +250,36 @@ class EpisodeStore(Store):
         conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
         return conn.changes() > 0
 
+    # -- for sleep's consolidation ------------------------------------------------------
+
+    def ids_after(self, profile_id: int, after: int) -> list[int]:
+        """Ids of the profile's episodes above ``after``, in order (for entity linking)."""
+        rows = self._conn().execute(
+            "SELECT id FROM episodes WHERE profile_id = ? AND id > ? ORDER BY id",
+            (profile_id, after),
+        )
+        return [row[0] for row in rows]
+
+    def raise_importance(self, episode_id: int, by: float) -> None:
+        """Raise an episode's importance by ``by`` (at most 10)."""
+        self._conn().execute(
+            "UPDATE episodes SET importance = min(10, importance + ?) WHERE id = ?",
+            (by, episode_id),
+        )
+
+    def importance_since(self, profile_id: int, since: str) -> float:
+        """Summed importance of the profile's episodes created after ``since`` (ISO time)."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT coalesce(sum(importance), 0) FROM episodes WHERE profile_id = ?"
+                " AND created_at > ?",
+                (profile_id, since),
+            )
+            .fetchone()
+        )
+        return float(row[0])
+
 
 def _check(summary: str, started_at: datetime, ended_at: datetime, importance: float) -> None:
     if not summary.strip():

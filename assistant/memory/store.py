@@ -516,6 +516,28 @@ class MessageStore(Store):
         self._commonness[term] = (count > cap, now)
         return count > cap
 
+    # -- for sleep's consolidation ------------------------------------------------------
+
+    def close_idle_sessions(self, profile_id: int, cutoff: datetime) -> int:
+        """End the profile's sessions idle since ``cutoff`` (their end is their last activity)."""
+        conn = self._conn()
+        conn.execute(
+            "UPDATE sessions SET ended_at = last_active_at WHERE profile_id = ? AND"
+            " last_active_at <= ? AND (ended_at IS NULL OR ended_at < last_active_at)",
+            (profile_id, to_iso(cutoff)),
+        )
+        return conn.changes()
+
+    def said_ids(self, session_id: int, after: int, upto: int) -> list[int]:
+        """A session's complete, non-empty messages in (after, upto], in order, leaving out
+        those that are injected recall (they repeat memory, they do not add to it)."""
+        rows = self._conn().execute(
+            "SELECT id FROM messages WHERE session_id = ? AND id > ? AND id <= ?"
+            " AND status = 'complete' AND recalled = 0 AND content != '' ORDER BY id",
+            (session_id, after, upto),
+        )
+        return [row[0] for row in rows]
+
 
 def _title(content: str) -> str:
     line = " ".join(content.split())

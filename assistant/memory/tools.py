@@ -23,6 +23,7 @@ from assistant.memory.facts import Evidence
 from assistant.memory.injection import INSTRUCTION_REASON, looks_like_instruction
 from assistant.memory.models import Message, Session
 from assistant.memory.retrieval import Memory
+from assistant.memory.tool_args import TOOL_SPECS, ArgumentError, validated
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
@@ -30,74 +31,6 @@ if TYPE_CHECKING:
 __all__ = ["TOOL_SPECS", "MemoryTools", "ToolResult", "turn_taint"]
 
 
-def _spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
-    }
-
-
-_LABEL = {
-    "type": "string",
-    "enum": ["human", "persona"],
-    "description": "'human': lasting facts about the user; 'persona': how you behave",
-}
-_TEXT = {"type": "string"}
-_DATE = {"type": "string", "description": "YYYY-MM-DD"}
-TOOL_SPECS: list[dict[str, Any]] = [
-    _spec(
-        "core_memory_append",
-        "Add a line to a core memory block (always in your prompt).",
-        {"label": _LABEL, "content": _TEXT},
-        ["label", "content"],
-    ),
-    _spec(
-        "core_memory_replace",
-        "Replace text in a core memory block (exact old text).",
-        {"label": _LABEL, "old_content": _TEXT, "new_content": _TEXT},
-        ["label", "old_content", "new_content"],
-    ),
-    _spec(
-        "recall_search",
-        "Search every past message by keywords and meaning, optionally within a date range.",
-        {"query": _TEXT, "start_date": _DATE, "end_date": _DATE},
-        ["query"],
-    ),
-    _spec(
-        "archival_insert",
-        "Save a note to long-term archival memory.",
-        {"content": _TEXT},
-        ["content"],
-    ),
-    _spec(
-        "archival_search",
-        "Search documents and notes in archival memory.",
-        {"query": _TEXT},
-        ["query"],
-    ),
-    _spec(
-        "remember_fact",
-        "Propose a fact about the user for their profile (the user "
-        "reviews it before it is trusted).",
-        {
-            "statement": _TEXT,
-            "scope": {"type": "string", "description": "e.g. work, health"},
-            "importance": {"type": "integer", "minimum": 1, "maximum": 10},
-        },
-        ["statement"],
-    ),
-    _spec(
-        "forget_fact",
-        "Mark a stored fact as wrong so it is no longer used (kept in history; the user can undo).",
-        {"fact_id": {"type": "integer"}, "reason": _TEXT},
-        ["fact_id"],
-    ),
-]
-_SPECS = {spec["function"]["name"]: spec["function"]["parameters"] for spec in TOOL_SPECS}
 _WRITES = frozenset(
     {"core_memory_append", "core_memory_replace", "archival_insert", "remember_fact", "forget_fact"}
 )
@@ -139,32 +72,10 @@ class ToolError(HippoError):
 
 
 def _validate(name: str, arguments: Any) -> dict[str, Any]:
-    if name not in _SPECS:
-        raise ToolError(f"There is no tool '{name}'. Available: {', '.join(_SPECS)}.")
-    if not isinstance(arguments, dict):
-        raise ToolError(f"{name} takes a JSON object of arguments.")
-    spec = _SPECS[name]
-    for key in spec["required"]:
-        if arguments.get(key) in (None, ""):
-            raise ToolError(f"{name} needs '{key}'.")
-    checked: dict[str, Any] = {}
-    for key, value in arguments.items():
-        prop = spec["properties"].get(key)
-        if prop is None:
-            continue  # models add stray keys; ignoring them is kinder than failing
-        if prop["type"] == "integer":
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise ToolError(f"{name}: '{key}' must be a whole number.") from None
-        elif isinstance(value, list | dict):  # a small model's structure is not text to keep
-            raise ToolError(f"{name}: '{key}' must be text, not a {type(value).__name__}.")
-        elif not isinstance(value, str):
-            value = str(value)
-        if "enum" in prop and value not in prop["enum"]:
-            raise ToolError(f"{name}: '{key}' must be one of {prop['enum']}.")
-        checked[key] = value
-    return checked
+    try:
+        return validated(name, arguments)
+    except ArgumentError as exc:
+        raise ToolError(str(exc)) from None
 
 
 def _day(text: str | None, end: bool) -> datetime | None:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from assistant.memory.vectors import TEXT_SOURCES
+
 if TYPE_CHECKING:
     from assistant.memory.retrieval import Memory
 
@@ -93,6 +95,49 @@ class UsageStore:
             .fetchone()
         )
         return row is not None
+
+    # -- for sleep's consolidation ------------------------------------------------------
+
+    def recalled_texts(self, reply_ids: Sequence[int]) -> dict[int, list[str]]:
+        """For each reply, the texts of the memories that were put into its prompt."""
+        if not reply_ids:
+            return {}
+        uses = (
+            self._conn()
+            .execute(
+                "SELECT message_id, kind, item_id FROM reply_memories"
+                f" WHERE message_id IN ({','.join('?' * len(reply_ids))})",
+                list(reply_ids),
+            )
+            .fetchall()
+        )
+        out: dict[int, list[str]] = {}
+        for reply_id, kind, item_id in uses:
+            if kind not in TEXT_SOURCES:
+                continue
+            table, column = TEXT_SOURCES[kind]
+            row = (
+                self._conn()
+                .execute(f"SELECT {column} FROM {table} WHERE id = ?", (item_id,))
+                .fetchone()
+            )
+            if row:
+                out.setdefault(reply_id, []).append(row[0])
+        return out
+
+    def uses_since(
+        self, profile_id: int, after_reply: int
+    ) -> tuple[dict[tuple[str, int], int], int]:
+        """How often each item went into a prompt after reply ``after_reply``; the last reply."""
+        rows = self._conn().execute(
+            "SELECT r.kind, r.item_id, count(*), max(r.message_id) FROM reply_memories r"
+            " JOIN messages m ON m.id = r.message_id"
+            " WHERE m.profile_id = ? AND r.message_id > ? GROUP BY r.kind, r.item_id",
+            (profile_id, after_reply),
+        )
+        rows = list(rows)
+        last = max((row[3] for row in rows), default=after_reply)
+        return {(row[0], row[1]): row[2] for row in rows}, last
 
 
 def memory_uses(reply_id: int, used: Sequence[tuple[str, Memory]]) -> list[MemoryUse]:

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
-from typing import TYPE_CHECKING
 
 from assistant.clock import to_iso
 from assistant.errors import StorageError
-from assistant.sleep.candidates import CandidateStore, DatedItem
+from assistant.memory.sleep_candidates import CandidateStore, DatedItem
+from assistant.memory.sleep_marks import SleepMarks
+from assistant.memory.sleep_runs import LockTable, RunStore
+from assistant.sleep.deps import SleepDeps
 from assistant.sleep.lock import SleepLock
 from assistant.sleep.report import AwayNotice, Progress, SleepReport
-from assistant.sleep.runs import RunStore
 from assistant.sleep.settings import SleepSettings
-from assistant.sleep.store import SleepStore
-
-if TYPE_CHECKING:
-    from assistant.engine import Hippo
 
 __all__ = [
     "catch_up",
@@ -40,7 +37,7 @@ def last_slot(now: datetime, settings: SleepSettings, tz: tzinfo | None = None) 
 
 
 def pending_catch_up(
-    engine: Hippo,
+    deps: SleepDeps,
     *,
     settings: SleepSettings | None = None,
     now: datetime | None = None,
@@ -52,20 +49,19 @@ def pending_catch_up(
     idle conversation waits to be consolidated.
     """
     settings = settings or SleepSettings()
-    now = now or engine.clock.now()
-    conn = lambda: engine.db.conn  # noqa: E731
-    holder = SleepLock(conn, engine.clock, settings.lock_ttl_s).holder()
+    now = now or deps.clock.now()
+    holder = SleepLock(LockTable(deps.conn), deps.clock, settings.lock_ttl_s).holder()
     if holder is not None and now - holder.heartbeat_at < timedelta(seconds=settings.lock_ttl_s):
         return False
-    latest = RunStore(conn).latest()
+    latest = RunStore(deps.conn).latest()
     if latest is None:
         idle = now - timedelta(minutes=settings.idle_minutes)
-        return SleepStore(conn, engine.clock).has_unconsolidated(idle)
+        return SleepMarks(deps.conn, deps.clock).has_unconsolidated(idle)
     return latest.status in _RETRY or latest.started_at < last_slot(now, settings, tz)
 
 
 def catch_up(
-    engine: Hippo,
+    deps: SleepDeps,
     *,
     settings: SleepSettings | None = None,
     progress: Callable[[Progress], None] | None = None,
@@ -74,46 +70,44 @@ def catch_up(
     """Run the consolidation if a night was missed; None when nothing was due."""
     from assistant.sleep.pipeline import run_sleep
 
-    if not pending_catch_up(engine, settings=settings, tz=tz):
+    if not pending_catch_up(deps, settings=settings, tz=tz):
         return None
-    return run_sleep(engine, trigger="catch_up", settings=settings, progress=progress, tz=tz)
+    return run_sleep(deps, trigger="catch_up", settings=settings, progress=progress, tz=tz)
 
 
-def dated_items(engine: Hippo, status: str | None = None) -> list[DatedItem]:
+def dated_items(deps: SleepDeps, status: str | None = None) -> list[DatedItem]:
     """The current profile's dated items (``upcoming`` or ``expired``, or all), by date."""
-    return CandidateStore(lambda: engine.db.conn, engine.clock).dated_items(
-        engine.profile.id, status
-    )
+    return CandidateStore(deps.conn, deps.clock).dated_items(deps.profile.id, status)
 
 
-def last_report(engine: Hippo) -> SleepReport | None:
+def last_report(deps: SleepDeps) -> SleepReport | None:
     """The newest real run's report, if any."""
-    return RunStore(lambda: engine.db.conn).latest()
+    return RunStore(deps.conn).latest()
 
 
-def unseen_report(engine: Hippo, *, mark_seen: bool = True) -> AwayNotice | None:
+def unseen_report(deps: SleepDeps, *, mark_seen: bool = True) -> AwayNotice | None:
     """What the runs since the user last looked changed in the current profile.
 
     ``to_review`` counts the facts those runs proposed that are still pending now;
     ``superseded`` the facts they replaced. None when no run is unseen.
 
     Args:
-        engine: the engine.
+        deps: the data file's stores and clock.
         mark_seen: record that the user has now been told (shown once).
     """
-    runs = RunStore(lambda: engine.db.conn)
+    runs = RunStore(deps.conn)
     unseen = runs.unseen()
     if not unseen:
         return None
-    mine = [p for r in unseen for p in r.proposals if p.profile_id == engine.profile.id]
+    mine = [p for r in unseen for p in r.proposals if p.profile_id == deps.profile.id]
     pending = {}
     for p in mine:
         try:
-            if engine.facts.get(p.fact_id).status == "pending":
+            if deps.facts.get(p.fact_id).status == "pending":
                 pending[p.fact_id] = p
         except StorageError:
             continue
     superseded = {p.old_fact_id for p in mine if p.kind == "superseded"}
     if mark_seen:
-        runs.mark_seen([r.run_id for r in unseen if r.run_id], to_iso(engine.clock.now()))
+        runs.mark_seen([r.run_id for r in unseen if r.run_id], to_iso(deps.clock.now()))
     return AwayNotice(len(unseen), len(pending), len(superseded), tuple(mine))

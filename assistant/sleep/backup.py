@@ -14,6 +14,7 @@ from pathlib import Path
 import apsw
 
 from assistant.errors import StorageError
+from data_schema.snapshot import copy_into
 
 __all__ = ["BACKUP_DIR", "backup_database", "backups"]
 
@@ -50,7 +51,7 @@ def backup_database(conn: apsw.Connection, db_path: Path, now: datetime, keep: i
         target.unlink(missing_ok=True)
         # VACUUM INTO accepts an existing empty file, so the copy is private from the start.
         os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600))
-        conn.execute("VACUUM INTO ?", (str(target),))
+        copy_into(conn, target)
     except (OSError, apsw.Error) as exc:
         target.unlink(missing_ok=True)
         raise StorageError(

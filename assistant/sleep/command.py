@@ -9,12 +9,9 @@ from pathlib import Path
 from typing import TextIO
 
 from assistant.config import Config
-from assistant.sleep.away import pending_catch_up
-from assistant.sleep.pipeline import run_sleep
 from assistant.sleep.report import Progress, SleepReport
 from assistant.sleep.settings import SleepSettings
 from assistant.sleep.timers import install_timer, timer_environment
-from assistant.sleep.waiting import retry_given_up, skipped_notes
 from assistant.terminal import raw_stream
 
 __all__ = ["ProgressBar", "sleep_command"]
@@ -51,10 +48,10 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         if getattr(args, "retry", False):
-            retried = retry_given_up(engine)
+            retried = engine.sleep.retry_given_up()
             print(f"{retried} session(s) given up before are tried again.", file=out)
             args.now = True
-        if not (args.now or args.dry_run) and not pending_catch_up(engine, settings=settings):
+        if not (args.now or args.dry_run) and not engine.sleep.due(settings=settings):
             print(
                 "Nothing is due: consolidation already ran since the last scheduled time "
                 f"({settings.at}). Run `hippo sleep --now` to run anyway.",
@@ -62,8 +59,7 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             )
             return 0
         bar = ProgressBar(out) if out.isatty() else None
-        report = run_sleep(
-            engine,
+        report = engine.consolidate(
             dry_run=args.dry_run,
             trigger="manual" if args.now or args.dry_run else "scheduled",
             progress=bar,
@@ -74,7 +70,7 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             bar.finish()
         _print(report, out)
         if report.status != "locked":
-            notes = skipped_notes(engine, settings)
+            notes = engine.sleep.skipped_notes(settings)
             if notes:
                 print("Left for later:", *(f"  - {note}" for note in notes), sep="\n", file=out)
     finally:

@@ -1,4 +1,4 @@
-"""What every step of a run shares: the engine, settings, stores, model budget and report."""
+"""What every step of a run shares: its dependencies, settings, stores, model budget and report."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
-from assistant.sleep.candidates import CandidateStore
+from assistant.memory.facts.sleep_reads import SleepFactReads
+from assistant.memory.sleep_candidates import CandidateStore
+from assistant.memory.sleep_marks import SleepMarks
+from assistant.sleep.deps import SleepDeps
 from assistant.sleep.model import Asker
 from assistant.sleep.report import Progress, Proposal, SleepReport
 from assistant.sleep.settings import SleepSettings
-from assistant.sleep.store import SleepStore
 
 if TYPE_CHECKING:
-    from assistant.engine import Hippo
     from assistant.sleep.lock import SleepLock
 
 __all__ = ["SleepContext"]
@@ -25,10 +26,11 @@ class SleepContext:
     """One run's shared state; steps read and count through it.
 
     Attributes:
-        engine: the engine (its stores and gateway).
+        deps: the stores, gateway, clock and models the run uses.
         settings: the run's settings.
-        store: sleep's marks and bookmarks.
+        store: sleep's marks and bookmarks (and the unit of work).
         candidates: candidates, rejections and dated items.
+        fact_reads: the reads of facts only sleep makes.
         asker: the model, within the run's budget.
         report: the run's report, filled as it goes.
         now: the run's time (every step uses the same "now").
@@ -37,10 +39,11 @@ class SleepContext:
         progress: called as units finish (for progress bars).
     """
 
-    engine: Hippo
+    deps: SleepDeps
     settings: SleepSettings
-    store: SleepStore
+    store: SleepMarks
     candidates: CandidateStore
+    fact_reads: SleepFactReads
     asker: Asker
     report: SleepReport
     now: datetime
@@ -57,9 +60,10 @@ class SleepContext:
     @property
     def transcript_budget(self) -> int:
         """Tokens a conversation may fill in one prompt (the rest is instructions and reply)."""
-        budget = max(self.engine.context_tokens - 2048, 2048)
-        window = self.engine.context_window(self.asker.model)
-        if window < self.engine.context_tokens:  # the model reads less than Hippo would fill
+        tokens = self.deps.models.context_tokens
+        budget = max(tokens - 2048, 2048)
+        window = self.deps.models.window(self.asker.model)
+        if window < tokens:  # the model reads less than Hippo would fill
             budget = min(budget, max(window - 2048, window // 2))
         return budget
 

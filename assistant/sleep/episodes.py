@@ -15,14 +15,14 @@ from typing import Any
 from assistant.memory.episodes import Episode
 from assistant.memory.facts import Evidence
 from assistant.memory.models import Message
-from assistant.sleep.candidates import Candidate
+from assistant.memory.sleep_candidates import Candidate
+from assistant.memory.sleep_marks import DueSession
 from assistant.sleep.context import SleepContext
 from assistant.sleep.dates import resolve_date
 from assistant.sleep.evidence import fingerprint
 from assistant.sleep.extract import session_messages, step_failed, vet
 from assistant.sleep.prompts import EPISODES_PROMPT, transcript
 from assistant.sleep.schemas import episodes_schema
-from assistant.sleep.store import DueSession
 from assistant.sleep.trust import is_strong
 
 __all__ = ["summarise_sessions"]
@@ -34,7 +34,7 @@ def summarise_sessions(ctx: SleepContext, profile_id: int) -> None:
     """Close idle sessions, then summarise each one not yet summarised, oldest first."""
     cutoff = ctx.now - timedelta(minutes=ctx.settings.idle_minutes)
     with ctx.store.unit():
-        ctx.count("sessions_closed", ctx.store.close_idle_sessions(profile_id, cutoff))
+        ctx.count("sessions_closed", ctx.deps.messages.close_idle_sessions(profile_id, cutoff))
     due = ctx.store.due_sessions(profile_id, "summarise", cutoff)
     for done, session in enumerate(due, start=1):
         _summarise_one(ctx, session)
@@ -93,7 +93,7 @@ def _write_episode(
 ) -> Episode:
     first, last = part["first_message_id"], part["last_message_id"]
     span = [m for m in messages if first <= m.id <= last]
-    return ctx.engine.episodes.add(
+    return ctx.deps.episodes.add(
         due.profile_id,
         summary=part["summary"],
         title=part["title"],
@@ -102,7 +102,7 @@ def _write_episode(
         started_at=span[0].created_at,
         ended_at=span[-1].created_at,
         session_id=due.id,
-        scope=ctx.engine.messages.session(due.id).scope,
+        scope=ctx.deps.messages.session(due.id).scope,
         message_ids=[m.id for m in span],
     )
 
@@ -118,7 +118,7 @@ def _dated_item(
         ctx.error("episodes", f"could not date {text!r} ({item['when']!r}); not kept")
         return
     source = "user_stated" if message.role == "user" else "assistant_inferred"
-    recalled = ctx.store.recalled_texts([message.id])
+    recalled = ctx.deps.usage.recalled_texts([message.id])
     verdict = vet(text, [message.id], source, by_id, recalled)
     if verdict.reason:
         refs = [Evidence("message", message.id)]

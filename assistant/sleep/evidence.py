@@ -9,12 +9,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Sequence
 
-from assistant.memory.facts import Evidence
 from assistant.memory.scoring import terms
+from assistant.memory.sleep_candidates import fingerprint, normal_text, review_prints
 
 __all__ = [
     "coverage",
@@ -90,35 +89,10 @@ def similar_statements(a: str, b: str, overlap: float = 0.6) -> bool:
     """Whether two statements say nearly the same (Jaccard overlap of key terms)."""
     ta, tb = key_terms(a), key_terms(b)
     if not ta or not tb:
-        return _normal(a) == _normal(b)
+        return normal_text(a) == normal_text(b)
     return len(ta & tb) / len(ta | tb) >= overlap
-
-
-def _normal(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
-
-
-def fingerprint(statement: str, evidence: Sequence[Evidence]) -> str:
-    """A stable id for "this claim from this evidence" (rejections are remembered by it)."""
-    refs = ",".join(sorted(f"{e.kind}:{e.ref_id}" for e in evidence))
-    body = f"{_normal(statement)}|{refs}".encode()
-    return hashlib.sha256(body).hexdigest()[:24]
-
-
-def review_prints(statement: str, evidence: Sequence[Evidence]) -> list[str]:
-    """Stable ids for "this claim from this piece of evidence", one per piece.
-
-    A proposal the user rejects in review is remembered by these, so that the same claim
-    is never proposed again from any of the same evidence, even after the rejected fact
-    itself was deleted. They differ from ``fingerprint`` (the defences' own rejections).
-    """
-    normal = _normal(statement)
-    return [
-        hashlib.sha256(f"review|{normal}|{e.kind}:{e.ref_id}".encode()).hexdigest()[:24]
-        for e in dict.fromkeys(Evidence(e.kind, e.ref_id) for e in evidence)
-    ]
 
 
 def normal_statement(text: str) -> str:
     """A statement as duplicates are compared: case, spacing and punctuation aside."""
-    return _normal(text)
+    return normal_text(text)

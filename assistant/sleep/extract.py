@@ -15,13 +15,13 @@ from typing import Any
 
 from assistant.memory.facts import Evidence
 from assistant.memory.models import Message
-from assistant.sleep.candidates import Candidate
+from assistant.memory.sleep_candidates import Candidate
+from assistant.memory.sleep_marks import DueSession
 from assistant.sleep.context import SleepContext
 from assistant.sleep.dates import resolve_phrase
 from assistant.sleep.evidence import fingerprint, similar_statements, supports
 from assistant.sleep.prompts import EXTRACT_PROMPT, MAX_CHARS, transcript
-from assistant.sleep.schemas import CANDIDATES, candidates_schema
-from assistant.sleep.store import DueSession
+from assistant.sleep.schemas import candidates_schema
 from assistant.sleep.trust import is_strong, tainted_messages
 from assistant.tokens import estimate_tokens
 
@@ -43,8 +43,8 @@ def session_messages(ctx: SleepContext, due: DueSession) -> tuple[list[Message],
     A session too long for one prompt is taken in parts: the returned ``DueSession`` ends
     at the last message that fits, and the rest stays due for the next run.
     """
-    ids = ctx.store.message_ids(due.id, due.done_upto, due.last_id)
-    found = ctx.engine.messages.messages_by_id(ids, due.profile_id)
+    ids = ctx.deps.messages.said_ids(due.id, due.done_upto, due.last_id)
+    found = ctx.deps.messages.messages_by_id(ids, due.profile_id)
     budget, kept = ctx.transcript_budget, []
     for message in (found[i] for i in ids if i in found):
         budget -= estimate_tokens(message.content[:MAX_CHARS]) + 12
@@ -112,16 +112,16 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
     schema = candidates_schema([m.id for m in messages])
     # Invented ids reach ``vet``, which records them as rejected (never proposed again).
     value, errors = ctx.asker.ask(
-        EXTRACT_PROMPT, transcript(messages, ctx.tz), schema, validate=CANDIDATES
+        EXTRACT_PROMPT, transcript(messages, ctx.tz), schema, validate=candidates_schema()
     )
     if value is None:
         step_failed(ctx, "extract", due, errors)
         return
     by_id = {m.id: m for m in messages}
     tainted = tainted_messages(messages)
-    recalled = ctx.store.recalled_texts([m.id for m in messages if m.role == "assistant"])
-    episodes = ctx.engine.episodes.for_session(due.id)
-    scope = ctx.engine.messages.session(due.id).scope
+    recalled = ctx.deps.usage.recalled_texts([m.id for m in messages if m.role == "assistant"])
+    episodes = ctx.deps.episodes.for_session(due.id)
+    scope = ctx.deps.messages.session(due.id).scope
     kept: list[Candidate] = []
     rejected: list[tuple[str, str, str]] = []
     for item in value["facts"]:

@@ -28,7 +28,7 @@ _LINK_CHUNK = 200
 def hygiene(ctx: SleepContext, profile_id: int) -> None:
     """Run every hygiene part for one profile."""
     with ctx.store.unit():
-        ctx.count("facts_expired", ctx.engine.facts.expire_due(profile_id, ctx.now, actor="sleep"))
+        ctx.count("facts_expired", ctx.deps.facts.expire_due(profile_id, ctx.now, actor="sleep"))
         today = ctx.local_date(ctx.now)
         ctx.count("dated_items_expired", ctx.candidates.expire_dated_items(profile_id, today))
     _expired_events(ctx, profile_id)
@@ -39,15 +39,15 @@ def hygiene(ctx: SleepContext, profile_id: int) -> None:
 
 
 def _expired_events(ctx: SleepContext, profile_id: int) -> None:
-    for event in ctx.engine.events.expired(profile_id, ctx.now):
+    for event in ctx.deps.events.expired(profile_id, ctx.now):
         if event.consolidated_at is not None:
             continue
         with ctx.store.unit():
             if event.importance >= ctx.settings.keep_event_importance:
                 _keep_event(ctx, profile_id, event.id, event.text)
-                ctx.engine.events.mark_consolidated([event.id], ctx.now)
+                ctx.deps.events.mark_consolidated([event.id], ctx.now)
             else:
-                ctx.engine.events.remove(event.id)
+                ctx.deps.events.remove(event.id)
                 ctx.count("events_dropped")
 
 
@@ -55,10 +55,10 @@ def _keep_event(ctx: SleepContext, profile_id: int, event_id: int, text: str) ->
     evidence = [Evidence("event", event_id)]
     if ctx.candidates.rejected_in_review(profile_id, text, evidence):
         return
-    for fact_id in ctx.store.rejected_facts_citing(profile_id, evidence):
-        if similar_statements(ctx.engine.facts.get(fact_id).statement, text, 0.5):
+    for fact_id in ctx.fact_reads.rejected_citing(profile_id, evidence):
+        if similar_statements(ctx.deps.facts.get(fact_id).statement, text, 0.5):
             return
-    fact = ctx.engine.facts.add(
+    fact = ctx.deps.facts.add(
         profile_id, text, evidence=evidence, source_kind="event", actor="sleep", status="pending"
     )
     ctx.propose(Proposal("event", profile_id, fact.id, fact.status, fact.statement))
@@ -67,7 +67,7 @@ def _keep_event(ctx: SleepContext, profile_id: int, event_id: int, text: str) ->
 
 def _merge_duplicates(ctx: SleepContext, profile_id: int) -> None:
     groups: dict[tuple[str, str], list[Fact]] = defaultdict(list)
-    for fact in ctx.engine.facts.list(profile_id, status="active", limit=100_000, order="recent"):
+    for fact in ctx.deps.facts.list(profile_id, status="active", limit=100_000, order="recent"):
         groups[(normal_statement(fact.statement), fact.scope)].append(fact)
     for facts in groups.values():
         if len(facts) < 2:
@@ -78,8 +78,8 @@ def _merge_duplicates(ctx: SleepContext, profile_id: int) -> None:
             for dup in facts:
                 if dup.id == keep.id:
                     continue
-                ctx.engine.facts.reinforce(keep.id, dup.evidence, actor="sleep", boost=0.0)
-                ctx.engine.facts.supersede(dup.id, keep.id, actor="sleep")
+                ctx.deps.facts.reinforce(keep.id, dup.evidence, actor="sleep", boost=0.0)
+                ctx.deps.facts.supersede(dup.id, keep.id, actor="sleep")
                 ctx.propose(
                     Proposal("merged", profile_id, keep.id, "active", keep.statement, dup.id)
                 )
@@ -89,42 +89,47 @@ def _merge_duplicates(ctx: SleepContext, profile_id: int) -> None:
 def _link_entities(ctx: SleepContext, profile_id: int) -> None:
     for kind in ("fact", "episode"):
         key = f"linked_{kind}_upto"
-        ids = ctx.store.ids_after(kind, profile_id, int(ctx.store.state(profile_id, key, "0")))
+        after = int(ctx.store.state(profile_id, key, "0"))
+        ids = (
+            ctx.fact_reads.ids_after(profile_id, after)
+            if kind == "fact"
+            else ctx.deps.episodes.ids_after(profile_id, after)
+        )
         for start in range(0, len(ids), _LINK_CHUNK):
             chunk = ids[start : start + _LINK_CHUNK]
             with ctx.store.unit():
                 for item_id in chunk:
                     names = extract_entities(_text(ctx, kind, item_id))
                     if names:
-                        ctx.engine.entities.link(profile_id, kind, item_id, names)
+                        ctx.deps.entities.link(profile_id, kind, item_id, names)
                         ctx.count("entity_links")
                 ctx.store.set_state(profile_id, key, str(chunk[-1]))
 
 
 def _text(ctx: SleepContext, kind: str, item_id: int) -> str:
     if kind == "fact":
-        return ctx.engine.facts.get(item_id).statement
-    episode = ctx.engine.episodes.get(item_id)
+        return ctx.deps.facts.get(item_id).statement
+    episode = ctx.deps.episodes.get(item_id)
     return "\n".join((episode.title, episode.summary, " ".join(episode.topics)))
 
 
 def _refine_importance(ctx: SleepContext, profile_id: int) -> None:
     after = int(ctx.store.state(profile_id, "usage_upto", "0"))
-    uses, last = ctx.store.uses_since(profile_id, after)
+    uses, last = ctx.deps.usage.uses_since(profile_id, after)
     with ctx.store.unit():
         for (kind, item_id), n in sorted(uses.items()):
             if n < ctx.settings.often_used:
                 continue
             try:
                 if kind == "fact":
-                    fact = ctx.engine.facts.get(item_id, profile_id=profile_id)
+                    fact = ctx.deps.facts.get(item_id, profile_id=profile_id)
                     if fact.status == "active" and fact.importance < 10:
-                        ctx.engine.facts.update(
+                        ctx.deps.facts.update(
                             item_id, actor="sleep", importance=min(10.0, fact.importance + 1)
                         )
                         ctx.count("importance_raised")
                 elif kind == "episode":
-                    ctx.store.raise_episode_importance(item_id, 1.0)
+                    ctx.deps.episodes.raise_importance(item_id, 1.0)
                     ctx.count("importance_raised")
             except (StorageError, MemoryWriteError):
                 continue  # forgotten since it was used

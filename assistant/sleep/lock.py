@@ -13,28 +13,14 @@ import os
 import socket
 import sys
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from types import TracebackType
 
-import apsw
-
-from assistant.clock import Clock, from_iso, to_iso
+from assistant.clock import Clock, to_iso
+from assistant.memory.sleep_runs import LockHolder, LockTable
 from assistant.sleep.errors import SleepError, SleepLocked
 
 __all__ = ["LockHolder", "SleepLock", "process_alive"]
-
-
-@dataclass(frozen=True, slots=True)
-class LockHolder:
-    """Who holds the lock, and since when."""
-
-    owner: str
-    pid: int
-    host: str
-    acquired_at: datetime
-    heartbeat_at: datetime
 
 
 def process_alive(pid: int) -> bool:
@@ -54,7 +40,7 @@ class SleepLock:
     """The consolidation lock of one data file.
 
     Args:
-        conn: returns the calling thread's connection.
+        table: the lock's row in the data file.
         clock: the time source for heartbeats.
         ttl_s: a holder silent for this long is presumed dead.
         name: the lock's name (one per job kind).
@@ -64,7 +50,7 @@ class SleepLock:
 
     def __init__(
         self,
-        conn: Callable[[], apsw.Connection],
+        table: LockTable,
         clock: Clock,
         ttl_s: float = 900,
         *,
@@ -72,7 +58,7 @@ class SleepLock:
         pid: int | None = None,
         host: str | None = None,
     ) -> None:
-        self._conn = conn
+        self._table = table
         self._clock = clock
         self._ttl = timedelta(seconds=ttl_s)
         self.name = name
@@ -83,17 +69,7 @@ class SleepLock:
 
     def holder(self) -> LockHolder | None:
         """Who holds the lock now, if anyone."""
-        row = (
-            self._conn()
-            .execute(
-                "SELECT owner, pid, host, acquired_at, heartbeat_at FROM sleep_lock WHERE name = ?",
-                (self.name,),
-            )
-            .fetchone()
-        )
-        return (
-            LockHolder(row[0], row[1], row[2], from_iso(row[3]), from_iso(row[4])) if row else None
-        )
+        return self._table.holder(self.name)
 
     def acquire(self) -> None:
         """Take the lock, or take it over from a dead holder.
@@ -101,14 +77,8 @@ class SleepLock:
         Raises:
             SleepLocked: a live process holds it.
         """
-        now = to_iso(self._clock.now())
-        conn = self._conn()
-        conn.execute(
-            "INSERT OR IGNORE INTO sleep_lock(name, owner, pid, host, acquired_at, heartbeat_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (self.name, self.owner, self.pid, self.host, now, now),
-        )
-        if conn.changes() == 1:
+        now = self._clock.now()
+        if self._table.take_free(self.name, self.owner, self.pid, self.host, now):
             self.held = True
             return
         current = self.holder()
@@ -116,12 +86,9 @@ class SleepLock:
             return self.acquire()
         if not self._is_dead(current):
             raise SleepLocked(current.owner, to_iso(current.acquired_at))
-        conn.execute(
-            "UPDATE sleep_lock SET owner = ?, pid = ?, host = ?, acquired_at = ?, heartbeat_at = ?"
-            " WHERE name = ? AND owner = ?",
-            (self.owner, self.pid, self.host, now, now, self.name, current.owner),
-        )
-        if conn.changes() != 1:
+        if not self._table.take_over(
+            self.name, current.owner, self.owner, self.pid, self.host, now
+        ):
             raise SleepLocked("another process", "just now")  # it took the lock over first
         self.held = True
 
@@ -137,12 +104,7 @@ class SleepLock:
         Raises:
             SleepError: the lock was taken over (this holder was presumed dead).
         """
-        conn = self._conn()
-        conn.execute(
-            "UPDATE sleep_lock SET heartbeat_at = ? WHERE name = ? AND owner = ?",
-            (to_iso(self._clock.now()), self.name, self.owner),
-        )
-        if conn.changes() != 1:
+        if not self._table.beat(self.name, self.owner, self._clock.now()):
             self.held = False
             raise SleepError(
                 "Another process took over the consolidation lock (this run was silent for "
@@ -152,9 +114,7 @@ class SleepLock:
     def release(self) -> None:
         """Give the lock back (a no-op if it is not held)."""
         if self.held:
-            self._conn().execute(
-                "DELETE FROM sleep_lock WHERE name = ? AND owner = ?", (self.name, self.owner)
-            )
+            self._table.release(self.name, self.owner)
             self.held = False
 
     def __enter__(self) -> SleepLock:

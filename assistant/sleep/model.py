@@ -18,6 +18,7 @@ from assistant.errors import OllamaError
 from assistant.sleep.errors import BudgetExhausted
 from assistant.sleep.prompts import retry_prompt
 from assistant.sleep.repair import Reading, read_reply
+from assistant.sleep.schemas import Shape
 
 if TYPE_CHECKING:
     from assistant.llm.gateway import OllamaGateway
@@ -56,7 +57,7 @@ class ModelUse:
         return reading
 
 
-def _parsed(content: str, schema: Mapping[str, Any], check: Check | None) -> Reading:
+def _parsed(content: str, schema: Shape, check: Check | None) -> Reading:
     if len(content) > _MAX_REPLY:
         reading = Reading()
         reading.errors = [f"the reply was {len(content)} characters long, not a JSON object"]
@@ -111,19 +112,20 @@ class Asker:
         self,
         system: str,
         user: str,
-        schema: Mapping[str, Any],
+        schema: Shape,
         check: Check | None = None,
         *,
-        validate: Mapping[str, Any] | None = None,
+        validate: Shape | None = None,
     ) -> tuple[Any, list[str]]:
         """The model's reply as validated JSON, or None and what was wrong with it.
 
         Args:
             system: the instructions.
             user: the material.
-            schema: the JSON schema sent as ``format`` (Ollama constrains decoding to it).
+            schema: the reply's model: its JSON schema is sent as ``format`` (Ollama
+                constrains decoding to it), and the reply is validated by it.
             check: the caller's own check of a valid reply.
-            validate: the schema the reply is checked against, where it should be looser
+            validate: the model the reply is checked against, where it should be looser
                 than ``schema`` (so that the caller's defences see and record what a model
                 that ignores ``format`` invents); default ``schema``.
 
@@ -144,7 +146,7 @@ class Asker:
         second = self.use.counted(_parsed(self._call(messages, schema), rules, check))
         return (second.value, []) if not second.errors else (None, second.errors)
 
-    def _call(self, messages: list[dict[str, str]], schema: Mapping[str, Any]) -> str:
+    def _call(self, messages: list[dict[str, str]], schema: Shape) -> str:
         if self.use.calls >= self.max_calls:
             raise BudgetExhausted(self.max_calls)
         if self._on_call is not None:
@@ -155,7 +157,7 @@ class Asker:
             result = self.llm.chat_once(
                 self.model,
                 messages,
-                format=dict(schema),
+                format=schema.json_schema,
                 think=self._think,
                 options=self._options or None,
             )

@@ -13,13 +13,16 @@ import time
 from collections.abc import Callable
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from assistant.errors import HippoError
 from assistant.integrity import require_intact
+from assistant.memory.facts.sleep_reads import SleepFactReads
+from assistant.memory.sleep_candidates import CandidateStore
+from assistant.memory.sleep_marks import SleepMarks
+from assistant.memory.sleep_runs import LockTable, RunStore
 from assistant.sleep.backup import backup_database
-from assistant.sleep.candidates import CandidateStore
 from assistant.sleep.context import SleepContext
+from assistant.sleep.deps import SleepDeps
 from assistant.sleep.episodes import summarise_sessions
 from assistant.sleep.errors import BudgetExhausted, SleepLocked
 from assistant.sleep.extract import extract_sessions
@@ -28,13 +31,9 @@ from assistant.sleep.lock import SleepLock
 from assistant.sleep.model import Asker
 from assistant.sleep.reflect import reflect
 from assistant.sleep.report import Progress, SleepReport
-from assistant.sleep.runs import RunStore
 from assistant.sleep.settings import SleepSettings
-from assistant.sleep.store import SleepStore
 from assistant.sleep.update import update_facts
-
-if TYPE_CHECKING:
-    from assistant.engine import Hippo
+from data_schema.snapshot import copy_into
 
 __all__ = ["STEPS", "run_sleep"]
 
@@ -49,7 +48,7 @@ _UNFINISHED = ("running", "interrupted", "capped", "failed")  # "running": its p
 
 
 def run_sleep(
-    engine: Hippo,
+    deps: SleepDeps,
     *,
     now: datetime | None = None,
     dry_run: bool = False,
@@ -59,11 +58,11 @@ def run_sleep(
     settings: SleepSettings | None = None,
     tz: tzinfo | None = None,
 ) -> SleepReport:
-    """Consolidate every profile of the engine's data file; return the run's report.
+    """Consolidate every profile of the data file; return the run's report.
 
     Args:
-        engine: the engine over the data file.
-        now: the run's time (default: the engine's clock).
+        deps: the data file, stores, gateway, clock and models.
+        now: the run's time (default: the clock's).
         dry_run: work on a throwaway copy of the file and report what would be proposed.
         trigger: what started it (manual, scheduled, catch_up), for the record.
         progress: called as units finish (a progress bar).
@@ -81,53 +80,41 @@ def run_sleep(
     settings = settings or SleepSettings()
     if max_llm_calls is not None:
         settings = settings.with_changes(max_llm_calls=max_llm_calls)
-    now = now or engine.clock.now()
+    now = now or deps.clock.now()
     # Consolidating a damaged file reads broken rows and writes on top of them: refuse.
-    require_intact(engine.db.conn, engine.db.path)
+    require_intact(deps.db.conn, deps.db.path)
     if dry_run:
-        return _dry_run(engine, settings, now, trigger, progress, tz)
-    lock = SleepLock(lambda: engine.db.conn, engine.clock, settings.lock_ttl_s)
+        return _dry_run(deps, settings, now, trigger, progress, tz)
+    lock = SleepLock(LockTable(deps.conn), deps.clock, settings.lock_ttl_s)
     try:
         lock.acquire()
     except SleepLocked as exc:
         return SleepReport(None, "locked", trigger, False, now, errors=[str(exc)])
     try:
-        return _run(engine, settings, now, trigger, progress, tz, lock=lock, backup=True)
+        return _run(deps, settings, now, trigger, progress, tz, lock=lock, backup=True)
     finally:
         lock.release()
 
 
 def _dry_run(
-    engine: Hippo,
+    deps: SleepDeps,
     settings: SleepSettings,
     now: datetime,
     trigger: str,
     progress: Callable[[Progress], None] | None,
     tz: tzinfo | None,
 ) -> SleepReport:
-    from assistant.engine import Hippo
-
     with tempfile.TemporaryDirectory(prefix="hippo-dry-run-") as folder:
         copy = Path(folder) / "hippo.db"
-        engine.db.conn.execute("VACUUM INTO ?", (str(copy),))
-        twin = Hippo(
-            copy,
-            engine.llm,
-            chat_model=engine.chat_model,
-            embedding_model=engine.embedding_model,
-            profile=engine.profile.name,
-            clock=engine.clock,
-        )
-        try:
+        copy_into(deps.db.conn, copy)
+        with deps.copy(copy) as twin:
             report = _run(twin, settings, now, trigger, progress, tz, lock=None, backup=False)
-        finally:
-            twin.db.close()
     report.dry_run, report.run_id = True, None
     return report
 
 
 def _run(
-    engine: Hippo,
+    deps: SleepDeps,
     settings: SleepSettings,
     now: datetime,
     trigger: str,
@@ -138,30 +125,30 @@ def _run(
     backup: bool,
 ) -> SleepReport:
     started = time.perf_counter()
-    conn = lambda: engine.db.conn  # noqa: E731
-    runs = RunStore(conn)
+    runs = RunStore(deps.conn)
     report = SleepReport(None, "running", trigger, not backup, now)
-    store = SleepStore(conn, engine.clock)
+    store = SleepMarks(deps.conn, deps.clock)
     previous = runs.latest()
     with store.unit():
         runs.interrupt_running()  # we hold the lock: any "running" run died
         report.run_id = runs.start(report, lock.owner if lock else "dry-run")
-    model = settings.model or engine.chat_model
+    model = settings.model or deps.models.chat
     asker = Asker(
-        engine.llm,
+        deps.gateway,
         model,
         max_calls=settings.max_llm_calls,
-        think=False if "thinking" in engine.model_capabilities(model) else None,
+        think=False if "thinking" in deps.models.capabilities(model) else None,
         # The chat's window for the chat model (Ollama need not reload it), never more
         # than the model reads.
-        options=engine.model_options(model),
+        options=deps.models.options(model),
         on_call=lock.beat if lock else None,
     )
     ctx = SleepContext(
-        engine,
+        deps,
         settings,
         store,
-        CandidateStore(conn, engine.clock),
+        CandidateStore(deps.conn, deps.clock),
+        SleepFactReads(deps.conn, deps.clock),
         asker,
         report,
         now,
@@ -190,14 +177,12 @@ def _backup(ctx: SleepContext, previous: SleepReport | None) -> None:
     if resumed and previous is not None and Path(previous.backup_path).exists():
         ctx.report.backup_path = previous.backup_path  # the night it resumes is backed up
         return
-    path = backup_database(
-        ctx.engine.db.conn, ctx.engine.db.path, ctx.now, ctx.settings.keep_backups
-    )
+    path = backup_database(ctx.deps.db.conn, ctx.deps.db.path, ctx.now, ctx.settings.keep_backups)
     ctx.report.backup_path = str(path)
 
 
 def _steps(ctx: SleepContext) -> str:
-    profiles = [p.id for p in ctx.engine.messages.profiles()]
+    profiles = [p.id for p in ctx.deps.messages.profiles()]
     status = "done"
     try:
         for name, step in STEPS:
@@ -241,7 +226,7 @@ def _verdict(ctx: SleepContext, status: str) -> str:
 
 def _finish(ctx: SleepContext, runs: RunStore, started: float) -> None:
     report, use = ctx.report, ctx.asker.use
-    report.finished_at = ctx.engine.clock.now()
+    report.finished_at = ctx.deps.clock.now()
     report.seconds = time.perf_counter() - started
     report.llm_seconds = use.seconds
     report.llm_calls = use.calls

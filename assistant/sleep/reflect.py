@@ -20,7 +20,7 @@ from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import fingerprint, similar_statements
 from assistant.sleep.prompts import INSIGHTS_PROMPT, QUESTIONS_PROMPT
 from assistant.sleep.report import Proposal
-from assistant.sleep.schemas import QUESTIONS, insights_schema
+from assistant.sleep.schemas import insights_schema, questions_schema
 
 __all__ = ["reflect"]
 
@@ -33,13 +33,15 @@ Pool = dict[str, tuple[str, int]]  # label ("fact:12") -> (text, depth)
 def reflect(ctx: SleepContext, profile_id: int) -> None:
     """Reflect once if the importance summed since the last reflection passes the threshold."""
     since = ctx.store.state(profile_id, "reflected_at")
-    if ctx.store.importance_since(profile_id, since) < ctx.settings.reflection_threshold:
+    gained = ctx.deps.episodes.importance_since(profile_id, since)
+    gained += ctx.fact_reads.importance_since(profile_id, since)
+    if gained < ctx.settings.reflection_threshold:
         return
     pool = _recent(ctx, profile_id)
     if not pool:
         return
     n = ctx.settings.max_questions
-    value, errors = ctx.asker.ask(QUESTIONS_PROMPT.format(n=n), _lines(pool), QUESTIONS)
+    value, errors = ctx.asker.ask(QUESTIONS_PROMPT.format(n=n), _lines(pool), questions_schema())
     if value is None:
         ctx.error("reflect", f"invalid questions ({ctx.retry_note()}): {'; '.join(errors[:3])}")
         ctx.count("reflect_failed")
@@ -69,9 +71,9 @@ def reflect(ctx: SleepContext, profile_id: int) -> None:
 def _recent(ctx: SleepContext, profile_id: int) -> Pool:
     """The latest episodes and active facts (reviewed or trusted: never pending guesses)."""
     pool: Pool = {}
-    for e in ctx.engine.episodes.recent(profile_id, limit=_RECENT // 2):
+    for e in ctx.deps.episodes.recent(profile_id, limit=_RECENT // 2):
         pool[f"episode:{e.id}"] = (f"{e.title}: {e.summary}" if e.title else e.summary, 0)
-    for f in ctx.engine.facts.list(profile_id, status="active", order="recent", limit=_RECENT):
+    for f in ctx.deps.facts.list(profile_id, status="active", order="recent", limit=_RECENT):
         pool[f"fact:{f.id}"] = (f.statement, f.depth)
     return pool
 
@@ -85,8 +87,8 @@ def _retrieve(ctx: SleepContext, profile_id: int, question: str) -> Pool:
         kinds=("fact", "episode"),
     )
     found: Pool = {}
-    for memory in ctx.engine.retriever.retrieve(query):
-        depth = ctx.engine.facts.get(memory.item_id).depth if memory.kind == "fact" else 0
+    for memory in ctx.deps.retrieve(query):
+        depth = ctx.deps.facts.get(memory.item_id).depth if memory.kind == "fact" else 0
         found[f"{memory.kind}:{memory.item_id}"] = (memory.text, depth)
     return found
 
@@ -114,17 +116,17 @@ def _write(ctx: SleepContext, profile_id: int, insight: dict[str, Any], pool: Po
     if ctx.candidates.rejected_in_review(profile_id, statement, evidence):
         ctx.count("reflections_blocked")
         return
-    for fact_id in ctx.store.rejected_facts_citing(profile_id, evidence):
-        if similar_statements(ctx.engine.facts.get(fact_id).statement, statement, 0.5):
+    for fact_id in ctx.fact_reads.rejected_citing(profile_id, evidence):
+        if similar_statements(ctx.deps.facts.get(fact_id).statement, statement, 0.5):
             ctx.count("reflections_blocked")
             return
-    existing = ctx.engine.facts.list(
+    existing = ctx.deps.facts.list(
         profile_id, status=("pending", "active"), source_kind="reflection", limit=200
     )
     if any(similar_statements(f.statement, statement, 0.8) for f in existing):
         ctx.count("reflections_repeated")
         return
-    fact = ctx.engine.facts.add(
+    fact = ctx.deps.facts.add(
         profile_id,
         statement,
         evidence=evidence,

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from assistant.sleep.schemas import schema_errors
+from assistant.sleep.schemas import Shape
 
 __all__ = ["Reading", "read_reply", "salvage"]
 
@@ -38,8 +38,10 @@ class Reading:
         self.notes.append(text)
 
 
-def read_reply(content: str, schema: Mapping[str, Any]) -> Reading:
+def read_reply(content: str, schema: Shape) -> Reading:
     """Parse ``content`` as JSON for ``schema``, repairing what has one clear reading.
+
+    The repairs walk the reply's JSON schema; the check is its pydantic model's.
 
     Returns:
         A ``Reading``: ``value`` valid for the schema (and ``errors`` empty), or ``errors``.
@@ -55,7 +57,7 @@ def read_reply(content: str, schema: Mapping[str, Any]) -> Reading:
     value = _reshaped(value, schema, reading)
     value = _coerced(value, schema, "$", reading)
     value = _without_broken_items(value, schema, reading)
-    reading.errors = schema_errors(value, schema)
+    reading.errors = schema.errors(value)
     if not reading.errors:
         reading.value = value
     return reading
@@ -272,7 +274,7 @@ def _empty_allowed(schema: Mapping[str, Any]) -> bool:
     return schema.get("type") == "string" and schema.get("minLength", 0) == 0
 
 
-def _without_broken_items(value: Any, schema: Mapping[str, Any], reading: Reading) -> Any:
+def _without_broken_items(value: Any, schema: Shape, reading: Reading) -> Any:
     """The answer's valid items only, when some are valid: one broken item costs only itself.
 
     A broken item inside an item (a dated item of an episode) is dropped first, so that it
@@ -283,20 +285,20 @@ def _without_broken_items(value: Any, schema: Mapping[str, Any], reading: Readin
     if key is None or not isinstance(value, dict) or not isinstance(value.get(key), list):
         return value
     sub = schema["properties"][key]
-    item = sub.get("items", {})
+    item: Shape = sub["items"]
     items = [_nested_dropped(v, item, f"$.{key}[{n}]", reading) for n, v in enumerate(value[key])]
-    good = [v for v in items if not schema_errors(v, item)]
+    good = [v for v in items if not item.errors(v)]
     if len(good) == len(items) or not good or len(good) < sub.get("minItems", 0):
         return {**value, key: items}
     for n, one in enumerate(items):
-        problems = schema_errors(one, item, f"$.{key}[{n}]")
+        problems = item.errors(one, f"$.{key}[{n}]")
         if problems:
             reading.note(f"dropped {key} item {n}: {problems[0]}")
     reading.dropped += len(items) - len(good)
     return {**value, key: good}
 
 
-def _nested_dropped(value: Any, schema: Mapping[str, Any], path: str, reading: Reading) -> Any:
+def _nested_dropped(value: Any, schema: Shape, path: str, reading: Reading) -> Any:
     """An item with the broken entries of its own lists of objects dropped."""
     if not isinstance(value, dict) or schema.get("type") != "object":
         return value
@@ -308,7 +310,7 @@ def _nested_dropped(value: Any, schema: Mapping[str, Any], path: str, reading: R
             continue
         if not isinstance(entries, list):
             continue
-        good = [e for e in entries if not schema_errors(e, item)]
+        good = [e for e in entries if not item.errors(e)]
         if len(good) < len(entries) and len(good) >= sub.get("minItems", 0):
             reading.note(f"dropped {len(entries) - len(good)} broken entries of {path}.{key}")
             reading.dropped += len(entries) - len(good)

@@ -1,59 +1,82 @@
-"""The JSON schemas sleep sends as Ollama's ``format``, and a validator for the replies.
+"""The replies sleep asks the model for, as pydantic models: Ollama's ``format`` and the check.
 
-Ollama constrains decoding to the schema, but a small model, a truncated reply or an old
-server can still return something else, so every reply is checked here against the same
-schema (the subset these schemas use) before anything is written.
+Ollama constrains decoding to the JSON schema it is sent, but a small model, a truncated
+reply or an old server can still return something else, so every reply is checked against
+the same model before anything is written. Each model gives both: its JSON schema (sent as
+``format``, as Ollama's structured-output docs show) and its validation.
+
+The models name the ids Hippo showed the model, so they are built per call (and cached);
+each is handed out as the `Shape` of its root (see ``shape``).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
+from pydantic import BaseModel, BeforeValidator, Field, Strict, create_model
+from pydantic_core import PydanticCustomError
+
+from assistant.sleep.shape import Shape, schema_errors
+
+# Also importable, built on first use: CANDIDATES, EPISODES, INSIGHTS, QUESTIONS, UPDATE.
 __all__ = [
-    "CANDIDATES",
-    "EPISODES",
-    "INSIGHTS",
-    "QUESTIONS",
-    "UPDATE",
+    "Shape",
     "candidates_schema",
     "episodes_schema",
     "insights_schema",
+    "questions_schema",
     "schema_errors",
     "update_schema",
 ]
 
-
-def _string(low: int = 0, high: int = 300, **extra: Any) -> dict[str, Any]:
-    return {"type": "string", "minLength": low, "maxLength": high, **extra}
-
-
-def _integer(low: int | None = None, high: int | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "integer"}
-    if low is not None:
-        out["minimum"] = low
-    if high is not None:
-        out["maximum"] = high
-    return out
-
-
-def _array(items: dict[str, Any], high: int, low: int = 0) -> dict[str, Any]:
-    return {"type": "array", "items": items, "minItems": low, "maxItems": high}
-
-
-def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {**required, **(optional or {})},
-        "required": list(required),
-    }
-
-
 _ENUM_LIMIT = 500  # more ids than this are bounded by range instead of listed
 
 
-def _ids(shown: Sequence[int]) -> dict[str, Any]:
+# -- the field types -------------------------------------------------------------------
+
+
+def _integral(value: Any) -> Any:
+    """5.0 is the integer 5 (JSON does not tell them apart); 5.5 and True are not."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _of_kind(kind: str) -> Any:
+    """A check that a value is of the enum's JSON type (an enum alone takes True for 1)."""
+    wanted = (str,) if kind == "string" else (int,)
+
+    def check(value: Any) -> Any:
+        value = _integral(value) if kind == "integer" else value
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            raise PydanticCustomError(f"{'string' if kind == 'string' else 'int'}_type", kind)
+        return value
+
+    return BeforeValidator(check)
+
+
+def _text(low: int = 0, high: int = 300, pattern: str | None = None) -> Any:
+    return Annotated[str, Strict(), Field(min_length=low, max_length=high, pattern=pattern)]
+
+
+def _integer(low: int | None = None, high: int | None = None) -> Any:
+    # The conversion wraps the constrained type: so placed, the bounds stay in the schema.
+    bounded = Annotated[int, Strict(), Field(ge=low, le=high)]
+    return Annotated[bounded, BeforeValidator(_integral)]
+
+
+def _enum(values: Sequence[Any]) -> Any:
+    kind = "string" if all(isinstance(v, str) for v in values) else "integer"
+    return Annotated[Literal[tuple(values)], _of_kind(kind)]  # type: ignore[valid-type]
+
+
+def _list(item: Any, high: int, low: int = 0) -> Any:
+    return Annotated[list[item], Strict(), Field(min_length=low, max_length=high)]  # type: ignore[valid-type]
+
+
+def _ids(shown: Sequence[int]) -> Any:
     """An id Hippo showed: listed, so that a constrained model cannot write another.
 
     With nothing shown (a generic schema) any positive integer; with very many, the range.
@@ -63,136 +86,134 @@ def _ids(shown: Sequence[int]) -> dict[str, Any]:
         return _integer(1)
     if len(ids) > _ENUM_LIMIT:
         return _integer(ids[0], ids[-1])
-    return {"type": "integer", "enum": ids}
+    return _enum(ids)
 
 
-def _labels(shown: Sequence[str]) -> dict[str, Any]:
+def _labels(shown: Sequence[str]) -> Any:
     if not shown:
-        return _string(3, 30, pattern=r"^(fact|episode):\d+$")
-    return {"type": "string", "enum": sorted(set(shown))}
+        return _text(3, 30, pattern=r"^(fact|episode):\d+$")
+    return _enum(sorted(set(shown)))
 
 
-def episodes_schema(ids: Sequence[int] = ()) -> dict[str, Any]:
-    """The summarise step's reply; message ids limited to ``ids`` (the ones shown)."""
-    dated_item = _object(
-        {"text": _string(1, 300), "when": _string(0, 80), "message_id": _ids(ids)},
-        {"date": _string(0, 10)},
+def _model(name: str, required: dict[str, Any], optional: dict[str, Any] | None = None) -> Any:
+    """An object with ``required`` fields, then ``optional`` ones (empty when absent)."""
+    fields: dict[str, Any] = {key: (kind, ...) for key, kind in required.items()}
+    fields.update({key: (kind, "") for key, kind in (optional or {}).items()})
+    return create_model(name, **fields)
+
+
+# -- the replies --------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _episodes(ids: tuple[int, ...]) -> type[BaseModel]:
+    dated_item = _model(
+        "DatedItem",
+        {"text": _text(1, 300), "when": _text(0, 80), "message_id": _ids(ids)},
+        {"date": _text(0, 10)},
     )
-    episode = _object(
+    episode = _model(
+        "Episode",
         {
             "first_message_id": _ids(ids),
             "last_message_id": _ids(ids),
-            "title": _string(0, 120),
-            "summary": _string(1, 2000),
-            "topics": _array(_string(1, 60), 8),
+            "title": _text(0, 120),
+            "summary": _text(1, 2000),
+            "topics": _list(_text(1, 60), 8),
             "importance": _integer(1, 10),
-            "dated_items": _array(dated_item, 10),
-        }
+            "dated_items": _list(dated_item, 10),
+        },
     )
-    return _object({"episodes": _array(episode, 6, 1)})
+    return _model("Episodes", {"episodes": _list(episode, 6, 1)})
 
 
-def candidates_schema(ids: Sequence[int] = ()) -> dict[str, Any]:
-    """The extract step's reply; evidence limited to ``ids`` (the message ids shown)."""
-    item = _object(
+@functools.lru_cache(maxsize=64)
+def _candidates(ids: tuple[int, ...]) -> type[BaseModel]:
+    item = _model(
+        "Fact",
         {
-            "statement": _string(3, 300),
-            "subject": _string(0, 60),
-            "predicate": _string(0, 60),
-            "source": {"type": "string", "enum": ["user_stated", "assistant_inferred"]},
-            "message_ids": _array(_ids(ids), 10, 1),
-            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "statement": _text(3, 300),
+            "subject": _text(0, 60),
+            "predicate": _text(0, 60),
+            "source": _enum(["user_stated", "assistant_inferred"]),
+            "message_ids": _list(_ids(ids), 10, 1),
+            "confidence": Annotated[float, Strict(), Field(ge=0, le=1)],
             "importance": _integer(1, 10),
         },
-        {"scope": _string(0, 30), "until": _string(0, 80)},
+        {"scope": _text(0, 30), "until": _text(0, 80)},
     )
-    return _object({"facts": _array(item, 20)})
+    return _model("Facts", {"facts": _list(item, 20)})
 
 
-def update_schema(candidates: int = 0, fact_ids: Sequence[int] = ()) -> dict[str, Any]:
-    """The update step's reply: one decision per candidate numbered 0..``candidates``-1,
-    naming one of ``fact_ids`` (or 0 for add and ignore)."""
-    number = {"type": "integer", "enum": list(range(candidates))} if candidates else _integer(0)
-    fact = {"type": "integer", "enum": [0, *sorted(set(fact_ids))]} if fact_ids else _integer(0)
-    decision = _object(
+@functools.lru_cache(maxsize=64)
+def _update(candidates: int, fact_ids: tuple[int, ...]) -> type[BaseModel]:
+    number = _enum(list(range(candidates))) if candidates else _integer(0)
+    fact = _enum([0, *sorted(set(fact_ids))]) if fact_ids else _integer(0)
+    decision = _model(
+        "Decision",
         {
             "candidate": number,
-            "action": {"type": "string", "enum": ["add", "reinforce", "supersede", "ignore"]},
+            "action": _enum(["add", "reinforce", "supersede", "ignore"]),
             "fact_id": fact,
         },
-        {"reason": _string(0, 300)},
+        {"reason": _text(0, 300)},
     )
-    return _object({"decisions": _array(decision, max(candidates, 1) if candidates else 50)})
+    return _model(
+        "Decisions", {"decisions": _list(decision, max(candidates, 1) if candidates else 50)}
+    )
 
 
-def insights_schema(labels: Sequence[str] = ()) -> dict[str, Any]:
-    """The reflection's insights, citing only ``labels`` (the memories shown)."""
-    insight = _object(
+@functools.lru_cache(maxsize=64)
+def _insights(labels: tuple[str, ...]) -> type[BaseModel]:
+    insight = _model(
+        "Insight",
         {
-            "statement": _string(5, 300),
-            "evidence": _array(_labels(labels), 10, 1),
+            "statement": _text(5, 300),
+            "evidence": _list(_labels(labels), 10, 1),
             "importance": _integer(1, 10),
-        }
+        },
     )
-    return _object({"insights": _array(insight, 10)})
+    return _model("Insights", {"insights": _list(insight, 10)})
 
 
-EPISODES = episodes_schema()
-CANDIDATES = candidates_schema()
-UPDATE = update_schema()
-QUESTIONS = _object({"questions": _array(_string(5, 200), 5, 1)})
-INSIGHTS = insights_schema()
+def episodes_schema(ids: Sequence[int] = ()) -> Shape:
+    """The summarise step's reply; message ids limited to ``ids`` (the ones shown)."""
+    return Shape.of(_episodes(tuple(ids)))
 
-_TYPES: dict[str, tuple[type, ...]] = {
-    "object": (dict,),
-    "array": (list,),
-    "string": (str,),
-    "boolean": (bool,),
-    "integer": (int, float),
-    "number": (int, float),
+
+def candidates_schema(ids: Sequence[int] = ()) -> Shape:
+    """The extract step's reply; evidence limited to ``ids`` (the message ids shown)."""
+    return Shape.of(_candidates(tuple(ids)))
+
+
+def update_schema(candidates: int = 0, fact_ids: Sequence[int] = ()) -> Shape:
+    """The update step's reply: one decision per candidate numbered 0..``candidates``-1,
+    naming one of ``fact_ids`` (or 0 for add and ignore)."""
+    return Shape.of(_update(candidates, tuple(fact_ids)))
+
+
+def insights_schema(labels: Sequence[str] = ()) -> Shape:
+    """The reflection's insights, citing only ``labels`` (the memories shown)."""
+    return Shape.of(_insights(tuple(labels)))
+
+
+@functools.cache
+def questions_schema() -> Shape:
+    """The reflection's questions."""
+    return Shape.of(_model("Questions", {"questions": _list(_text(5, 200), 5, 1)}))
+
+
+_GENERIC = {
+    "EPISODES": episodes_schema,
+    "CANDIDATES": candidates_schema,
+    "UPDATE": update_schema,
+    "QUESTIONS": questions_schema,
+    "INSIGHTS": insights_schema,
 }
 
 
-def _type_ok(value: Any, kind: str) -> bool:
-    if kind in ("integer", "number") and isinstance(value, bool):
-        return False
-    if not isinstance(value, _TYPES[kind]):
-        return False
-    return kind != "integer" or float(value).is_integer()
-
-
-def schema_errors(value: Any, schema: Mapping[str, Any], path: str = "$") -> list[str]:
-    """What is wrong with ``value`` under ``schema`` (empty when it is valid).
-
-    Supports the subset the schemas above use: type, properties, required, enum,
-    minimum/maximum, minLength/maxLength, minItems/maxItems, items and pattern.
-    """
-    kind = schema.get("type")
-    if kind and not _type_ok(value, kind):
-        return [f"{path} must be {kind}, not {type(value).__name__}"]
-    errors: list[str] = []
-    if "enum" in schema and value not in schema["enum"]:
-        errors.append(f"{path} must be one of {schema['enum']}")
-    if kind in ("integer", "number"):
-        if "minimum" in schema and value < schema["minimum"]:
-            errors.append(f"{path} must be >= {schema['minimum']}")
-        if "maximum" in schema and value > schema["maximum"]:
-            errors.append(f"{path} must be <= {schema['maximum']}")
-    elif kind == "string":
-        if not schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", 10**9):
-            errors.append(f"{path} must be {schema.get('minLength', 0)}-{schema['maxLength']} long")
-        if "pattern" in schema and not re.search(schema["pattern"], value):
-            errors.append(f"{path} must match {schema['pattern']}")
-    elif kind == "array":
-        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", 10**9):
-            errors.append(
-                f"{path} must have {schema.get('minItems', 0)}-{schema['maxItems']} items"
-            )
-        for i, item in enumerate(value[: schema.get("maxItems", len(value))]):
-            errors += schema_errors(item, schema.get("items", {}), f"{path}[{i}]")
-    elif kind == "object":
-        errors += [f"{path}.{k} is missing" for k in schema.get("required", []) if k not in value]
-        for key, sub in schema.get("properties", {}).items():
-            if key in value:
-                errors += schema_errors(value[key], sub, f"{path}.{key}")
-    return errors
+def __getattr__(name: str) -> Shape:
+    """The generic replies (no ids named), built on first use: building costs start-up time."""
+    if name in _GENERIC:
+        return _GENERIC[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from assistant.errors import StorageError
 from assistant.memory.facts import Fact
-from assistant.sleep.candidates import Candidate
+from assistant.memory.sleep_candidates import Candidate
 from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import coverage, key_terms
 
@@ -30,16 +30,16 @@ def similar_facts(
     nearest = _nearest(ctx, profile_id, batch)
     out = []
     for cand, near in zip(batch, nearest, strict=True):
-        ids = ctx.store.facts_about(profile_id, cand.subject, cand.predicate, _STATUSES)
+        ids = ctx.fact_reads.about(profile_id, cand.subject, cand.predicate, _STATUSES)
         query = " ".join(sorted(key_terms(cand.statement)))
         ids += [
-            i for i, _ in ctx.engine.facts.keyword_search(profile_id, query, 8, statuses=_STATUSES)
+            i for i, _ in ctx.deps.facts.keyword_search(profile_id, query, 8, statuses=_STATUSES)
         ]
         ids += near
         facts = []
         for fact_id in dict.fromkeys(ids):
             try:
-                fact = ctx.engine.facts.get(fact_id, profile_id=profile_id)
+                fact = ctx.deps.facts.get(fact_id, profile_id=profile_id)
             except StorageError:
                 continue
             if fact.status in _STATUSES and _related(cand, fact, fact_id in near):
@@ -57,14 +57,14 @@ def _related(cand: Candidate, fact: Fact, near: bool) -> bool:
 
 
 def _nearest(ctx: SleepContext, profile_id: int, batch: Sequence[Candidate]) -> list[list[int]]:
-    model = ctx.engine.vectors.model(ctx.engine.embedding_model)
+    model = ctx.deps.vectors.model(ctx.deps.models.embedding)
     if model is None:
         return [[] for _ in batch]
-    vectors = ctx.asker.embed(ctx.engine.embedding_model, [c.statement for c in batch])
+    vectors = ctx.asker.embed(ctx.deps.models.embedding, [c.statement for c in batch])
     if not vectors:
         return [[] for _ in batch]
     found = []
     for vector in vectors:
-        hits = ctx.engine.vectors.nearest(model, "fact", profile_id, vector, 5)
+        hits = ctx.deps.vectors.nearest(model, "fact", profile_id, vector, 5)
         found.append([i for i, cosine in hits if cosine >= _MIN_COSINE])
     return found

@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 
 from assistant.memory.facts import looks_like_instruction
 from assistant.memory.models import Message
-from assistant.sleep.candidates import Candidate
+from assistant.memory.sleep_candidates import Candidate
 from assistant.sleep.evidence import coverage
 from assistant.sleep.settings import SleepSettings
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from assistant.errors import MemoryWriteError
 from assistant.memory.facts import Fact, looks_like_instruction
-from assistant.sleep.candidates import Candidate
+from assistant.memory.sleep_candidates import Candidate
 from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import normal_statement, similar_statements
 from assistant.sleep.prompts import UPDATE_PROMPT
@@ -101,8 +101,8 @@ def _previously_rejected(ctx: SleepContext, profile_id: int, cand: Candidate) ->
     """Whether the user rejected a fact like this one, citing the same evidence."""
     if ctx.candidates.rejected_in_review(profile_id, cand.statement, cand.evidence):
         return True
-    for fact_id in ctx.store.rejected_facts_citing(profile_id, cand.evidence):
-        if similar_statements(ctx.engine.facts.get(fact_id).statement, cand.statement, 0.5):
+    for fact_id in ctx.fact_reads.rejected_citing(profile_id, cand.evidence):
+        if similar_statements(ctx.deps.facts.get(fact_id).statement, cand.statement, 0.5):
             return True
     return False
 
@@ -153,7 +153,7 @@ def _check(value: dict[str, Any], asks: Sequence[tuple[Candidate, list[Fact]]]) 
 def _apply(
     ctx: SleepContext, cand: Candidate, plan: Decision, added: list[tuple[str, int]]
 ) -> None:
-    facts = ctx.engine.facts
+    facts = ctx.deps.facts
     try:
         if plan.action == "reinforce" and plan.fact_id is not None:
             _reinforce(ctx, cand, facts.get(plan.fact_id))
@@ -172,16 +172,16 @@ def _apply(
 
 def _reinforce(ctx: SleepContext, cand: Candidate, fact: Fact) -> None:
     """Add the candidate's evidence to ``fact``; the user's own clear word activates a guess."""
-    ctx.engine.facts.reinforce(fact.id, cand.evidence, actor="sleep")
+    ctx.deps.facts.reinforce(fact.id, cand.evidence, actor="sleep")
     promotable = fact.status == "pending" and fact.source_kind in PROMOTABLE
     clear = admitted_status(cand, ctx.settings) == "active"
     if promotable and clear and not looks_like_instruction(fact.statement):
-        ctx.engine.facts.update(fact.id, actor="sleep", status="active", source_kind="user_stated")
+        ctx.deps.facts.update(fact.id, actor="sleep", status="active", source_kind="user_stated")
         ctx.propose(Proposal("fact", fact.profile_id, fact.id, "active", fact.statement))
 
 
 def _add(ctx: SleepContext, cand: Candidate, added: list[tuple[str, int]]) -> Fact:
-    fact = ctx.engine.facts.add(
+    fact = ctx.deps.facts.add(
         cand.profile_id,
         cand.statement,
         evidence=cand.evidence,
@@ -211,10 +211,10 @@ def _supersede(ctx: SleepContext, cand: Candidate, old: Fact, added: list[tuple[
     if new.status != "active":
         ctx.propose(Proposal("conflict", new.profile_id, new.id, new.status, new.statement, old.id))
     elif newer:
-        ctx.engine.facts.supersede(old.id, new.id, actor="sleep")
+        ctx.deps.facts.supersede(old.id, new.id, actor="sleep")
         ctx.propose(Proposal("superseded", new.profile_id, new.id, "active", new.statement, old.id))
     else:  # said before the fact it contradicts: history, closed where the newer one begins
-        ctx.engine.facts.supersede(new.id, old.id, actor="sleep")
+        ctx.deps.facts.supersede(new.id, old.id, actor="sleep")
     _done(ctx, cand, "superseded", new.id, f"{'replaces' if newer else 'older than'} {old.id}")
 
 

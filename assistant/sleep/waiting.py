@@ -9,27 +9,24 @@ run is a real try with the model), is given up until ``hippo sleep --retry``.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
+from assistant.memory.sleep_marks import SleepMarks
+from assistant.sleep.deps import SleepDeps
 from assistant.sleep.settings import SleepSettings
-from assistant.sleep.store import SleepStore
-
-if TYPE_CHECKING:
-    from assistant.engine import Hippo
 
 __all__ = ["retry_given_up", "skipped_notes"]
 
 _STEPS = {"summarise": "summarising", "extract": "drawing facts from"}
 
 
-def skipped_notes(engine: Hippo, settings: SleepSettings) -> list[str]:
+def skipped_notes(deps: SleepDeps, settings: SleepSettings) -> list[str]:
     """One line per session sleep did not take, saying why and what to do."""
-    store = SleepStore(lambda: engine.db.conn, engine.clock)
-    now = engine.clock.now()
+    store = SleepMarks(deps.conn, deps.clock)
+    now = deps.clock.now()
     cutoff = now - timedelta(minutes=settings.idle_minutes)
     notes = []
-    for profile in engine.messages.profiles():
-        where = f" (profile {profile.name!r})" if profile.name != engine.profile.name else ""
+    for profile in deps.messages.profiles():
+        where = f" (profile {profile.name!r})" if profile.name != deps.profile.name else ""
         for session_id, last in store.waiting(profile.id, cutoff):
             idle = max(int((now - last).total_seconds() // 60), 0)
             notes.append(
@@ -45,7 +42,7 @@ def skipped_notes(engine: Hippo, settings: SleepSettings) -> list[str]:
     return notes
 
 
-def retry_given_up(engine: Hippo) -> int:
+def retry_given_up(deps: SleepDeps) -> int:
     """Give every given-up session fresh attempts, in every profile; say how many."""
-    store = SleepStore(lambda: engine.db.conn, engine.clock)
-    return sum(store.retry_given_up(p.id) for p in engine.messages.profiles())
+    store = SleepMarks(deps.conn, deps.clock)
+    return sum(store.retry_given_up(p.id) for p in deps.messages.profiles())

@@ -6,7 +6,7 @@ import pytest
 
 from assistant.errors import MemoryWriteError
 from assistant.memory.facts import Evidence
-from assistant.sleep.candidates import Candidate, CandidateStore
+from assistant.memory.sleep_candidates import Candidate, CandidateStore
 from tests.admin.helpers import START, chat, remember
 from tests.sleep.helpers import day, decisions, episode, episodes, fact, facts, sleep
 

@@ -16,7 +16,7 @@ from assistant.cli import main
 from assistant.config import load_config, save_config
 from assistant.factory import open_engine
 from assistant.memory.facts import looks_like_instruction
-from assistant.sleep import SleepSettings, last_report
+from assistant.sleep import SleepSettings
 from assistant.sleep.evidence import fingerprint, normal_statement, supports
 from assistant.sleep.trust import is_strong
 from bench.locomo_data import DEFAULT_DATA, load, write_sessions
@@ -58,7 +58,7 @@ def _sleep_now(server, capsys):
     status = main(["sleep", "--now"])
     out = capsys.readouterr().out
     engine = open_engine(load_config())
-    report = last_report(engine)
+    report = engine.sleep.last_report()
     assert report is not None, out
     return status, out, report, _chat_calls(server) - before, engine
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from assistant.engine import Hippo
 from assistant.memory.models import Message, Session
-from assistant.sleep import SleepReport, SleepSettings, dated_items, run_sleep
+from assistant.sleep import SleepReport, SleepSettings
 from tests.fake_ollama import Reply
 
 __all__ = [
@@ -137,7 +137,7 @@ def insights(*items: tuple[str, Sequence[str], int]) -> Reply:
 def sleep(engine: Hippo, **options: Any) -> SleepReport:
     """Run the consolidation in UTC with test settings (override any of them)."""
     settings = SETTINGS.with_changes(**options.pop("settings", {}))
-    return run_sleep(engine, tz=UTC, settings=settings, **options)
+    return engine.consolidate(tz=UTC, settings=settings, **options)
 
 
 def snapshot(engine: Hippo) -> dict[str, Any]:
@@ -163,5 +163,5 @@ def snapshot(engine: Hippo) -> dict[str, Any]:
             (e.summary, e.session_id, e.message_ids, e.importance)
             for e in engine.episodes.recent(pid, limit=1000)
         ),
-        "dated": sorted((e.text, str(e.due_on), e.status) for e in dated_items(engine)),
+        "dated": sorted((e.text, str(e.due_on), e.status) for e in engine.sleep.dated_items()),
     }

@@ -6,7 +6,6 @@ import pytest
 
 from assistant.engine import Hippo
 from assistant.llm.gateway import OllamaGateway
-from assistant.sleep import last_report
 from tests.sleep.helpers import sleep, snapshot
 from tests.sleep.scenario import small_week
 
@@ -87,6 +86,6 @@ def test_a_rerun_after_a_kill_reuses_the_nights_backup(engine, fake_ollama, cloc
     clock.advance(days=4)
     with pytest.raises(Killed):
         sleep(engine, progress=_kill_at(2))
-    first = last_report(engine)
+    first = engine.sleep.last_report()
     assert first is not None and first.status == "interrupted"
     assert sleep(engine).backup_path == first.backup_path

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from assistant.memory.facts import Evidence
+from assistant.memory.sleep_candidates import Candidate, CandidateStore
 from assistant.memory.tier_adapters import fact_memory
-from assistant.sleep.candidates import Candidate, CandidateStore
 from tests.sleep.helpers import chat, day, episode, episodes, fact, facts, sleep
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from assistant.sleep import dated_items
 from tests.sleep.helpers import chat, day, episode, episodes, facts, sleep
 
 
@@ -96,7 +95,7 @@ def test_next_friday_said_on_wednesday_25_november_is_4_december(engine, fake_ol
 
     sleep(engine)
 
-    (item,) = dated_items(engine)
+    (item,) = engine.sleep.dated_items()
     assert (item.due_on, item.phrase, item.status) == (date(2026, 12, 4), "next Friday", "upcoming")
     (fact,) = engine.facts.list(engine.profile.id)
     assert fact.statement == "Dentist appointment on Friday 2026-12-04"
@@ -112,7 +111,7 @@ def test_a_dated_item_expires_once_its_day_has_passed(engine, fake_ollama, clock
     clock.advance(days=9)  # Saturday 5 December
     report = sleep(engine)
 
-    assert [i.status for i in dated_items(engine)] == ["expired"]
+    assert [i.status for i in engine.sleep.dated_items()] == ["expired"]
     (fact,) = engine.facts.list(engine.profile.id)
     assert fact.status == "expired" and engine.facts.active_facts(engine.profile.id) == []
     assert report.counts["facts_expired"] == 1 and report.counts["dated_items_expired"] == 1
@@ -122,14 +121,14 @@ def test_the_models_own_date_is_used_only_when_the_phrase_cant_be_read(engine, f
     _dentist(engine, fake_ollama, when="after the holidays", model_date="2027-01-04")
     clock.advance(days=3)
     sleep(engine)
-    assert [i.due_on for i in dated_items(engine)] == [date(2027, 1, 4)]
+    assert [i.due_on for i in engine.sleep.dated_items()] == [date(2027, 1, 4)]
 
 
 def test_an_undatable_item_is_not_kept_and_is_recorded(engine, fake_ollama, clock):
     _dentist(engine, fake_ollama, when="some day", model_date="1999-01-01")
     clock.advance(days=3)
     report = sleep(engine)
-    assert dated_items(engine) == [] and engine.facts.count(engine.profile.id) == 0
+    assert engine.sleep.dated_items() == [] and engine.facts.count(engine.profile.id) == 0
     assert "could not date" in report.errors[0]
 
 

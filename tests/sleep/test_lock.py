@@ -7,12 +7,13 @@ import sys
 
 import pytest
 
+from assistant.memory.sleep_runs import LockTable
 from assistant.sleep import SleepError, SleepLock, SleepLocked
 from tests.sleep.helpers import sleep
 
 
 def _lock(engine, clock, **kw):
-    return SleepLock(lambda: engine.db.conn, clock, ttl_s=60, **kw)
+    return SleepLock(LockTable(lambda: engine.db.conn), clock, ttl_s=60, **kw)
 
 
 def _dead_pid() -> int:

@@ -9,13 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.sleep import (
-    backups,
-    catch_up,
-    last_report,
-    pending_catch_up,
-    unseen_report,
-)
+from assistant.sleep import backups
 from tests.sleep.helpers import chat, day, episode, episodes, fact, facts, sleep, snapshot
 from tests.sleep.scenario import small_week
 
@@ -30,7 +24,7 @@ def test_the_run_is_recorded_with_counts_model_use_and_proposals(engine, fake_ol
 
     report = sleep(engine)
 
-    stored = last_report(engine)
+    stored = engine.sleep.last_report()
     assert stored is not None and stored.run_id == report.run_id and stored.status == "done"
     assert stored.counts["episodes"] == 4 and stored.counts["sessions_summarised"] == 3
     assert stored.counts["candidates"] == 4 and stored.counts["llm_calls_update"] == 1
@@ -80,8 +74,37 @@ def test_a_dry_run_reports_what_it_would_propose_and_writes_nothing(engine, fake
     report = sleep(engine, dry_run=True)
 
     assert report.dry_run and report.count("fact") == 4 and report.count("superseded") == 1
-    assert snapshot(engine) == untouched and last_report(engine) is None
+    assert snapshot(engine) == untouched and engine.sleep.last_report() is None
     assert backups(engine.db.path) == [] and "Would propose" in report.summary()
+
+
+def test_a_dry_run_asks_the_model_as_the_real_run_would(engine, fake_ollama, clock):
+    # Regression: the dry run's copy of the engine took the default context size, not the
+    # configured one, so its prompts (and its preview) could differ from the real run's.
+    engine.context_tokens = 4096
+    _week(engine, fake_ollama, clock)
+
+    sleep(engine, dry_run=True)
+
+    windows = {
+        r.body["options"]["num_ctx"]
+        for r in fake_ollama.requests
+        if r.path == "/api/chat" and r.body and r.body.get("options")
+    }
+    assert windows == {4096}
+
+
+def test_sleep_built_with_the_users_settings_uses_them_when_a_call_names_none(
+    engine, fake_ollama, clock
+):
+    from datetime import UTC
+
+    from assistant.sleep import Sleep, SleepSettings
+
+    _week(engine, fake_ollama, clock)
+    capped = Sleep(engine.sleep.deps, SleepSettings(max_llm_calls=2)).run(tz=UTC)
+
+    assert capped.status == "capped" and capped.llm_calls == 2
 
 
 def test_the_nightly_cap_stops_cleanly_and_the_next_run_resumes(engine, fake_ollama, clock):
@@ -112,31 +135,31 @@ def test_the_next_launch_says_what_changed_while_the_user_was_away(engine, fake_
     _week(engine, fake_ollama, clock)
     sleep(engine, settings={"auto_activate": False})
 
-    notice = unseen_report(engine)
+    notice = engine.away_notice()
 
     assert notice is not None
     assert notice.text == "While you were away: 4 new facts to review, 0 superseded"
-    assert unseen_report(engine) is None  # said once
+    assert engine.away_notice() is None  # said once
 
 
 def test_superseded_facts_are_counted_in_the_notice(engine, fake_ollama, clock):
     _week(engine, fake_ollama, clock)
     sleep(engine)
-    assert unseen_report(engine).text == "While you were away: 0 new facts to review, 1 superseded"
+    assert engine.away_notice().text == "While you were away: 0 new facts to review, 1 superseded"
 
 
 def test_a_missed_night_is_caught_up_once_on_the_next_launch(engine, fake_ollama, clock):
     _week(engine, fake_ollama, clock)
-    assert pending_catch_up(engine)  # never ran, and conversations wait
+    assert engine.sleep.due()  # never ran, and conversations wait
 
-    assert catch_up(engine, settings=None).trigger == "catch_up"
+    assert engine.sleep.catch_up(settings=None).trigger == "catch_up"
 
-    assert not pending_catch_up(engine)  # ran after last night's 03:00
+    assert not engine.sleep.due()  # ran after last night's 03:00
     clock.advance(days=1)  # the laptop slept through 03:00
-    assert pending_catch_up(engine)
+    assert engine.sleep.due()
     fake_ollama.script()
-    catch_up(engine)
-    assert not pending_catch_up(engine) and catch_up(engine) is None
+    engine.sleep.catch_up()
+    assert not engine.sleep.due() and engine.sleep.catch_up() is None
 
 
 def test_a_run_that_died_is_caught_up_at_once(engine, fake_ollama, clock):
@@ -147,8 +170,8 @@ def test_a_run_that_died_is_caught_up_at_once(engine, fake_ollama, clock):
 
     with pytest.raises(KeyboardInterrupt):
         sleep(engine, progress=die)
-    assert last_report(engine).status == "interrupted"
-    assert pending_catch_up(engine, now=clock.now() + timedelta(minutes=5))
+    assert engine.sleep.last_report().status == "interrupted"
+    assert engine.sleep.due(now=clock.now() + timedelta(minutes=5))
 
 
 def test_a_second_run_changes_nothing_and_asks_the_model_nothing(engine, fake_ollama, clock):

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from assistant.sleep.schemas import CANDIDATES, EPISODES, INSIGHTS, UPDATE, schema_errors
+import json
+
+from assistant.sleep.schemas import (
+    CANDIDATES,
+    EPISODES,
+    INSIGHTS,
+    UPDATE,
+    candidates_schema,
+    schema_errors,
+    update_schema,
+)
 from assistant.sleep.settings import SleepSettings
 
 
@@ -37,6 +47,27 @@ def test_each_kind_of_mistake_is_named_with_its_path():
         "$.insights[0].statement must be 5-300 long",
         "$.insights[0].evidence[0] must match ^(fact|episode):\\d+$",
         "$.insights[0].importance must be <= 10",
+    ]
+
+
+def test_the_format_sent_is_the_models_schema_naming_only_the_ids_shown():
+    schema = candidates_schema([5, 3]).json_schema
+    item = schema["properties"]["facts"]["items"]
+    assert item["properties"]["message_ids"]["items"] == {"enum": [3, 5], "type": "integer"}
+    assert item["required"][:3] == ["statement", "subject", "predicate"]
+    assert "scope" not in item["required"] and "$ref" not in json.dumps(schema)
+    json.dumps(schema)  # sent as is
+
+
+def test_a_whole_float_is_an_integer_but_a_bool_is_never_an_id():
+    schema = update_schema(2, [11])
+    fine = {"decisions": [{"candidate": 1.0, "action": "add", "fact_id": 0}]}
+    assert schema_errors(fine, schema) == []
+    one = {"decisions": [{"candidate": True, "action": "add", "fact_id": 11}]}
+    assert schema_errors(one, schema) == ["$.decisions[0].candidate must be integer, not bool"]
+    assert schema_errors({"decisions": [{"candidate": 0}]}, schema) == [
+        "$.decisions[0].action is missing",
+        "$.decisions[0].fact_id is missing",
     ]
 
 

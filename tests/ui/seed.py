@@ -19,9 +19,9 @@ from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.memory.facts import Evidence
 from assistant.memory.models import Message
+from assistant.memory.sleep_runs import RunStore
 from assistant.memory.usage import MemoryUse
 from assistant.sleep.report import Proposal, SleepReport
-from assistant.sleep.runs import RunStore
 from tests.ui.seed_data import (
     ACTIVITIES,
     NOTE,

@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from textual.widgets import Input, Sparkline
 
 from assistant.memory.models import Message, MessageHit
-from assistant.sleep import last_report
 from tests.ui.helpers import (
     chat_ready,
     messages_shown,
@@ -142,7 +141,7 @@ async def test_sleep_shows_the_last_report_and_runs_now_with_progress(seeded, co
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot, "sleep")
-        when = stamp(last_report(engine).started_at)
+        when = stamp(engine.sleep.last_report().started_at)
         await sees(pilot, f"Last run: {when} (scheduled), done", "Next nightly run")
         await pilot.press("r")
         await sees(pilot, "Done:", timeout=30)

@@ -71,7 +71,7 @@ class SleepPane(InspectorPane):
 
     def reload(self) -> None:
         # Imported here: the chat must not pay for the sleep package at startup.
-        from assistant.sleep import SleepSettings, last_report, last_slot
+        from assistant.sleep import SleepSettings, last_slot
 
         config = getattr(self.app, "config", None)  # the app's settings, where it has them
         settings = SleepSettings.from_mapping(config.extra.get("sleep") if config else None)
@@ -85,7 +85,7 @@ class SleepPane(InspectorPane):
             )
         )
         self.query_one("#sleep-report", Static).update(
-            Content(visible(report_text(last_report(self.engine))))
+            Content(visible(report_text(self.engine.sleep.last_report())))
         )
         self.query_one("#sleep-progress", ProgressBar).display = self.running
 

@@ -1,18 +1,24 @@
-"""The run records (``sleep_runs``): started, saved as they go, read back by the UI."""
+"""Sleep's run records and its lock: the one owner of ``sleep_runs`` and ``sleep_lock``.
+
+Run records are started, saved as a run goes and read back by the UI; the lock is one row
+per job kind, taken, refreshed and given back by `assistant.sleep.lock.SleepLock`, which
+decides when a holder is dead.
+"""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 import apsw
 
 from assistant.clock import from_iso, to_iso
-from assistant.sleep.report import Proposal, SleepReport
+from assistant.memory.sleep_records import Proposal, SleepReport
 
-__all__ = ["RunStore"]
+__all__ = ["LockHolder", "LockTable", "RunStore"]
 
 _COLUMNS = (
     "id, status, trigger, dry_run, started_at, finished_at, seconds, llm_seconds, llm_calls,"
@@ -136,18 +142,6 @@ class RunStore:
                     out[int(item["fact_id"])] = int(item["old_fact_id"])
         return out
 
-    def latest_backup(self) -> str:
-        """The backup of the newest run that has one ('' if none)."""
-        row = (
-            self._conn()
-            .execute(
-                "SELECT backup_path FROM sleep_runs WHERE backup_path != '' ORDER BY id DESC"
-                " LIMIT 1"
-            )
-            .fetchone()
-        )
-        return row[0] if row else ""
-
     def unseen(self) -> list[SleepReport]:
         """Finished real runs the user has not been told about, oldest first."""
         rows = self._conn().execute(
@@ -161,3 +155,76 @@ class RunStore:
         self._conn().executemany(
             "UPDATE sleep_runs SET seen_at = ? WHERE id = ?", [(now_iso, i) for i in run_ids]
         )
+
+
+@dataclass(frozen=True, slots=True)
+class LockHolder:
+    """Who holds the lock, and since when."""
+
+    owner: str
+    pid: int
+    host: str
+    acquired_at: datetime
+    heartbeat_at: datetime
+
+
+class LockTable:
+    """Reads and writes ``sleep_lock``; each call is one statement, so racers never both win.
+
+    Args:
+        conn: returns the calling thread's connection.
+    """
+
+    def __init__(self, conn: Callable[[], apsw.Connection]) -> None:
+        self._conn = conn
+
+    def holder(self, name: str) -> LockHolder | None:
+        """Who holds the lock ``name`` now, if anyone."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT owner, pid, host, acquired_at, heartbeat_at FROM sleep_lock WHERE name = ?",
+                (name,),
+            )
+            .fetchone()
+        )
+        return (
+            LockHolder(row[0], row[1], row[2], from_iso(row[3]), from_iso(row[4])) if row else None
+        )
+
+    def take_free(self, name: str, owner: str, pid: int, host: str, now: datetime) -> bool:
+        """Take the lock if nobody holds it; whether it was taken."""
+        conn = self._conn()
+        at = to_iso(now)
+        conn.execute(
+            "INSERT OR IGNORE INTO sleep_lock(name, owner, pid, host, acquired_at, heartbeat_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (name, owner, pid, host, at, at),
+        )
+        return conn.changes() == 1
+
+    def take_over(
+        self, name: str, previous: str, owner: str, pid: int, host: str, now: datetime
+    ) -> bool:
+        """Take the lock from ``previous`` if it still holds it; whether it was taken."""
+        conn = self._conn()
+        at = to_iso(now)
+        conn.execute(
+            "UPDATE sleep_lock SET owner = ?, pid = ?, host = ?, acquired_at = ?, heartbeat_at = ?"
+            " WHERE name = ? AND owner = ?",
+            (owner, pid, host, at, at, name, previous),
+        )
+        return conn.changes() == 1
+
+    def beat(self, name: str, owner: str, now: datetime) -> bool:
+        """Refresh the holder's heartbeat; False if ``owner`` no longer holds the lock."""
+        conn = self._conn()
+        conn.execute(
+            "UPDATE sleep_lock SET heartbeat_at = ? WHERE name = ? AND owner = ?",
+            (to_iso(now), name, owner),
+        )
+        return conn.changes() == 1
+
+    def release(self, name: str, owner: str) -> None:
+        """Give the lock back, if ``owner`` holds it."""
+        self._conn().execute("DELETE FROM sleep_lock WHERE name = ? AND owner = ?", (name, owner))

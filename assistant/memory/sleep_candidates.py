@@ -1,8 +1,17 @@
-"""Candidate facts between extraction and the update phase, rejections, and dated items."""
+"""Sleep's candidates, rejections and dated items: the one owner of ``sleep_candidates``,
+``sleep_rejections`` and ``dated_items``.
+
+Candidates are facts extracted by sleep, waiting for (or past) the update phase. A
+rejection is remembered by a fingerprint of "this claim from this evidence"
+(`fingerprint`, and `review_prints` for the user's rejections in review), so that a
+rejected claim is never proposed again from the same evidence.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -11,11 +20,44 @@ import apsw
 
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.memory.facts import Evidence
-from assistant.sleep.evidence import review_prints
 
-__all__ = ["REVIEW_REJECTION", "Candidate", "CandidateStore", "DatedItem"]
+__all__ = [
+    "REVIEW_REJECTION",
+    "Candidate",
+    "CandidateStore",
+    "DatedItem",
+    "fingerprint",
+    "normal_text",
+    "review_prints",
+]
 
 REVIEW_REJECTION = "rejected in review"
+
+
+def normal_text(text: str) -> str:
+    """A statement as fingerprints compare it: case, spacing and punctuation aside."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+def fingerprint(statement: str, evidence: Sequence[Evidence]) -> str:
+    """A stable id for "this claim from this evidence" (rejections are remembered by it)."""
+    refs = ",".join(sorted(f"{e.kind}:{e.ref_id}" for e in evidence))
+    body = f"{normal_text(statement)}|{refs}".encode()
+    return hashlib.sha256(body).hexdigest()[:24]
+
+
+def review_prints(statement: str, evidence: Sequence[Evidence]) -> list[str]:
+    """Stable ids for "this claim from this piece of evidence", one per piece.
+
+    A proposal the user rejects in review is remembered by these, so that the same claim
+    is never proposed again from any of the same evidence, even after the rejected fact
+    itself was deleted. They differ from ``fingerprint`` (the defences' own rejections).
+    """
+    normal = normal_text(statement)
+    return [
+        hashlib.sha256(f"review|{normal}|{e.kind}:{e.ref_id}".encode()).hexdigest()[:24]
+        for e in dict.fromkeys(Evidence(e.kind, e.ref_id) for e in evidence)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,15 @@
-"""Sleep's progress marks and bookmarks, and the reads of other tiers no store offers.
+"""Sleep's progress: the one owner of ``sleep_marks`` and ``sleep_state``.
 
-Candidates, rejections and dated items live in ``candidates.py``; run records in ``runs.py``.
+Each step marks how far it got in each session, so a run stopped anywhere resumes where
+it stopped; bookmarks (``sleep_state``) keep per-profile positions (the last reflection,
+the last entity link). `SleepMarks.unit` is the transaction a unit of work and its mark
+commit in. Candidates, rejections and dated items live in ``sleep_candidates.py``; run
+records and the lock in ``sleep_runs.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,10 +17,8 @@ from datetime import datetime
 import apsw
 
 from assistant.clock import Clock, from_iso, to_iso
-from assistant.memory.facts import Evidence
-from assistant.memory.vectors import TEXT_SOURCES
 
-__all__ = ["DueSession", "SleepStore"]
+__all__ = ["DueSession", "SleepMarks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,12 +38,8 @@ _OVER = "(s.ended_at >= s.last_active_at OR s.last_active_at <= ?)"
 _GIVEN_UP_FROM = "given_up_from:{step}:{session}"
 
 
-def _marks(values: Sequence[object]) -> str:
-    return ",".join("?" * len(values))
-
-
-class SleepStore:
-    """Reads and writes sleep's bookkeeping.
+class SleepMarks:
+    """Reads and writes sleep's marks and bookmarks.
 
     Args:
         conn: returns the calling thread's connection.
@@ -75,16 +73,6 @@ class SleepStore:
 
     # -- sessions and marks -------------------------------------------------------------
 
-    def close_idle_sessions(self, profile_id: int, cutoff: datetime) -> int:
-        """End the sessions idle since ``cutoff`` (their end is their last activity)."""
-        conn = self._conn()
-        conn.execute(
-            "UPDATE sessions SET ended_at = last_active_at WHERE profile_id = ? AND"
-            " last_active_at <= ? AND (ended_at IS NULL OR ended_at < last_active_at)",
-            (profile_id, to_iso(cutoff)),
-        )
-        return conn.changes()
-
     def due_sessions(self, profile_id: int, step: str, cutoff: datetime) -> list[DueSession]:
         """Closed, kept sessions with complete messages that ``step`` has not done, oldest first.
 
@@ -117,15 +105,6 @@ class SleepStore:
             .fetchone()
         )
         return row is not None
-
-    def message_ids(self, session_id: int, after: int, upto: int) -> list[int]:
-        """Complete messages of a session in (after, upto], not injected recall, in order."""
-        rows = self._conn().execute(
-            "SELECT id FROM messages WHERE session_id = ? AND id > ? AND id <= ?"
-            " AND status = 'complete' AND recalled = 0 AND content != '' ORDER BY id",
-            (session_id, after, upto),
-        )
-        return [row[0] for row in rows]
 
     def mark(
         self,
@@ -219,103 +198,3 @@ class SleepStore:
             "INSERT OR REPLACE INTO sleep_state(profile_id, key, value) VALUES (?, ?, ?)",
             (profile_id, key, value),
         )
-
-    # -- reads of other tiers ----------------------------------------------------------------
-
-    def recalled_texts(self, reply_ids: Sequence[int]) -> dict[int, list[str]]:
-        """For each reply, the texts of the memories that were put into its prompt."""
-        if not reply_ids:
-            return {}
-        uses = (
-            self._conn()
-            .execute(
-                "SELECT message_id, kind, item_id FROM reply_memories"
-                f" WHERE message_id IN ({_marks(reply_ids)})",
-                list(reply_ids),
-            )
-            .fetchall()
-        )
-        out: dict[int, list[str]] = {}
-        for reply_id, kind, item_id in uses:
-            if kind not in TEXT_SOURCES:
-                continue
-            table, column = TEXT_SOURCES[kind]
-            row = (
-                self._conn()
-                .execute(f"SELECT {column} FROM {table} WHERE id = ?", (item_id,))
-                .fetchone()
-            )
-            if row:
-                out.setdefault(reply_id, []).append(row[0])
-        return out
-
-    def rejected_facts_citing(self, profile_id: int, evidence: Sequence[Evidence]) -> list[int]:
-        """Rejected facts of the profile that cite any of this evidence."""
-        if not evidence:
-            return []
-        pairs = " OR ".join("(e.kind = ? AND e.ref_id = ?)" for _ in evidence)
-        rows = self._conn().execute(
-            "SELECT DISTINCT f.id FROM fact_evidence e JOIN facts f ON f.id = e.fact_id"
-            f" WHERE f.profile_id = ? AND f.status = 'rejected' AND ({pairs})",
-            [profile_id, *(v for e in evidence for v in (e.kind, e.ref_id))],
-        )
-        return [row[0] for row in rows]
-
-    def facts_about(
-        self, profile_id: int, subject: str, predicate: str, statuses: Sequence[str]
-    ) -> list[int]:
-        """Facts with this subject and predicate (case aside), newest first."""
-        if not predicate.strip():
-            return []
-        rows = self._conn().execute(
-            "SELECT id FROM facts WHERE profile_id = ? AND lower(subject) = lower(?)"
-            f" AND lower(predicate) = lower(?) AND status IN ({_marks(statuses)})"
-            " ORDER BY id DESC LIMIT 5",
-            (profile_id, subject.strip(), predicate.strip(), *statuses),
-        )
-        return [row[0] for row in rows]
-
-    def ids_after(self, kind: str, profile_id: int, after: int) -> list[int]:
-        """Ids of the profile's facts or episodes above ``after``, in order."""
-        table = TEXT_SOURCES[kind][0]
-        rows = self._conn().execute(
-            f"SELECT id FROM {table} WHERE profile_id = ? AND id > ? ORDER BY id",
-            (profile_id, after),
-        )
-        return [row[0] for row in rows]
-
-    def uses_since(
-        self, profile_id: int, after_reply: int
-    ) -> tuple[dict[tuple[str, int], int], int]:
-        """How often each item went into a prompt after reply ``after_reply``; the last reply."""
-        rows = self._conn().execute(
-            "SELECT r.kind, r.item_id, count(*), max(r.message_id) FROM reply_memories r"
-            " JOIN messages m ON m.id = r.message_id"
-            " WHERE m.profile_id = ? AND r.message_id > ? GROUP BY r.kind, r.item_id",
-            (profile_id, after_reply),
-        )
-        rows = list(rows)
-        last = max((row[3] for row in rows), default=after_reply)
-        return {(row[0], row[1]): row[2] for row in rows}, last
-
-    def raise_episode_importance(self, episode_id: int, by: float) -> None:
-        """Raise an episode's importance (at most 10)."""
-        self._conn().execute(
-            "UPDATE episodes SET importance = min(10, importance + ?) WHERE id = ?",
-            (by, episode_id),
-        )
-
-    def importance_since(self, profile_id: int, since: str) -> float:
-        """Summed importance of episodes and (non-reflection) facts created after ``since``."""
-        row = (
-            self._conn()
-            .execute(
-                "SELECT (SELECT coalesce(sum(importance), 0) FROM episodes WHERE profile_id = ?"
-                " AND created_at > ?) + (SELECT coalesce(sum(importance), 0) FROM facts"
-                " WHERE profile_id = ? AND learned_at > ? AND source_kind != 'reflection'"
-                " AND status != 'rejected')",
-                (profile_id, since, profile_id, since),
-            )
-            .fetchone()
-        )
-        return float(row[0])
