@@ -668,6 +668,43 @@ class Hippo:
             self.vectors.requeue_missing(self.vector_key)
             self.wake()
 
+    # -- the Ollama host ----------------------------------------------------------------
+
+    @property
+    def ollama_host(self) -> str:
+        """The URL of the Ollama host the engine talks to."""
+        return self.llm.host
+
+    def probe(self) -> str:
+        """Ollama's version: the cheapest proof that the host is up.
+
+        Raises:
+            OllamaError: the host is unreachable or did not answer as Ollama does.
+        """
+        return self.llm.probe()
+
+    def stop_calls(self) -> None:
+        """Stop every call to Ollama in flight now (they fail with ``OllamaStopped``)."""
+        self.llm.abort()
+
+    def use_token(self, token: str) -> None:
+        """Send ``token`` to the same host from now on (a host behind an auth proxy)."""
+        self.use_gateway(self.llm.with_token(token))
+
+    def use_gateway(self, llm: OllamaGateway) -> None:
+        """Talk to Ollama through ``llm`` from now on, and close the gateway used so far.
+
+        What the engine learnt through the old gateway is forgotten, so the new host is
+        asked afresh: models' details, the installed digests, and the reading probe
+        (which embeds through the gateway it was built with).
+        """
+        old, self.llm = self.llm, llm
+        self._shown.clear()
+        self._digests.expire()
+        self.__dict__.pop("_reading", None)  # a cached_property: built again on next use
+        if old is not llm:
+            old.close()
+
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
         """Download a model, with progress summed over its layers."""
         yield from self.llm.pull(model, cancel=cancel)

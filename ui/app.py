@@ -176,7 +176,7 @@ class HippoApp(MemoryCommands):
         """Quit now, whatever the network does: calls to Ollama in flight are stopped."""
         self.chat.action_cancel_reply()
         if self.opened is not None:
-            self.opened.llm.abort()
+            self.opened.stop_calls()
         self.exit()
 
     def on_chat_screen_painted(self, _: ChatScreen.Painted) -> None:
@@ -267,7 +267,7 @@ class HippoApp(MemoryCommands):
     def on_hippo_app_probed(self, message: Probed) -> None:
         if (status := self._status()) is not None:
             # Asked through the engine each time: onboarding may give it a new gateway.
-            status.start_watching(lambda: self.engine.llm.probe())
+            status.start_watching(lambda: self.engine.probe())
         if message.check is not None:
             self._ollama_ready(message.check)
             return
