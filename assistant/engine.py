@@ -267,6 +267,42 @@ class Hippo:
         """The conversation's last ``limit`` messages, oldest first."""
         return self.messages.recent_messages(self.session(session_id).id, limit)
 
+    def remember_said(self, session_id: int, text: str) -> Message:
+        """Save ``text`` as the user's message in the session, and a fact they stated citing it.
+
+        Both are written, or neither (a full disk keeps nothing). Returns the message.
+        """
+        from assistant.memory.facts import Evidence
+
+        with self.db.conn:
+            said = self.messages.add_message(session_id, "user", text)
+            self.facts.add(
+                self.profile.id,
+                text,
+                source_kind="user_stated",
+                actor="user",
+                evidence=[Evidence("message", said.id)],
+            )
+        self.wake()  # embed the new message and fact
+        return said
+
+    def profiles(self) -> list[Profile]:
+        """Every profile in the data file."""
+        return self.messages.profiles()
+
+    # -- the data file ----------------------------------------------------------
+
+    def storage_error(self, exc: BaseException) -> HippoError | None:
+        """What ``exc`` means for the data file if it is SQLite's error, else None."""
+        return self.db.storage_error(exc)
+
+    def damage(self) -> str | None:
+        """SQLite's quick check of the data file: what is damaged and what to do, or None."""
+        from assistant.integrity import damage_message, file_problems
+
+        problems = file_problems(self.db.conn)
+        return damage_message(self.db.path, problems) if problems else None
+
     # -- chat -------------------------------------------------------------------
 
     def send(
