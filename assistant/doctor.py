@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from assistant.config import Config
 from assistant.errors import HippoError, OllamaError
+from assistant.llm.names import same_model
 
 Embed = Callable[[str, Sequence[str]], Sequence[Sequence[float]]]
 
@@ -151,7 +152,7 @@ def _check_ollama(config: Config, report: Report) -> None:
         ("chat model", config.chat_model, "completion"),
         ("embedding model", config.embedding_model, "embedding"),
     ):
-        info = models.get(name) or models.get(f"{name}:latest")
+        info = next((i for n, i in models.items() if same_model(n, name)), None)
         if info is None:
             report.facts.append((role, f"{name} (missing)"))
             report.problems.append(

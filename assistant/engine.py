@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
+from assistant.llm.names import full_name
 from assistant.memory.budget import ContextBudget
 from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
 from assistant.memory.store import MessageStore
@@ -206,7 +207,7 @@ class Hippo:
         if trust > 0:
             return
         language = SCRIPT_NAMES.get(script, script)
-        others = ", ".join(m for m in _MULTILINGUAL if _full_name(m) != _full_name(model))
+        others = ", ".join(m for m in _MULTILINGUAL if full_name(m) != full_name(model))
         self._notices.append(
             f"The embedding model {model} does not read {language}: Hippo finds your "
             f"{language} memories by their words, not their meaning. A model that reads it "
@@ -590,7 +591,7 @@ class Hippo:
     @property
     def vector_key(self) -> str:
         """The embedding model's full name, which keys its vectors (``name:latest``...)."""
-        return _full_name(self.embedding_model)
+        return full_name(self.embedding_model)
 
     def embedding_digest(self) -> str | None:
         """What new vectors are recorded as made with: weights and prefix (see ``stamp``).
@@ -688,9 +689,9 @@ class Hippo:
         listed = self.llm.list_models()
         digests = {info.name: info.digest for info in listed if info.digest}
         self._digests.saw(digests, self.clock.now())  # spares background work a listing
-        installed = {_full_name(info.name) for info in listed}
+        installed = {full_name(info.name) for info in listed}
         wanted = dict.fromkeys([self.chat_model, self.embedding_model])
-        return [name for name in wanted if _full_name(name) not in installed]
+        return [name for name in wanted if full_name(name) not in installed]
 
     def use_models(self, *, chat: str | None = None, embedding: str | None = None) -> None:
         """Switch the chat and/or embedding model (the caller saves the choice).
@@ -699,7 +700,7 @@ class Hippo:
         """
         if chat:
             self.chat_model = chat
-        if embedding and _full_name(embedding) != self.vector_key:
+        if embedding and full_name(embedding) != self.vector_key:
             self.embedding_model = embedding
             self.vectors.requeue_missing(self.vector_key)
             self.wake()
@@ -788,8 +789,3 @@ class Hippo:
         self.stop_background()
         self.db.close()
         self.llm.close()
-
-
-def _full_name(model: str) -> str:
-    """Ollama's name for a model: ``name:latest`` where no tag is given."""
-    return model if ":" in model.rsplit("/", 1)[-1] else f"{model}:latest"
