@@ -765,12 +765,6 @@ class Hippo:
 
         return run_sleep(self, **options)
 
-    def sleep_due(self) -> bool:
-        """Whether a night's consolidation was missed and should be caught up."""
-        from assistant.sleep import pending_catch_up
-
-        return pending_catch_up(self)
-
     def away_notice(self) -> AwayNotice | None:
         """ "While you were away: ..." once after a consolidation, else None."""
         from assistant.sleep import unseen_report

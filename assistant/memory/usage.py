@@ -71,18 +71,6 @@ class UsageStore:
         )
         return [MemoryUse(*row) for row in rows]
 
-    def was_recalled(self, kind: str, item_id: int) -> bool:
-        """Whether this item was ever put into a prompt as memory."""
-        row = (
-            self._conn()
-            .execute(
-                "SELECT 1 FROM reply_memories WHERE kind = ? AND item_id = ? LIMIT 1",
-                (kind, item_id),
-            )
-            .fetchone()
-        )
-        return row is not None
-
 
 def memory_uses(reply_id: int, used: Sequence[tuple[str, Memory]]) -> list[MemoryUse]:
     """The rows that record which memories went into a reply, in prompt order."""

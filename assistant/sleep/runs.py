@@ -106,18 +106,6 @@ class RunStore:
         )
         return _report(row) if row else None
 
-    def latest_backup(self) -> str:
-        """The backup of the newest run that has one ('' if none)."""
-        row = (
-            self._conn()
-            .execute(
-                "SELECT backup_path FROM sleep_runs WHERE backup_path != '' ORDER BY id DESC"
-                " LIMIT 1"
-            )
-            .fetchone()
-        )
-        return row[0] if row else ""
-
     def unseen(self) -> list[SleepReport]:
         """Finished real runs the user has not been told about, oldest first."""
         rows = self._conn().execute(
