@@ -459,8 +459,9 @@ class Hippo:
         """Messages of the current profile that match ``query`` by keyword or meaning.
 
         Keyword (FTS5 BM25, on each message's own words) and vector (sqlite-vec cosine)
-        candidates are fused; when
-        Ollama can't embed the query, keyword hits alone are returned.
+        candidates are fused as recall fuses them, with the configured retrieval weights
+        (see ``assistant.memory.search``); when Ollama can't embed the query, keyword hits
+        alone are returned.
         """
         from assistant.memory.search import fuse_hits
 
@@ -469,30 +470,33 @@ class Hippo:
         keyword = self.messages.keyword_search(
             self.profile.id, query, _SEARCH_CANDIDATES, own_text=True
         )
-        vector, trust = self.nearest("message", query, _SEARCH_CANDIDATES)
-        ranked = fuse_hits(keyword, vector, trust)[:limit]
+        vector, reading = self.nearest("message", query, _SEARCH_CANDIDATES)
+        weights = self.retriever.weights  # the configured ones, as recall ranks with them
+        ranked = fuse_hits(keyword, vector, weights, reading.trust, reading.gap)[:limit]
         found = self.messages.messages_by_id([message_id for message_id, *_ in ranked])
         return [
-            MessageHit(found[mid], score, kw, vec, trust)
+            MessageHit(found[mid], score, kw, vec, reading.trust)
             for mid, score, kw, vec in ranked
             if mid in found
         ]
 
-    def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], float]:
-        """The ``kind`` items nearest to ``query`` in meaning, and how far to trust them.
+    def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], Reading]:
+        """The ``kind`` items nearest to ``query`` in meaning, and how the model reads it.
 
-        Returns (id, cosine) pairs, best first, and the embedding model's trust on the
-        query's script (see ``reading``). No vector was ever made, an empty query, or an
-        Ollama that can't embed: no pairs.
+        Returns (id, cosine) pairs, best first, and what the probe knows of the embedding
+        model on the query's script (its trust and paraphrase gap, see ``reading``). No
+        vector was ever made, an empty query, or an Ollama that can't embed: no pairs.
         """
+        from assistant.memory.reading import UNKNOWN
+
         model = self.vectors.model(self.vector_key)
         if model is None:
-            return [], 1.0
+            return [], UNKNOWN
         query_vector, reading = self._embedded(query)
         if query_vector is None or reading is None:
-            return [], 1.0
+            return [], UNKNOWN
         found = self.vectors.nearest(model, kind, self.profile.id, query_vector, limit)
-        return found, reading.trust
+        return found, reading
 
     def _embedded(self, text: str) -> tuple[Sequence[float] | None, Reading | None]:
         """``text``'s embedding as a query, and what the probe knows of the model on its

@@ -80,10 +80,11 @@ class FactsAdmin(ForgetAdmin):
     def _semantic(self, where: FactFilter, query: str) -> list[int]:
         """Fact ids by fused keyword and vector score, matching ``where``, best first."""
         keyword = self._queries.keyword_ids(where, query, SEMANTIC_CANDIDATES)
-        vector, trust = self._engine.nearest("fact", query, SEMANTIC_CANDIDATES)
+        vector, reading = self._engine.nearest("fact", query, SEMANTIC_CANDIDATES)
+        weights = self._engine.retriever.weights  # the configured ones, as recall's
         fused = [
             fid
-            for fid, _, kw, sim in fuse_hits(keyword, vector, trust)
+            for fid, _, kw, sim in fuse_hits(keyword, vector, weights, reading.trust, reading.gap)
             if kw > 0 or (sim or 0) >= MIN_SIMILARITY
         ]
         allowed = self._queries.among(where, fused)
