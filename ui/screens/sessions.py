@@ -121,7 +121,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
             try:
                 receipt = self.engine.admin.delete_session(session_id)
             except Exception as exc:
-                if (why := explained(exc, self.engine.db)) is None:
+                if (why := explained(exc, self.engine)) is None:
                     raise  # a bug
                 self.notify(why, title="Not deleted", severity="error", markup=False)
                 return
