@@ -302,6 +302,7 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_gateway
+    from assistant.llm.names import same_model
 
     if getattr(args, "models_command", None) == "use":
         if not (args.chat or args.embedding):
@@ -320,7 +321,7 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         marks = [
             m
             for m, name in (("*chat", config.chat_model), ("*embedding", config.embedding_model))
-            if info.name in (name, f"{name}:latest")
+            if same_model(info.name, name)
         ]
         if args.json:
             cli_memory.dump_json(

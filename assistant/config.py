@@ -17,8 +17,6 @@ from assistant.errors import ConfigError
 __all__ = [
     "DEFAULT_CHAT_MODEL",
     "DEFAULT_EMBEDDING_MODEL",
-    "DEFAULT_OLLAMA_HOST",
-    "SUGGESTED_EMBEDDING_MODELS",
     "Config",
     "config_dir_from",
     "load_config",
@@ -30,9 +28,6 @@ APP_NAME = "hippo"
 # embedding model that reads Chinese as well as English.
 DEFAULT_CHAT_MODEL = "qwen3:1.7b"
 DEFAULT_EMBEDDING_MODEL = "embeddinggemma"
-# Offered in the model picker; all-minilm is the English-only model the offline benchmarks use.
-SUGGESTED_EMBEDDING_MODELS = ("embeddinggemma", "bge-m3", "all-minilm")
-DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DB_FILENAME = "hippo.db"
 _STRATEGIES = ("buffer", "window", "summary", "summary_buffer")
 _WEIGHTS = (

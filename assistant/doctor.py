@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from assistant.config import Config
 from assistant.errors import HippoError, OllamaError
+from assistant.llm.names import same_model
 
 if TYPE_CHECKING:
     import apsw
@@ -129,7 +130,7 @@ def _check_ollama(config: Config, report: Report) -> None:
         ("chat model", config.chat_model, "completion"),
         ("embedding model", config.embedding_model, "embedding"),
     ):
-        info = models.get(name) or models.get(f"{name}:latest")
+        info = next((i for n, i in models.items() if same_model(n, name)), None)
         if info is None:
             report.facts.append((role, f"{name} (missing)"))
             report.problems.append(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
+from assistant.llm.names import full_name
 from assistant.memory.budget import ContextBudget
 from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
 from assistant.memory.store import MessageStore
@@ -207,7 +208,7 @@ class Hippo:
         if trust > 0:
             return
         language = SCRIPT_NAMES.get(script, script)
-        others = ", ".join(m for m in _MULTILINGUAL if _full_name(m) != _full_name(model))
+        others = ", ".join(m for m in _MULTILINGUAL if full_name(m) != full_name(model))
         self._notices.append(
             f"The embedding model {model} does not read {language}: Hippo finds your "
             f"{language} memories by their words, not their meaning. A model that reads it "
@@ -267,6 +268,12 @@ class Hippo:
     def history(self, session_id: int, limit: int = 200) -> list[Message]:
         """The conversation's last ``limit`` messages, oldest first."""
         return self.messages.recent_messages(self.session(session_id).id, limit)
+
+    # -- the data file ----------------------------------------------------------
+
+    def storage_error(self, exc: BaseException) -> HippoError | None:
+        """What ``exc`` means for the data file if it is SQLite's error, else None."""
+        return self.db.storage_error(exc)
 
     # -- chat -------------------------------------------------------------------
 
@@ -423,8 +430,9 @@ class Hippo:
         """Messages of the current profile that match ``query`` by keyword or meaning.
 
         Keyword (FTS5 BM25, on each message's own words) and vector (sqlite-vec cosine)
-        candidates are fused; when
-        Ollama can't embed the query, keyword hits alone are returned.
+        candidates are fused as recall fuses them, with the configured retrieval weights
+        (see ``assistant.memory.search``); when Ollama can't embed the query, keyword hits
+        alone are returned.
         """
         from assistant.memory.search import fuse_hits
 
@@ -433,30 +441,33 @@ class Hippo:
         keyword = self.messages.keyword_search(
             self.profile.id, query, _SEARCH_CANDIDATES, own_text=True
         )
-        vector, trust = self.nearest("message", query, _SEARCH_CANDIDATES)
-        ranked = fuse_hits(keyword, vector, trust)[:limit]
+        vector, reading = self.nearest("message", query, _SEARCH_CANDIDATES)
+        weights = self.retriever.weights  # the configured ones, as recall ranks with them
+        ranked = fuse_hits(keyword, vector, weights, reading.trust, reading.gap)[:limit]
         found = self.messages.messages_by_id([message_id for message_id, *_ in ranked])
         return [
-            MessageHit(found[mid], score, kw, vec, trust)
+            MessageHit(found[mid], score, kw, vec, reading.trust)
             for mid, score, kw, vec in ranked
             if mid in found
         ]
 
-    def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], float]:
-        """The ``kind`` items nearest to ``query`` in meaning, and how far to trust them.
+    def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], Reading]:
+        """The ``kind`` items nearest to ``query`` in meaning, and how the model reads it.
 
-        Returns (id, cosine) pairs, best first, and the embedding model's trust on the
-        query's script (see ``reading``). No vector was ever made, an empty query, or an
-        Ollama that can't embed: no pairs.
+        Returns (id, cosine) pairs, best first, and what the probe knows of the embedding
+        model on the query's script (its trust and paraphrase gap, see ``reading``). No
+        vector was ever made, an empty query, or an Ollama that can't embed: no pairs.
         """
+        from assistant.memory.reading import UNKNOWN
+
         model = self.vectors.model(self.vector_key)
         if model is None:
-            return [], 1.0
+            return [], UNKNOWN
         query_vector, reading = self._embedded(query)
         if query_vector is None or reading is None:
-            return [], 1.0
+            return [], UNKNOWN
         found = self.vectors.nearest(model, kind, self.profile.id, query_vector, limit)
-        return found, reading.trust
+        return found, reading
 
     def _embedded(self, text: str) -> tuple[Sequence[float] | None, Reading | None]:
         """``text``'s embedding as a query, and what the probe knows of the model on its
@@ -555,7 +566,7 @@ class Hippo:
     @property
     def vector_key(self) -> str:
         """The embedding model's full name, which keys its vectors (``name:latest``...)."""
-        return _full_name(self.embedding_model)
+        return full_name(self.embedding_model)
 
     def embedding_digest(self) -> str | None:
         """What new vectors are recorded as made with: weights and prefix (see ``stamp``).
@@ -653,9 +664,9 @@ class Hippo:
         listed = self.llm.list_models()
         digests = {info.name: info.digest for info in listed if info.digest}
         self._digests.saw(digests, self.clock.now())  # spares background work a listing
-        installed = {_full_name(info.name) for info in listed}
+        installed = {full_name(info.name) for info in listed}
         wanted = dict.fromkeys([self.chat_model, self.embedding_model])
-        return [name for name in wanted if _full_name(name) not in installed]
+        return [name for name in wanted if full_name(name) not in installed]
 
     def use_models(self, *, chat: str | None = None, embedding: str | None = None) -> None:
         """Switch the chat and/or embedding model (the caller saves the choice).
@@ -664,10 +675,47 @@ class Hippo:
         """
         if chat:
             self.chat_model = chat
-        if embedding and _full_name(embedding) != self.vector_key:
+        if embedding and full_name(embedding) != self.vector_key:
             self.embedding_model = embedding
             self.vectors.requeue_missing(self.vector_key)
             self.wake()
+
+    # -- the Ollama host ----------------------------------------------------------------
+
+    @property
+    def ollama_host(self) -> str:
+        """The URL of the Ollama host the engine talks to."""
+        return self.llm.host
+
+    def probe(self) -> str:
+        """Ollama's version: the cheapest proof that the host is up.
+
+        Raises:
+            OllamaError: the host is unreachable or did not answer as Ollama does.
+        """
+        return self.llm.probe()
+
+    def stop_calls(self) -> None:
+        """Stop every call to Ollama in flight now (they fail with ``OllamaStopped``)."""
+        self.llm.abort()
+
+    def use_token(self, token: str) -> None:
+        """Send ``token`` to the same host from now on (a host behind an auth proxy)."""
+        self.use_gateway(self.llm.with_token(token))
+
+    def use_gateway(self, llm: OllamaGateway) -> None:
+        """Talk to Ollama through ``llm`` from now on, and close the gateway used so far.
+
+        What the engine learnt through the old gateway is forgotten, so the new host is
+        asked afresh: models' details, the installed digests, and the reading probe
+        (which embeds through the gateway it was built with).
+        """
+        old, self.llm = self.llm, llm
+        self._shown.clear()
+        self._digests.expire()
+        self.__dict__.pop("_reading", None)  # a cached_property: built again on next use
+        if old is not llm:
+            old.close()
 
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
         """Download a model, with progress summed over its layers."""
@@ -743,10 +791,6 @@ class Hippo:
         """Run the nightly consolidation now (see ``assistant.sleep.run_sleep``)."""
         return self.sleep.run(**options)
 
-    def sleep_due(self) -> bool:
-        """Whether a night's consolidation was missed and should be caught up."""
-        return self.sleep.due()
-
     def away_notice(self) -> AwayNotice | None:
         """ "While you were away: ..." once after a consolidation, else None."""
         return self.sleep.unseen_report()
@@ -763,8 +807,3 @@ class Hippo:
         self.stop_background()
         self.db.close()
         self.llm.close()
-
-
-def _full_name(model: str) -> str:
-    """Ollama's name for a model: ``name:latest`` where no tag is given."""
-    return model if ":" in model.rsplit("/", 1)[-1] else f"{model}:latest"

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from urllib.parse import urlparse
 
 from assistant.clock import Clock
 from assistant.config import Config
 from assistant.datakey import KeyStore
 from assistant.encryption import StepProgress, prepare_data_file
 from assistant.engine import Hippo
+from assistant.llm.hosts import is_loopback
 from assistant.memory.budget import ContextBudget
 from assistant.memory.scoring import RetrievalWeights
 from assistant.secrets import load_token
@@ -18,13 +18,7 @@ from data_schema.connect import Database
 if TYPE_CHECKING:
     from assistant.llm.gateway import OllamaGateway
 
-__all__ = ["is_loopback", "open_engine", "open_gateway"]
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (a URL) is this machine, where Ollama needs no token."""
-    name = urlparse(host).hostname or ""
-    return name in {"localhost", "::1"} or name.startswith("127.")
+__all__ = ["open_engine", "open_gateway"]
 
 
 def open_gateway(config: Config) -> OllamaGateway:

@@ -579,26 +579,22 @@ def m007_cjk_characters_in_keyword_indexes(conn: apsw.Connection) -> None:
 
 
 def _indexed_bodies(select: str, body: Callable[..., str]) -> _IndexedRows:
-    from assistant.memory.textindex import index_text
-
     def rows(conn: apsw.Connection, held: set[int]) -> Iterator[tuple]:
         for item_id, *columns in conn.execute(select):
             if item_id in held:
-                yield item_id, index_text(body(*columns))
+                yield item_id, _m007_index_text(body(*columns))
 
     return rows
 
 
 def _indexed_messages(conn: apsw.Connection, held: set[int]) -> Iterator[tuple]:
-    from assistant.memory.store import message_index_columns
-
     for item_id, content, speaker, at, *around in conn.execute(_MESSAGES_IN_CONTEXT):
         if item_id not in held:
             continue
         before, text_before, after, text_after = around
         pairs = ((before, text_before), (after, text_after))
         neighbours = [text for n, text in pairs if n is not None]
-        yield item_id, *message_index_columns(content, speaker, at, neighbours)
+        yield item_id, *_m007_message_columns(content, speaker, at, neighbours)
 
 
 def _rewrite_cjk_index(
@@ -611,10 +607,8 @@ def _rewrite_cjk_index(
 
     ``rows`` yields the rows among ``held`` (the rowids the index holds), freshly indexed.
     """
-    from assistant.memory.textindex import has_cjk
-
     held = {row[0] for row in conn.execute(f"SELECT rowid FROM {table}")}
-    if not any(has_cjk("".join(row[1:])) for row in rows(conn, held)):
+    if not any(_M007_CJK_RUN.search("".join(row[1:])) for row in rows(conn, held)):
         return
     conn.execute(f"INSERT INTO {table}({table}) VALUES ('delete-all')")
     names = ", ".join(columns)
@@ -622,6 +616,32 @@ def _rewrite_cjk_index(
     insert = f"INSERT INTO {table}(rowid, {names}) VALUES ({marks})"
     for row in rows(conn, held):
         conn.execute(insert, row)
+
+
+# m007's text forms, frozen as it shipped (assistant.memory.textindex and
+# assistant.memory.store at 148cf0b): the engine's writers may change how they index
+# text, but what this migration writes must not change with them.
+_M007_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+
+
+def _m007_grams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)] + list(run)
+
+
+def _m007_index_text(text: str) -> str:
+    """A keyword-index body as m007 writes it: CJK runs as bigrams and characters."""
+    return _M007_CJK_RUN.sub(lambda m: " " + " ".join(_m007_grams(m.group())) + " ", text)
+
+
+def _m007_message_columns(
+    content: str, speaker: str, created_at: str, neighbours: list[str]
+) -> tuple[str, str]:
+    """A message's two index columns as m007 writes them: dated body, and its neighbours."""
+    said = datetime.fromisoformat(created_at)
+    body = f"{said.day} {said:%B %Y} " + (f"{speaker}: {content}" if speaker else content)
+    return _m007_index_text(body), _m007_index_text("\n".join(neighbours))
 
 
 @migration

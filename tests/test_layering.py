@@ -1,37 +1,260 @@
-"""The engine is a library: no Textual in assistant/, data_schema/ or scheduler/."""
+"""The layering rules, checked on the source's syntax tree (see ARCHITECTURE.md).
+
+The parts: UI (`ui/`), CLI (`assistant/cli*`), Scheduler (`scheduler/`), Engine
+(`assistant/`), LLM gateway (`assistant/llm/`), Store (`data_schema/` and the table
+stores). Never:
+
+* Engine -> UI and Scheduler -> UI (nor Store -> UI): no `ui`, `textual` or `rich`.
+* LLM -> Store: the gateway imports only itself and `assistant.errors`.
+* UI -> Store: no `data_schema`, SQLite binding or store class, and no reach into the
+  engine's stores (`engine.facts`, `.episodes`, `.messages`, `.events`, `.db`...): the UI
+  goes through the engine's facade.
+* UI -> LLM: no gateway, no `ollama`/`httpx`, no `engine.llm`; only the gateway's typed
+  values (`events`), host addresses (`hosts`) and model names (`names`).
+* Store -> Engine: `data_schema/` imports only `assistant.errors` and the key store; a
+  migration carries its own copy of whatever engine code it ran when it shipped.
+
+Every import counts, at module level or inside a function, and type-only ones too.
+"""
 
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEADLESS = ("assistant", "data_schema", "scheduler")
+
+# -- reading the tree ---------------------------------------------------------------------
 
 
-def _imports(path: Path) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+@dataclass(frozen=True)
+class Use:
+    """Something a source file uses: an imported module (or name), or an engine member."""
+
+    path: str
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line} {self.what}"
+
+
+def _module_of(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _absolute(node: ast.ImportFrom, path: Path, root: Path) -> str:
+    """The module an ``from ... import`` reads, with relative imports resolved."""
+    if node.level == 0:
+        return node.module or ""
+    package = _module_of(path, root).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def imports(path: Path, root: Path = ROOT) -> Iterator[Use]:
+    """Every module ``path`` imports, and each ``module.name`` it imports from one."""
+    rel = str(path.relative_to(root))
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names
+            for alias in node.names:
+                yield Use(rel, node.lineno, alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(node, path, root)
+            yield Use(rel, node.lineno, module)
+            for alias in node.names:
+                yield Use(rel, node.lineno, f"{module}.{alias.name}")
 
 
-@pytest.mark.parametrize("package", HEADLESS)
-def test_headless_packages_never_import_textual_or_the_ui(package):
-    offenders = [
-        str(path.relative_to(ROOT))
-        for path in (ROOT / package).rglob("*.py")
-        if _imports(path) & {"textual", "ui", "rich"}
-        and path.name != "cli.py"  # the CLI opens the UI, lazily, for `hippo chat`
-    ]
+# An expression that holds the engine: `engine`, `self.engine`, `self._engine`, `app.opened`.
+_ENGINE_NAMES = frozenset({"engine", "_engine", "hippo", "opened"})
+
+
+def _is_engine(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in _ENGINE_NAMES
+    return isinstance(node, ast.Attribute) and node.attr in _ENGINE_NAMES
+
+
+def engine_members(path: Path, root: Path = ROOT) -> Iterator[Use]:
+    """Every ``<engine>.member`` that ``path`` reads."""
+    rel = str(path.relative_to(root))
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Attribute) and _is_engine(node.value):
+            yield Use(rel, node.lineno, f"engine.{node.attr}")
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def _within(module: str, prefixes: frozenset[str] | set[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+# -- the parts ----------------------------------------------------------------------------
+
+
+def _files(*folders: str) -> list[Path]:
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+
+
+def _is_cli(path: Path) -> bool:
+    rel = path.relative_to(ROOT).as_posix()
+    return (
+        rel.startswith("assistant/cli/")
+        or (rel.startswith("assistant/cli") and rel.count("/") == 1)
+        or rel == "assistant/sleep/command.py"  # sleep's command line, until it joins cli/
+    )
+
+
+UI = _files("ui")
+SCHEDULER = _files("scheduler")
+LLM = _files("assistant/llm")
+DATA_SCHEMA = _files("data_schema")
+ENGINE = [p for p in _files("assistant") if not _is_cli(p)]
+
+_UI_PACKAGES = frozenset({"ui", "textual", "rich"})
+_SQLITE = frozenset({"data_schema", "apsw", "sqlite_vec"})
+
+
+@functools.cache
+def store_classes() -> frozenset[str]:
+    """The classes that own tables: `Store` and its subclasses, and every `*Store`.
+
+    `KeyStore` is not one: it keeps the file's key in the keyring, not rows in a table.
+    """
+    bases: dict[str, set[str]] = {}
+    for path in _files("assistant"):
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.ClassDef):
+                names = {b.id for b in node.bases if isinstance(b, ast.Name)}
+                bases.setdefault(node.name, set()).update(names)
+    found = {name for name in bases if name.endswith("Store") and name != "KeyStore"}
+    found.add("Store")
+    while grown := {n for n, b in bases.items() if b & found and n not in found}:
+        found |= grown
+    return frozenset(found)
+
+
+# The engine's members that are its stores (or the data file under them).
+STORE_MEMBERS = frozenset(
+    {"db", "facts", "episodes", "messages", "events", "vectors", "usage", "archive", "core",
+     "core_proposals", "entities"}
+)  # fmt: skip
+
+# -- the rules ----------------------------------------------------------------------------
+
+
+def _offenders(uses: Iterator[Use], bad: Callable[[str], bool]) -> list[str]:
+    return sorted({str(use) for use in uses if bad(use.what)})
+
+
+@pytest.mark.parametrize(
+    ("part", "files"),
+    [("engine", ENGINE), ("scheduler", SCHEDULER), ("store", DATA_SCHEMA)],
+)
+def test_the_engine_scheduler_and_store_never_import_the_ui(part, files):
+    offenders = _offenders(
+        (use for path in files for use in imports(path)), lambda m: _within(m, _UI_PACKAGES)
+    )
+    assert offenders == [], f"{part} -> UI"
+
+
+def test_the_llm_gateway_never_reaches_the_store_or_the_engine():
+    allowed = frozenset({"assistant.llm", "assistant.errors"})
+
+    def bad(module: str) -> bool:
+        return _within(module, _SQLITE) or (
+            _within(module, frozenset({"assistant"})) and not _within(module, allowed)
+        )
+
+    assert _offenders((use for path in LLM for use in imports(path)), bad) == []
+
+
+def _ui_store_uses() -> Iterator[Use]:
+    stores = store_classes()
+    for path in UI:
+        for use in imports(path):
+            last = use.what.rsplit(".", 1)[-1]
+            if _within(use.what, _SQLITE) or (use.what.startswith("assistant.") and last in stores):
+                yield use
+        for use in engine_members(path):
+            if use.what.removeprefix("engine.") in STORE_MEMBERS:
+                yield use
+
+
+def test_the_ui_reaches_the_store_only_through_the_engines_facade():
+    assert sorted({str(use) for use in _ui_store_uses()}) == []
+
+
+def test_the_ui_never_talks_to_ollama_itself():
+    values = frozenset({"assistant.llm.events", "assistant.llm.hosts", "assistant.llm.names"})
+
+    def bad(module: str) -> bool:
+        if _within(module, frozenset({"ollama", "httpx"})):
+            return True
+        return _within(module, frozenset({"assistant.llm"})) and not _within(module, values)
+
+    offenders = _offenders((use for path in UI for use in imports(path)), bad)
+    offenders += _offenders(
+        (use for path in UI for use in engine_members(path)), lambda m: m == "engine.llm"
+    )
     assert offenders == []
+
+
+def test_the_store_never_imports_the_engine():
+    # The key store belongs with the file: it says which key opens it.
+    allowed = frozenset({"assistant.errors", "assistant.datakey", "assistant.secrets"})
+
+    def bad(module: str) -> bool:
+        return _within(module, frozenset({"assistant"})) and not _within(module, allowed)
+
+    assert _offenders((use for path in DATA_SCHEMA for use in imports(path)), bad) == []
+
+
+# -- the checker itself finds what it must ------------------------------------------------
+
+_BAD_PANE = """
+from __future__ import annotations
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from assistant.memory.facts.store import FactStore
+def refresh(self):
+    from assistant.llm.gateway import OllamaGateway
+    from .. import store
+    self.engine.facts.count(1)
+    self.app.engine.llm.probe()
+    self.engine.admin.facts()
+"""
+
+
+def test_the_checker_sees_type_only_local_and_relative_imports_and_engine_members(tmp_path):
+    path = tmp_path / "ui" / "screens" / "pane.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(_BAD_PANE)
+    modules = {use.what for use in imports(path, tmp_path)}
+    members = {use.what for use in engine_members(path, tmp_path)}
+    assert "assistant.memory.facts.store.FactStore" in modules
+    assert "assistant.llm.gateway.OllamaGateway" in modules
+    assert "ui.store" in modules  # `from .. import store` in ui/screens/
+    assert {"engine.facts", "engine.llm", "engine.admin"} <= members
+    assert "FactStore" in store_classes() and "CoreMemory" in store_classes()
+    assert "KeyStore" not in store_classes()
+
+
+# -- what loads when ----------------------------------------------------------------------
 
 
 def test_importing_the_engine_loads_neither_textual_nor_ollama():

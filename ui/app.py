@@ -16,18 +16,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
-from textual.app import SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from assistant.config import save_config
 from assistant.errors import DamagedFile, HippoError, OllamaError
 from assistant.terminal import visible
-from ui.memory_commands import MemoryCommands
+from ui.memory_commands import MemoryCommands, MemoryProvider
 from ui.screens import ChatScreen
 from ui.screens.chat import read_last_session
 from ui.threads import use_daemon_threads
-from ui.widgets import StatusLine
+from ui.widgets import MessageView, StatusLine
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from scheduler.runner import SleepScheduler
     from ui.checks import OllamaCheck
     from ui.screens.chat import SessionShown
+    from ui.screens.inspector.pane import InspectorPane
     from ui.screens.models import ModelChoice
     from ui.screens.sessions import SessionChoice
 
@@ -57,7 +58,7 @@ _SLOW_OPEN = (
 _DAMAGED = "Data file damaged"
 
 
-class HippoApp(MemoryCommands):
+class HippoApp(App[None]):
     """Chat with Hippo, pick models and sessions, see its memory, and get Ollama going.
 
     Args:
@@ -73,6 +74,7 @@ class HippoApp(MemoryCommands):
     # Absolute, so subclasses defined elsewhere (tests, embedders) still find it.
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "Hippo"
+    COMMANDS = App.COMMANDS | {MemoryProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "models", "Models"),
         Binding("f3", "sessions", "Sessions"),
@@ -145,6 +147,7 @@ class HippoApp(MemoryCommands):
         self._upgrade_shown: tuple[str, int] | None = None
         self._resume = resume
         self._chat = ChatScreen(config, scope=scope)
+        self._memory = MemoryCommands(self, self._chat)
         self._schedule_sleep = schedule_sleep
         self._scheduler: SleepScheduler | None = None
         self.opened: Hippo | None = None
@@ -166,6 +169,24 @@ class HippoApp(MemoryCommands):
         """The chat screen, which is always at the bottom of the stack."""
         return self._chat
 
+    @property
+    def memory(self) -> MemoryCommands:
+        """The chat's memory commands: the inspector, /remember, /scope... (and the palette's)."""
+        return self._memory
+
+    def action_memory(self, tab: str = "facts", forget: str = "") -> None:
+        """Open the memory inspector on ``tab``."""
+        self._memory.open(tab, forget)
+
+    def on_inspector_pane_changed(self, _: InspectorPane.Changed) -> None:
+        self.chat.status.refresh_pending()
+
+    def on_message_view_show_memories(self, event: MessageView.ShowMemories) -> None:
+        self._memory.show_memories(event.reply_id)
+
+    async def on_chat_screen_command(self, event: ChatScreen.Command) -> None:
+        await self._memory.run_slash(event.command)
+
     def get_default_screen(self) -> Screen:
         return self._chat
 
@@ -176,7 +197,7 @@ class HippoApp(MemoryCommands):
         """Quit now, whatever the network does: calls to Ollama in flight are stopped."""
         self.chat.action_cancel_reply()
         if self.opened is not None:
-            self.opened.llm.abort()
+            self.opened.stop_calls()
         self.exit()
 
     def on_chat_screen_painted(self, _: ChatScreen.Painted) -> None:
@@ -226,7 +247,7 @@ class HippoApp(MemoryCommands):
         # Ollama is asked only now, so its answer finds the engine there.
         self._probe()
         self._check_file()
-        self.purge_incognito()
+        self._memory.purge_incognito()
         self.set_interval(_NOTICES_EVERY_S, self._show_notices)
 
     @work(thread=True, exclusive=True, group="integrity", exit_on_error=False)
@@ -264,7 +285,7 @@ class HippoApp(MemoryCommands):
     def on_hippo_app_probed(self, message: Probed) -> None:
         if (status := self._status()) is not None:
             # Asked through the engine each time: onboarding may give it a new gateway.
-            status.start_watching(lambda: self.engine.llm.probe())
+            status.start_watching(lambda: self.engine.probe())
         if message.check is not None:
             self._ollama_ready(message.check)
             return
@@ -430,7 +451,6 @@ class HippoApp(MemoryCommands):
         yield SystemCommand(
             "Sleep now", "Consolidate memory now (episodes, facts to review)", self.action_sleep_now
         )
-        yield from self.memory_commands(screen)
 
     def notify(
         self,

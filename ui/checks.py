@@ -38,5 +38,5 @@ def check_ollama(engine: Hippo) -> OllamaCheck:
     Raises:
         OllamaError: the host can't be reached or answered badly.
     """
-    version = engine.llm.probe()
+    version = engine.probe()
     return OllamaCheck(version=version, missing=tuple(engine.missing_models()))

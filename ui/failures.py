@@ -7,22 +7,31 @@ would end the app with a traceback while the file itself is intact.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from assistant.errors import HippoError
 
-if TYPE_CHECKING:
-    from assistant.admin import MemoryAdmin
-
-__all__ = ["explained"]
+__all__ = ["StorageErrors", "explained"]
 
 
-def explained(exc: Exception, admin: MemoryAdmin) -> str | None:
+class StorageErrors(Protocol):
+    """What tells a failed write apart from a bug: the engine (or its data file)."""
+
+    def storage_error(self, exc: BaseException) -> HippoError | None:
+        """What ``exc`` means for the data file if it is SQLite's error, else None."""
+        ...
+
+
+def explained(exc: Exception, data: StorageErrors) -> str | None:
     """``exc`` as a line for the user, or None where it is neither kind (a bug: re-raise).
 
     A ValueError counts as Hippo's own: engine calls raise it for bad input.
+
+    Args:
+        exc: what an engine call raised.
+        data: the engine whose data file the call wrote.
     """
     if isinstance(exc, HippoError | ValueError):
         return str(exc)
-    failed = admin.storage_error(exc)
+    failed = data.storage_error(exc)
     return None if failed is None else str(failed)

@@ -1,28 +1,34 @@
-"""The chat's way into memory: F4 and the palette, slash commands, and "memories used"."""
+"""The chat's way into memory: F4 and the palette, slash commands, and "memories used".
+
+Two objects: `MemoryCommands`, the handler the app owns (it opens the inspector and
+carries out the chat's memory commands), and `MemoryProvider`, the command palette's
+source of those commands, which asks the app for its handler.
+"""
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
 
-from textual import work
-from textual.app import App, SystemCommand
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from assistant.errors import HippoError
 from ui.failures import explained
 from ui.format import clip
-from ui.screens.chat import ChatScreen
 from ui.slash import COMMANDS, SlashCommand, help_text
-from ui.widgets import Conversation, MessageView
+from ui.widgets import Conversation
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.screen import Screen
 
     from assistant.engine import Hippo
-    from ui.screens.inspector.pane import InspectorPane, Place
+    from ui.screens.chat import ChatScreen
+    from ui.screens.inspector.pane import Place
 
-__all__ = ["MemoryCommands"]
+__all__ = ["MemoryCommands", "MemoryProvider"]
 
 _PALETTE_HELP = {
     "facts": "Every fact Hippo holds: search, edit, pin, mark wrong, delete",
@@ -37,58 +43,69 @@ _PALETTE_HELP = {
     "settings": "Models, retrieval weights, memory budgets, sleep time, trust and profile",
 }
 
+# A palette command: its title, its help, and what it does.
+PaletteCommand = tuple[str, str, Callable[[], Any]]
 
-class MemoryCommands(App[None]):
-    """The memory half of `HippoApp`: opening the inspector, and the chat's memory commands."""
+
+class MemoryCommands:
+    """Opens the memory inspector and carries out the chat's memory commands.
+
+    Args:
+        app: the app whose screens and notices the commands use.
+        chat: the chat screen, which holds the engine once the data file is open.
+    """
+
+    def __init__(self, app: App[Any], chat: ChatScreen) -> None:
+        self._app = app
+        self._chat = chat
 
     @property
-    def engine(self) -> Hippo:  # provided by HippoApp
-        raise NotImplementedError
+    def engine(self) -> Hippo:
+        """The chat's engine (see `ChatScreen.engine`)."""
+        return self._chat.engine
 
-    @property
-    def chat(self) -> ChatScreen:  # provided by HippoApp
-        raise NotImplementedError
-
-    def action_memory(self, tab: str = "facts", forget: str = "") -> None:
-        """Open the memory inspector on ``tab``."""
-        if self.screen is self.chat and self.chat.require_engine():
+    def open(self, tab: str = "facts", forget: str = "") -> None:
+        """Open the memory inspector on ``tab`` (from the chat, once the engine is open)."""
+        if self._app.screen is self._chat and self._chat.require_engine():
             # The inspector (and the admin code under it) loads on first use, not at start-up.
             from ui.screens.inspector import InspectorScreen
 
             inspector = InspectorScreen(self.engine, tab=tab, forget=forget)
-            self.push_screen(inspector, self._open_from_memory)
+            self._app.push_screen(inspector, self.returned)
 
-    async def _open_from_memory(self, place: Place | None) -> None:
-        self.chat.status.refresh_pending()
+    def show_memories(self, reply_id: int) -> None:
+        """Show which memories went into a reply."""
+        from ui.screens.inspector import ProvenanceScreen
+
+        self._app.push_screen(ProvenanceScreen(self.engine, reply_id=reply_id), self.returned)
+
+    async def returned(self, place: Place | None) -> None:
+        """Back from the inspector: refresh the review count, and open the place chosen."""
+        self._chat.status.refresh_pending()
         if place is not None:
-            await self.chat.open_session(place.session_id)
+            await self._chat.open_session(place.session_id)
             if place.message_id is not None:
-                self.chat.reveal(place.message_id)
+                self._chat.reveal(place.message_id)
 
-    @work(thread=True, exclusive=True, group="incognito", exit_on_error=False)
     def purge_incognito(self) -> None:
-        """Delete incognito chats a crash left behind (they keep nothing past their end)."""
+        """Delete incognito chats a crash left behind, in a thread (they keep nothing)."""
+        self._app.run_worker(
+            self._purge_incognito,
+            thread=True,
+            exclusive=True,
+            group="incognito",
+            exit_on_error=False,
+        )
+
+    def _purge_incognito(self) -> None:
         try:
             receipt = self.engine.admin.forget.purge_incognito()
         except HippoError:
             return  # tried again next start
         if receipt is not None:
-            self.call_from_thread(
-                self.notify, "An unfinished incognito chat was deleted.", title="Incognito"
+            self._app.call_from_thread(
+                self._app.notify, "An unfinished incognito chat was deleted.", title="Incognito"
             )
-
-    def on_inspector_pane_changed(self, event: InspectorPane.Changed) -> None:
-        self.chat.status.refresh_pending()
-
-    def on_message_view_show_memories(self, event: MessageView.ShowMemories) -> None:
-        from ui.screens.inspector import ProvenanceScreen
-
-        self.push_screen(
-            ProvenanceScreen(self.engine, reply_id=event.reply_id), self._open_from_memory
-        )
-
-    async def on_chat_screen_command(self, event: ChatScreen.Command) -> None:
-        await self.run_slash(event.command)
 
     async def run_slash(self, command: SlashCommand) -> None:
         """Carry out a slash command typed in the chat box (all but /help need the engine)."""
@@ -96,33 +113,34 @@ class MemoryCommands(App[None]):
         if name == "remember":
             await self.remember(argument)
         elif name == "forget":
-            self.action_memory("forget", argument)
+            self.open("forget", argument)
         elif name in ("memory", "review"):
-            self.action_memory("facts" if name == "memory" else "review")
+            self.open("facts" if name == "memory" else "review")
         elif name == "incognito":
-            await self.chat.action_new_incognito()
+            await self._chat.action_new_incognito()
         elif name == "scope":
             await self.change_scope(argument)
         elif name == "profile":
             self.profile_help(argument)
         else:
             unknown = "" if name == "help" else f"There is no command /{name}.\n"
-            self.notify(unknown + help_text(), title="Commands", timeout=12, markup=False)
+            self._app.notify(unknown + help_text(), title="Commands", timeout=12, markup=False)
 
     async def change_scope(self, name: str) -> None:
         """Start a chat about ``name``, or say what the chat's scope is (no name)."""
+        chat = self._chat
         if not name:
             now = (
-                f"This chat's scope: {self.chat.scope}."
-                if self.chat.scope
-                else ("This chat has no scope: it recalls memories of every scope.")
+                f"This chat's scope: {chat.scope}."
+                if chat.scope
+                else "This chat has no scope: it recalls memories of every scope."
             )
-            self.notify(f"{now}\n{COMMANDS['scope']}", title="Scope", markup=False)
+            self._app.notify(f"{now}\n{COMMANDS['scope']}", title="Scope", markup=False)
             return
         try:
-            await self.chat.new_scoped(name)
+            await chat.new_scoped(name)
         except HippoError as exc:
-            self.notify(str(exc), title="No new chat", severity="error", markup=False)
+            self._app.notify(str(exc), title="No new chat", severity="error", markup=False)
 
     async def remember(self, text: str) -> None:
         """Save ``text`` as your message, and a fact you stated that cites it."""
@@ -130,23 +148,22 @@ class MemoryCommands(App[None]):
 
         text = text.strip()
         if not text:
-            self.notify(f"Say what to remember: {COMMANDS['remember']}", markup=False)
+            self._app.notify(f"Say what to remember: {COMMANDS['remember']}", markup=False)
             return
-        chat = self.chat
-        engine = self.engine
+        chat, engine = self._chat, self.engine
         try:
             session_id = chat.ensure_session()
             said, _ = engine.admin.facts.remember(text, session_id)  # the message and its fact
         except Exception as exc:
             if (why := explained(exc, engine.admin)) is None:
                 raise  # a bug
-            self.notify(why, title="Not remembered", severity="error", markup=False)
+            self._app.notify(why, title="Not remembered", severity="error", markup=False)
             return
         await chat.query_one(Conversation).apply(UserSaved(said))
-        self.notify(f"Remembered: {clip(text, 80)}", title="Memory updated", markup=False)
+        self._app.notify(f"Remembered: {clip(text, 80)}", title="Memory updated", markup=False)
         chat.status.refresh_pending()
 
-    def profile_help(self, name: str) -> None:
+    def profile_help(self, name: str = "") -> None:
         """Say how to switch profiles (a profile is chosen when Hippo starts)."""
         current = self.engine.profile.name
         names = ", ".join(p.name for p in self.engine.admin.browse.profiles()) or current
@@ -157,7 +174,7 @@ class MemoryCommands(App[None]):
                 f"Hippo opens one profile per run. To use {name!r}, quit (ctrl+q) and run: "
                 f"hippo --profile {shlex.quote(name)}\nProfiles: {names}."
             )
-        self.notify(text, title="Profile", timeout=12, markup=False)
+        self._app.notify(text, title="Profile", timeout=12, markup=False)
 
     def ask_remember(self) -> None:
         """Ask what to remember (the palette's "Remember…")."""
@@ -168,27 +185,49 @@ class MemoryCommands(App[None]):
 
         from ui.screens.dialogs import TextDialog
 
-        self.push_screen(TextDialog("Remember (saved as something you told Hippo)"), answered)
+        self._app.push_screen(TextDialog("Remember (saved as something you told Hippo)"), answered)
 
-    def memory_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """The palette's memory commands (from the chat only)."""
-        if screen is not self.chat:
+    def palette(self, screen: Screen[Any]) -> Iterator[PaletteCommand]:
+        """The palette's memory commands over ``screen``: from the chat, once it has its engine."""
+        if screen is not self._chat or not self._chat.ready:
             return
         from ui.screens.inspector import TABS
 
         for tab_id, title, _ in TABS:
-            help_text_ = _PALETTE_HELP[tab_id]
-            yield SystemCommand(
-                f"Memory: {title}", help_text_, lambda t=tab_id: self.action_memory(t)
-            )
-        yield SystemCommand(
-            "Remember…", "Tell Hippo a fact to keep (like /remember)", self.ask_remember
-        )
-        yield SystemCommand(
+            yield f"Memory: {title}", _PALETTE_HELP[tab_id], partial(self.open, tab_id)
+        yield "Remember…", "Tell Hippo a fact to keep (like /remember)", self.ask_remember
+        yield (
             "New incognito chat",
             "A chat that keeps nothing after it ends",
-            self.chat.action_new_incognito,
+            self._chat.action_new_incognito,
         )
-        yield SystemCommand(
-            "Profiles", "Which profile is in use, and how to switch", lambda: self.profile_help("")
-        )
+        yield "Profiles", "Which profile is in use, and how to switch", self.profile_help
+
+
+class HasMemoryCommands(Protocol):
+    """An app that owns a `MemoryCommands` (the palette's provider asks it for them)."""
+
+    @property
+    def memory(self) -> MemoryCommands:
+        """The app's memory commands."""
+        ...
+
+
+class MemoryProvider(Provider):
+    """The command palette's memory commands (`MemoryCommands.palette`), from the chat."""
+
+    def _commands(self) -> list[PaletteCommand]:
+        owner: HasMemoryCommands = self.app  # type: ignore[assignment]  # HippoApp's COMMANDS
+        return list(owner.memory.palette(self.screen))
+
+    async def discover(self) -> Hits:
+        """Every memory command, for the palette before anything is typed."""
+        for title, help_, callback in self._commands():
+            yield DiscoveryHit(title, callback, help=help_)
+
+    async def search(self, query: str) -> Hits:
+        """The memory commands whose title matches ``query``, best first."""
+        matcher = self.matcher(query)
+        for title, help_, callback in self._commands():
+            if (score := matcher.match(title)) > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_)

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from assistant.admin.forget import ForgetAdmin
     from assistant.admin.provenance import EvidenceReader
     from assistant.memory.facts import FactStore
+    from assistant.memory.reading import Reading
+    from assistant.memory.scoring import RetrievalWeights
     from assistant.memory.sleep_candidates import CandidateStore
     from assistant.memory.store import MessageStore
     from assistant.memory.usage import UsageStore
@@ -34,7 +36,7 @@ MIN_SIMILARITY = 0.25
 _USER_CONFIDENCE = 0.9
 
 # (kind, query, limit) -> ((id, cosine) best first, trust in the query's script)
-Nearest = Callable[[str, str, int], tuple[list[tuple[int, float]], float]]
+Nearest = Callable[[str, str, int], "tuple[list[tuple[int, float]], Reading]"]
 
 
 class Sessions:
@@ -68,6 +70,7 @@ class FactsAdmin:
         evidence: reads the text a fact's evidence cites.
         forget: deletes a fact for real, with what goes with it.
         nearest: the items nearest a query in meaning (keywords alone without Ollama).
+        weights: the retrieval weights in use (the configured ones, as recall's).
         sessions: starts and ends the session a stated fact is kept in.
         atomic: a transaction on the calling thread's connection (``with atomic():``).
         profile: returns the profile every call works in.
@@ -84,6 +87,7 @@ class FactsAdmin:
         evidence: EvidenceReader,
         forget: ForgetAdmin,
         nearest: Nearest,
+        weights: Callable[[], RetrievalWeights],
         sessions: Sessions,
         atomic: Callable[[], AbstractContextManager[object]],
         profile: Callable[[], Profile],
@@ -97,6 +101,7 @@ class FactsAdmin:
         self._evidence = evidence
         self._forget = forget
         self._nearest = nearest
+        self._weights = weights
         self._sessions = sessions
         self._atomic = atomic
         self._profile = profile
@@ -159,10 +164,11 @@ class FactsAdmin:
     def _semantic(self, where: FactFilter, query: str) -> list[int]:
         """Fact ids by fused keyword and vector score, matching ``where``, best first."""
         keyword = self._listing.keyword_ids(where, query, SEMANTIC_CANDIDATES)
-        vector, trust = self._nearest("fact", query, SEMANTIC_CANDIDATES)
+        vector, reading = self._nearest("fact", query, SEMANTIC_CANDIDATES)
+        weights = self._weights()  # the configured ones, as recall's
         fused = [
             fid
-            for fid, _, kw, sim in fuse_hits(keyword, vector, trust)
+            for fid, _, kw, sim in fuse_hits(keyword, vector, weights, reading.trust, reading.gap)
             if kw > 0 or (sim or 0) >= MIN_SIMILARITY
         ]
         allowed = self._listing.among(where, fused)

@@ -52,6 +52,7 @@ def build_admin(engine: Hippo) -> MemoryAdmin:
         evidence=evidence,
         forget=forget,
         nearest=lambda kind, query, limit: engine.nearest(kind, query, limit),
+        weights=lambda: engine.retriever.weights,
         sessions=Sessions(
             lambda scope: engine.new_session(scope=scope),
             lambda session_id: engine.end_session(session_id),

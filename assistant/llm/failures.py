@@ -14,7 +14,9 @@ No `httpx` or `ollama` exception leaves the gateway; each becomes one `OllamaErr
     other httpx.HTTPError                    -> OllamaResponseError
     bad JSON, a response that fails to parse -> OllamaResponseError: unreadable reply
 
-Anything else (a bug, not a failure of Ollama) propagates unchanged.
+Anything else (a bug, not a failure of Ollama) propagates unchanged. The gateway wraps
+each request in `translated`, naming its host; the other functions build the errors it
+raises itself.
 
 Like the gateway, this module imports `httpx` (and `pydantic`) only once a failure happens.
 """
@@ -41,190 +43,207 @@ from assistant.errors import (
 if TYPE_CHECKING:
     from assistant.llm.cancel import Call
 
-__all__ = ["FailureTranslation", "error_text"]
+__all__ = [
+    "error_text",
+    "mid_way",
+    "status_error",
+    "stopped",
+    "timed_out",
+    "translated",
+    "unreadable",
+]
 
 
-class FailureTranslation:
-    """Mixin for the gateway: its failures as domain errors that name its host.
+@contextlib.contextmanager
+def translated(
+    host: str,
+    connect_timeout: float,
+    model: str = "",
+    *,
+    pulling: bool = False,
+    call: Call | None = None,
+) -> Iterator[None]:
+    """Turn any failure of the client or the network into one `OllamaError`.
 
-    Reads the gateway's `host` and `connect_timeout` each time, so the messages follow
-    any later change of them.
+    Args:
+        host: the Ollama host asked, to name in messages.
+        connect_timeout: the connect limit in use, to name when a connection timed out.
+        model: the model asked for, to name in messages.
+        pulling: the request is a download.
+        call: the call the request runs in: a call stopped by its deadline, a cancel
+            or an abort fails as `OllamaTimeout` or `OllamaStopped`, whatever the
+            broken read raised.
     """
-
-    host: str
-    connect_timeout: float
-
-    @contextlib.contextmanager
-    def _translated(
-        self, model: str = "", *, pulling: bool = False, call: Call | None = None
-    ) -> Iterator[None]:
-        """Turn any failure of the client or the network into one `OllamaError`.
-
-        Args:
-            model: the model asked for, to name in messages.
-            pulling: the request is a download.
-            call: the call the request runs in: a call stopped by its deadline, a cancel
-                or an abort fails as `OllamaTimeout` or `OllamaStopped`, whatever the
-                broken read raised.
-        """
-        try:
-            yield
-        except OllamaError:
+    try:
+        yield
+    except OllamaError:
+        raise
+    except Exception as exc:
+        error = stopped(host, call, model, pulling) if call and call.reason else None
+        if error is None:
+            error = _domain_error(host, connect_timeout, exc, model, pulling, call)
+        if error is None:
             raise
-        except Exception as exc:
-            error = self._stopped(call, model, pulling) if call and call.reason else None
-            if error is None:
-                error = self._domain_error(exc, model, pulling, call)
-            if error is None:
-                raise
-            raise error from exc
+        raise error from exc
 
-    def _stopped(self, call: Call, model: str, pulling: bool) -> OllamaError:
-        """The error for a call the gateway stopped itself."""
-        if call.reason == "timeout":
-            return self._timed_out(
-                call.waited, model, call.midway, pulling, call.hurried, call.unresponsive
-            )
-        why = "it was cancelled" if call.reason == "cancelled" else "Hippo is closing"
-        return OllamaStopped(f"Hippo stopped its request to Ollama at {self.host}: {why}.",
-                             host=self.host)  # fmt: skip
 
-    def _timed_out(
-        self,
-        waited: float,
-        model: str,
-        midway: bool,
-        pulling: bool = False,
-        hurried: bool = False,
-        unresponsive: bool = False,
-    ) -> OllamaTimeout:
-        """The error for an answer that did not come (or go on) within `waited` seconds.
+def stopped(host: str, call: Call, model: str, pulling: bool) -> OllamaError:
+    """The error for a call the gateway stopped itself."""
+    if call.reason == "timeout":
+        return timed_out(
+            host, call.waited, model, call.midway, pulling, call.hurried, call.unresponsive
+        )
+    why = "it was cancelled" if call.reason == "cancelled" else "Hippo is closing"
+    return OllamaStopped(f"Hippo stopped its request to Ollama at {host}: {why}.", host=host)
 
-        `hurried`: the wait was cut short because the host had left a request unanswered;
-        `unresponsive`: it was stopped as the host did not answer a liveness check either.
-        """
-        if unresponsive:
-            text = (
-                f"Ollama at {self.host} took the request but sent nothing for {waited:.0f} s, "
-                "and did not answer a check of its version either: it seems stuck. Restart "
-                "it (`ollama serve`) and try again."
-            )
-        elif midway:
-            what = "the download" if pulling else "the reply"
-            text = (
-                f"Ollama at {self.host} stopped sending {what}: nothing came for {waited:g} s. "
-                "It may be stuck or out of memory: check its log (the `ollama serve` output) "
-                "and try again"
-                + (", to resume the download." if pulling else
-                   ", or raise stall_timeout under [ollama] in config.toml.")
-            )  # fmt: skip
-        elif model and not pulling and not hurried:
-            text = (
-                f"Ollama at {self.host} did not answer within {waited:g} s. It may still be "
-                f"loading {model} (a large model can take minutes: raise load_timeout under "
-                "[ollama] in config.toml), or it is stuck: restart it (`ollama serve`) and "
-                "try again."
-            )
-        else:
-            earlier = " (nor the one before)" if hurried else ""
-            text = (
-                f"Ollama at {self.host} took the request but did not answer within {waited:g} "
-                f"s{earlier}. It may be stuck or overloaded: restart it (`ollama serve`) and "
-                "try again, or check that OLLAMA_HOST points at Ollama."
-            )
-        return OllamaTimeout(text, host=self.host, waited=waited, midway=midway)
 
-    def _domain_error(
-        self, exc: Exception, model: str, pulling: bool, call: Call | None = None
-    ) -> OllamaError | None:
-        import httpx
-        import pydantic
+def timed_out(
+    host: str,
+    waited: float,
+    model: str,
+    midway: bool,
+    pulling: bool = False,
+    hurried: bool = False,
+    unresponsive: bool = False,
+) -> OllamaTimeout:
+    """The error for an answer that did not come (or go on) within `waited` seconds.
 
-        ollama = sys.modules.get("ollama")  # raised its errors only if already imported
-        if ollama is not None and isinstance(exc, ollama.ResponseError):
-            return self._status_error(exc.status_code, exc.error, model, pulling=pulling)
-        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectionError):
-            return OllamaUnreachable(self.host, self._connect_detail(exc))
-        if isinstance(exc, httpx.TimeoutException):  # the watchdog is first, as a rule
-            waited = call.waited if call is not None else 0.0
-            return self._timed_out(
-                waited, model, bool(call and call.midway), pulling, bool(call and call.hurried)
-            )
-        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-            return self._mid_way(_first_line(exc), pulling=pulling)
-        if isinstance(exc, httpx.HTTPError):
-            return OllamaResponseError(
-                f"Talking to Ollama at {self.host} failed: {_first_line(exc)}.", host=self.host
-            )
-        if isinstance(exc, json.JSONDecodeError) or (
-            isinstance(exc, pydantic.ValidationError) and exc.title.endswith("Response")
-        ):
-            return self._unreadable(_first_line(exc))
-        return None
+    `hurried`: the wait was cut short because the host had left a request unanswered;
+    `unresponsive`: it was stopped as the host did not answer a liveness check either.
+    """
+    if unresponsive:
+        text = (
+            f"Ollama at {host} took the request but sent nothing for {waited:.0f} s, "
+            "and did not answer a check of its version either: it seems stuck. Restart "
+            "it (`ollama serve`) and try again."
+        )
+    elif midway:
+        what = "the download" if pulling else "the reply"
+        text = (
+            f"Ollama at {host} stopped sending {what}: nothing came for {waited:g} s. "
+            "It may be stuck or out of memory: check its log (the `ollama serve` output) "
+            "and try again"
+            + (", to resume the download." if pulling else
+               ", or raise stall_timeout under [ollama] in config.toml.")
+        )  # fmt: skip
+    elif model and not pulling and not hurried:
+        text = (
+            f"Ollama at {host} did not answer within {waited:g} s. It may still be "
+            f"loading {model} (a large model can take minutes: raise load_timeout under "
+            "[ollama] in config.toml), or it is stuck: restart it (`ollama serve`) and "
+            "try again."
+        )
+    else:
+        earlier = " (nor the one before)" if hurried else ""
+        text = (
+            f"Ollama at {host} took the request but did not answer within {waited:g} "
+            f"s{earlier}. It may be stuck or overloaded: restart it (`ollama serve`) and "
+            "try again, or check that OLLAMA_HOST points at Ollama."
+        )
+    return OllamaTimeout(text, host=host, waited=waited, midway=midway)
 
-    def _status_error(
-        self, status: int, text: str, model: str = "", *, pulling: bool = False
-    ) -> OllamaError:
-        """The error for an answer with an error status (-1: an error line in a stream)."""
-        text = (text or "").strip() or "no details"
-        lowered = text.lower()
-        if status in (401, 403):
-            return OllamaAuthError(self.host, status)
-        code = status if status > 0 else None
-        if pulling and ("does not exist" in lowered or "not found" in lowered):
-            return OllamaResponseError(
-                f"Ollama at {self.host} could not pull '{model}': {text}. Check the name at "
-                "https://ollama.com/search.",
-                host=self.host,
-                status=code,
-            )
-        if model and "model" in lowered and "not found" in lowered:
-            return ModelNotFound(model, self.host)
-        if status == 404:
-            return OllamaResponseError(
-                f"Ollama at {self.host} does not offer this request (HTTP 404: {text}). Update "
-                "Ollama from https://ollama.com/download, or check that OLLAMA_HOST points at it.",
-                host=self.host,
-                status=404,
-            )
-        where = f"HTTP {status}" if code else "in the stream"
+
+def _domain_error(
+    host: str,
+    connect_timeout: float,
+    exc: Exception,
+    model: str,
+    pulling: bool,
+    call: Call | None = None,
+) -> OllamaError | None:
+    import httpx
+    import pydantic
+
+    ollama = sys.modules.get("ollama")  # raised its errors only if already imported
+    if ollama is not None and isinstance(exc, ollama.ResponseError):
+        return status_error(host, exc.status_code, exc.error, model, pulling=pulling)
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectionError):
+        return OllamaUnreachable(host, _connect_detail(exc, connect_timeout))
+    if isinstance(exc, httpx.TimeoutException):  # the watchdog is first, as a rule
+        waited = call.waited if call is not None else 0.0
+        return timed_out(
+            host, waited, model, bool(call and call.midway), pulling, bool(call and call.hurried)
+        )
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return mid_way(host, _first_line(exc), pulling=pulling)
+    if isinstance(exc, httpx.HTTPError):
         return OllamaResponseError(
-            f"Ollama at {self.host} answered with an error ({where}): {text}. "
-            + _advice(lowered, status),
-            host=self.host,
+            f"Talking to Ollama at {host} failed: {_first_line(exc)}.", host=host
+        )
+    if isinstance(exc, json.JSONDecodeError) or (
+        isinstance(exc, pydantic.ValidationError) and exc.title.endswith("Response")
+    ):
+        return unreadable(host, _first_line(exc))
+    return None
+
+
+def status_error(
+    host: str, status: int, text: str, model: str = "", *, pulling: bool = False
+) -> OllamaError:
+    """The error for an answer with an error status (-1: an error line in a stream)."""
+    text = (text or "").strip() or "no details"
+    lowered = text.lower()
+    if status in (401, 403):
+        return OllamaAuthError(host, status)
+    code = status if status > 0 else None
+    if pulling and ("does not exist" in lowered or "not found" in lowered):
+        return OllamaResponseError(
+            f"Ollama at {host} could not pull '{model}': {text}. Check the name at "
+            "https://ollama.com/search.",
+            host=host,
             status=code,
         )
-
-    def _mid_way(self, detail: str, *, pulling: bool = False) -> OllamaResponseError:
-        what, then = (
-            ("the download", "Pull again to resume it.")
-            if pulling
-            else ("the reply", "Check its log (the `ollama serve` output) and try again.")
-        )
+    if model and "model" in lowered and "not found" in lowered:
+        return ModelNotFound(model, host)
+    if status == 404:
         return OllamaResponseError(
-            f"Ollama at {self.host}: {what} stopped mid-way ({detail}). Ollama may have "
-            f"crashed or run out of memory. {then}",
-            host=self.host,
+            f"Ollama at {host} does not offer this request (HTTP 404: {text}). Update "
+            "Ollama from https://ollama.com/download, or check that OLLAMA_HOST points at it.",
+            host=host,
+            status=404,
         )
+    where = f"HTTP {status}" if code else "in the stream"
+    return OllamaResponseError(
+        f"Ollama at {host} answered with an error ({where}): {text}. " + _advice(lowered, status),
+        host=host,
+        status=code,
+    )
 
-    def _unreadable(self, detail: str) -> OllamaResponseError:
-        return OllamaResponseError(
-            f"Ollama at {self.host} sent a reply Hippo cannot read ({detail}). Check that "
-            "OLLAMA_HOST points at an Ollama server, and update Ollama if it is old.",
-            host=self.host,
-        )
 
-    def _connect_detail(self, exc: BaseException) -> str:
-        import httpx
+def mid_way(host: str, detail: str, *, pulling: bool = False) -> OllamaResponseError:
+    """The error for a reply or download that stopped before its end."""
+    what, then = (
+        ("the download", "Pull again to resume it.")
+        if pulling
+        else ("the reply", "Check its log (the `ollama serve` output) and try again.")
+    )
+    return OllamaResponseError(
+        f"Ollama at {host}: {what} stopped mid-way ({detail}). Ollama may have "
+        f"crashed or run out of memory. {then}",
+        host=host,
+    )
 
-        for link in _causes(exc):
-            if isinstance(link, ConnectionRefusedError):
-                return "connection refused"
-            if isinstance(link, socket.gaierror):
-                return "host name not found"
-            if isinstance(link, TimeoutError | httpx.ConnectTimeout):
-                return f"no answer within {self.connect_timeout:g} s"
-        return _first_line(exc)
+
+def unreadable(host: str, detail: str) -> OllamaResponseError:
+    """The error for an answer that is not what Ollama sends."""
+    return OllamaResponseError(
+        f"Ollama at {host} sent a reply Hippo cannot read ({detail}). Check that "
+        "OLLAMA_HOST points at an Ollama server, and update Ollama if it is old.",
+        host=host,
+    )
+
+
+def _connect_detail(exc: BaseException, connect_timeout: float) -> str:
+    import httpx
+
+    for link in _causes(exc):
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, socket.gaierror):
+            return "host name not found"
+        if isinstance(link, TimeoutError | httpx.ConnectTimeout):
+            return f"no answer within {connect_timeout:g} s"
+    return _first_line(exc)
 
 
 def _advice(lowered: str, status: int) -> str:

@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from assistant.errors import ModelNotFound, OllamaError, OllamaStopped
+from assistant.llm import failures
 from assistant.llm.cancel import Call, Calls
 from assistant.llm.events import (
     ChatEvent,
@@ -42,7 +43,7 @@ from assistant.llm.events import (
     ThinkingDelta,
     ToolCall,
 )
-from assistant.llm.failures import FailureTranslation, error_text
+from assistant.llm.failures import error_text
 from assistant.llm.hosts import DEFAULT_HOST, is_loopback, resolve_host
 from assistant.llm.liveness import LivenessCheck
 from assistant.llm.prefixes import Purpose, prefixed
@@ -63,7 +64,7 @@ Messages = Sequence[Mapping[str, Any]]
 Tools = Sequence[Mapping[str, Any] | Callable[..., Any]]
 
 
-class OllamaGateway(FailureTranslation):
+class OllamaGateway:
     """Talks to one Ollama host; safe to share between threads.
 
     Args:
@@ -227,7 +228,7 @@ class OllamaGateway(FailureTranslation):
                 )
             check = self._wait_first(call, allowed)
             try:
-                with self._translated(model, call=call):
+                with failures.translated(self.host, self.connect_timeout, model, call=call):
                     answer = send()
             except OllamaError:
                 self._heard(call)
@@ -252,13 +253,13 @@ class OllamaGateway(FailureTranslation):
         """
         response = self._version()
         if response.is_error:
-            raise self._status_error(response.status_code, error_text(response.text))
+            raise failures.status_error(self.host, response.status_code, error_text(response.text))
         try:
             version = response.json().get("version")
         except (ValueError, AttributeError):  # not JSON, or not an object
             version = None
         if not isinstance(version, str):
-            raise self._unreadable(f"no version in {response.text[:60]!r}")
+            raise failures.unreadable(self.host, f"no version in {response.text[:60]!r}")
         return version
 
     def list_models(self) -> list[ModelInfo]:
@@ -336,7 +337,9 @@ class OllamaGateway(FailureTranslation):
                 if progress.done:
                     return
         if not any(event.is_set() for event in Calls.cancels(cancel)):
-            raise self._mid_way("the stream ended before its success message", pulling=True)
+            raise failures.mid_way(
+                self.host, "the stream ended before its success message", pulling=True
+            )
 
     def chat(
         self,
@@ -379,7 +382,7 @@ class OllamaGateway(FailureTranslation):
                 if part.done:
                     return
         if not any(event.is_set() for event in Calls.cancels(cancel)):
-            raise self._mid_way("the stream ended without its final message")
+            raise failures.mid_way(self.host, "the stream ended without its final message")
 
     def chat_once(
         self,
@@ -456,7 +459,9 @@ class OllamaGateway(FailureTranslation):
             send = functools.partial(self._client().embed, model, batch)  # client made first
             response = self._ask(self.load_timeout, send, model)
             if len(response.embeddings) != len(batch):
-                raise self._unreadable(f"{len(response.embeddings)} vectors for {len(batch)} texts")
+                raise failures.unreadable(
+                    self.host, f"{len(response.embeddings)} vectors for {len(batch)} texts"
+                )
             vectors.extend([float(x) for x in vector] for vector in response.embeddings)
         return vectors
 
@@ -488,7 +493,9 @@ class OllamaGateway(FailureTranslation):
                     try:
                         with (
                             self._calls.bound(call),
-                            self._translated(model, pulling=pulling, call=call),
+                            failures.translated(
+                                self.host, self.connect_timeout, model, pulling=pulling, call=call
+                            ),
                         ):
                             part = next(stream, None)
                     except OllamaError:

@@ -64,9 +64,16 @@ def _connectable(name: str) -> str:
 
 
 def is_loopback(url: str) -> bool:
-    """Whether `url` names this machine (localhost or a loopback address)."""
-    name = urllib.parse.urlsplit(url).hostname or ""
+    """Whether `url` names this machine: localhost, or a loopback address in any spelling.
+
+    A name that merely starts like one ("127.example.com") is another machine.
+    """
+    name = (urllib.parse.urlsplit(url).hostname or "").rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):  # RFC 6761: always this machine
+        return True
     try:
-        return name == "localhost" or ipaddress.ip_address(name).is_loopback
+        address = ipaddress.ip_address(name)
     except ValueError:
         return False
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)

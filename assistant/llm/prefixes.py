@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from assistant.llm.names import base_name
+
 __all__ = ["Purpose", "document_prefix", "prefixed", "prefixes", "unprefixed"]
 
 Purpose = Literal["query", "document"]
@@ -48,13 +50,9 @@ _FAMILIES: tuple[tuple[re.Pattern[str], Prefixes], ...] = (
 _NONE = Prefixes("", "")
 
 
-def _base(model: str) -> str:
-    return model.rsplit("/", 1)[-1].split(":", 1)[0].lower()
-
-
 def prefixes(model: str) -> Prefixes:
     """The prefixes ``model``'s family was trained with (both empty when it has none)."""
-    base = _base(model)
+    base = base_name(model)
     return next((p for pattern, p in _FAMILIES if pattern.search(base)), _NONE)
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from assistant.clock import to_iso
 from assistant.errors import OllamaError
+from assistant.llm.names import full_name, short_name
 from assistant.memory.base import Store
 
 if TYPE_CHECKING:
@@ -215,12 +216,12 @@ class ReadingStore(Store):
         )
 
     def forget(self, model: str) -> None:
-        """Drop what was measured of ``model`` (its full name), under either spelling.
+        """Drop what was measured of ``model``, under either spelling.
 
         The probe keeps a model under the name it was asked with, "name" or "name:latest".
         """
         self._conn().execute(
-            "DELETE FROM model_reading WHERE model = ?1 OR model || ':latest' = ?1", (model,)
+            "DELETE FROM model_reading WHERE model IN (?, ?)", (full_name(model), short_name(model))
         )
 
 

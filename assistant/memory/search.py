@@ -1,26 +1,36 @@
-"""Fusing keyword and vector candidates into one ranked list, with each score kept."""
+"""Ranking search hits by keyword and meaning, as recall fuses them, with each score kept.
+
+`hippo search`, the archive tab and fact search rank with the same fusion as recall
+(`scoring.relevance`) and the same configured weights (``[retrieval]`` in config.toml):
+one ranker, so a changed weight moves both. Search leaves out what only recall needs
+(recency, importance, the priors): it ranks by how well an item matches.
+"""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 
-__all__ = ["KEYWORD_WEIGHT", "VECTOR_WEIGHT", "fuse_hits"]
+from assistant.memory.scoring import RetrievalWeights, relevance
 
-# Score-level fusion weighted towards keywords: plain 1:1 rank fusion let the weaker
-# vector list push good keyword hits out (measured on LoCoMo, see DESIGN.md).
-KEYWORD_WEIGHT = 0.6
-VECTOR_WEIGHT = 0.4
+__all__ = ["fuse_hits"]
+
+# (id, fused score, keyword score in [0, 1], cosine similarity or None)
+FusedHit = tuple[int, float, float, float | None]
 
 
 def fuse_hits(
     keyword: Sequence[tuple[int, float]],
     vector: Sequence[tuple[int, float]],
+    weights: RetrievalWeights,
     trust: float = 1.0,
-) -> list[tuple[int, float, float, float | None]]:
+    gap: float | None = None,
+) -> list[FusedHit]:
     """Merge (id, bm25) and (id, cosine) lists into (id, fused, keyword, vector), best first.
 
-    BM25 is scaled by the best BM25 in the list, so the top keyword hit scores 1; cosine
-    similarity is kept as it is (clipped at 0), so a weak vector match stays weak.
+    BM25 is scaled by the best BM25 in the list, so the top keyword hit scores 1; the
+    similarity counts as recall counts it: above the query's background (the median of
+    its nearest), in units of the model's paraphrase ``gap``, weighted by ``weights``.
     When no vector list was made, the keyword score alone ranks.
 
     ``trust`` is how far the embedding model reads the query's script (see ``reading``):
@@ -29,14 +39,15 @@ def fuse_hits(
     """
     best = max((score for _, score in keyword), default=0.0)
     kw = {mid: (score / best if best > 0 else 0.0) for mid, score in keyword}
-    vec = {mid: max(sim, 0.0) for mid, sim in vector}
     if not vector:
         return [(mid, score, score, None) for mid, score in kw.items()]
-    earned = VECTOR_WEIGHT * trust
-    kept = KEYWORD_WEIGHT + VECTOR_WEIGHT - earned
-    fused = []
+    vec = {mid: max(sim, 0.0) for mid, sim in vector}
+    background = statistics.median(vec.values())
+    fused: list[FusedHit] = []
     for mid in kw.keys() | vec.keys() if trust > 0 else kw.keys():
         k, v = kw.get(mid, 0.0), vec.get(mid)
-        fused.append((mid, kept * k + earned * (v or 0.0), k, v))
-    fused.sort(key=lambda hit: (-hit[1], -hit[0]))
+        score = relevance(k, v or 0.0, weights, background, trust, gap)
+        fused.append((mid, score, k, v))
+    # Ties (hits below the background score no similarity) go to the nearer in meaning.
+    fused.sort(key=lambda hit: (-hit[1], -(hit[3] or 0.0), -hit[0]))
     return fused

@@ -84,18 +84,6 @@ class UsageStore:
             .fetchone()[0]
         )
 
-    def was_recalled(self, kind: str, item_id: int) -> bool:
-        """Whether this item was ever put into a prompt as memory."""
-        row = (
-            self._conn()
-            .execute(
-                "SELECT 1 FROM reply_memories WHERE kind = ? AND item_id = ? LIMIT 1",
-                (kind, item_id),
-            )
-            .fetchone()
-        )
-        return row is not None
-
     # -- for sleep's consolidation ------------------------------------------------------
 
     def recalled_texts(self, reply_ids: Sequence[int]) -> dict[int, list[str]]:

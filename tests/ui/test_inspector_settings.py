@@ -100,6 +100,6 @@ async def test_the_palette_offers_every_inspector_tab_with_its_help(engine, conf
     async with app.run_test(size=(100, 30)) as pilot:
         # Offered once the data file is open, just after the first frame.
         await wait_until(pilot, lambda: app.chat.ready, what="the engine")
-        titles = {command.title: command.help for command in app.get_system_commands(app.chat)}
+        titles = {title: help_ for title, help_, _ in app.memory.palette(app.chat)}
     for _, title, _ in TABS:
         assert titles[f"Memory: {title}"]

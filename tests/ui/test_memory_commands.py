@@ -95,3 +95,46 @@ async def test_an_incognito_chat_is_deleted_when_you_leave_it(engine, config, fa
     with pytest.raises(HippoError):
         engine.session(session_id)
     assert engine.admin.forget.preview("secret plan").empty
+
+
+async def test_the_palette_opens_a_memory_tab_and_offers_memory_only_over_the_chat(
+    engine, config, fake_ollama
+):
+    from ui.screens.inspector import InspectorScreen
+
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await pilot.press("ctrl+p", *"Memory: Review", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        inspector = app.screen
+        assert inspector.initial_tab == "review"
+        assert list(app.memory.palette(inspector)) == []  # no inspector over the inspector
+        assert [title for title, *_ in app.memory.palette(app.chat)][-1] == "Profiles"
+
+
+async def test_the_palette_offers_no_memory_before_the_data_file_is_open(tmp_path, clock):
+    import threading
+
+    from assistant.config import Config
+    from tests.ui.conftest import make_engine
+
+    config = Config(data_dir=tmp_path / "data", config_dir=tmp_path / "cfg")
+    release = threading.Event()
+
+    def opening():
+        release.wait(30)  # the data file is still opening
+        return make_engine(config, clock)
+
+    app = HippoApp(opening, config)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.chat.is_mounted)
+            assert list(app.memory.palette(app.chat)) == []
+            release.set()
+            await wait_until(pilot, lambda: app.chat.ready, what="the engine")
+            assert list(app.memory.palette(app.chat))
+    finally:
+        release.set()
+        if app.opened is not None:
+            app.opened.close()

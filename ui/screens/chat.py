@@ -160,7 +160,7 @@ class ChatScreen(Screen[None]):
         status = self.status
         status.chat_model = engine.chat_model
         status.embedding_model = engine.embedding_model
-        status.host = engine.llm.host
+        status.host = engine.ollama_host
         status.profile = engine.profile.name
         # A lambda: the admin API is built on first use, in the counting thread.
         status.start_counting(

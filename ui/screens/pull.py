@@ -85,7 +85,7 @@ class PullScreen(Screen[list[str]]):
     def _intro(self) -> Content:
         names = ", ".join(self.models)
         return Content(
-            f"Ollama at {self.engine.llm.host} doesn't have {names} yet. Hippo needs the chat "
+            f"Ollama at {self.engine.ollama_host} doesn't have {names} yet. Hippo needs the chat "
             "model to answer and the embedding model to remember by meaning. Pull them now?"
         )
 

@@ -9,29 +9,14 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from assistant.llm.names import same_model, short_name
 from assistant.terminal import visible
 from ui.format import capability_text, human_size
 
 if TYPE_CHECKING:
     from assistant.llm.events import ModelInfo
 
-__all__ = ["ModelList", "same_model"]
-
-_LATEST = ":latest"
-
-
-def same_model(a: str, b: str) -> bool:
-    """Whether two names mean the same model (a missing tag means ``latest``)."""
-
-    def full(name: str) -> str:
-        return name if ":" in name.rsplit("/", 1)[-1] else f"{name}{_LATEST}"
-
-    return full(a) == full(b)
-
-
-def _short(name: str) -> str:
-    """The name as people write it: ``embeddinggemma``, not ``embeddinggemma:latest``."""
-    return name.removesuffix(_LATEST)
+__all__ = ["ModelList"]
 
 
 class ModelList(OptionList):
@@ -68,6 +53,6 @@ class ModelList(OptionList):
         if event.option_list is not self or event.option.id is None:
             return
         if not same_model(event.option.id, self.chosen):
-            self.chosen = _short(event.option.id)
+            self.chosen = short_name(event.option.id)
         for info in self._models:
             self.replace_option_prompt(info.name, self._prompt(info))

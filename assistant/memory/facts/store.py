@@ -17,7 +17,6 @@ from assistant.memory.facts.listing import FactListing
 from assistant.memory.facts.models import (
     ACTORS,
     SOURCE_KINDS,
-    STATUSES,
     Actor,
     Evidence,
     Fact,
@@ -222,13 +221,6 @@ class FactStore:
             if actor == "user":
                 changes.setdefault("source_kind", "user_stated")
         return self._change(fact_id, actor, action, changes, profile_id)
-
-    def set_status(
-        self, fact_id: int, status: FactStatus, *, actor: Actor, profile_id: int | None = None
-    ) -> Fact:
-        """Move a fact to ``status`` (recorded, undoable)."""
-        choice(status, STATUSES, "status")
-        return self._change(fact_id, actor, "status", {"status": status}, profile_id)
 
     def approve(
         self, fact_id: int, *, actor: Actor = "user", profile_id: int | None = None

@@ -48,10 +48,6 @@ def _insert(conn: apsw.Connection, table: str, row: dict[str, Any]) -> None:
     )
 
 
-def _pick(row: dict[str, Any], *keys: str, **extra: Any) -> dict[str, Any]:
-    return {**{key: row[key] for key in keys}, **extra}
-
-
 class Restorer:
     """Restores an export into a new profile of the file.
 
