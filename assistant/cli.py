@@ -6,11 +6,12 @@ import argparse
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
 from assistant import cli_args, cli_ask, cli_memory, cli_profiles
 from assistant.config import Config, load_config, save_config
-from assistant.errors import HippoError, StorageError
+from assistant.errors import HippoError, InvalidInput, StorageError
 from assistant.terminal import raw_stream, safe_streams
 from assistant.textcheck import printable_path
 
@@ -168,9 +169,9 @@ def _main(argv: Sequence[str] | None) -> int:
         cli_args.check_text(args)
         config = load_config(data_dir=args.data_dir)
         if args.profile:
-            config = config.with_changes(profile=args.profile)
+            config = replace(config, profile=args.profile)
         if args.model:
-            config = config.with_changes(chat_model=args.model)
+            config = config.with_models(chat=args.model)
         if args.command in _DATA_COMMANDS:
             _prepare_data_file(config)
         cli_profiles.check_profile(args, config)
@@ -225,7 +226,7 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if why is not None:
         if args.command is None and not sys.stdin.isatty():
             return cli_ask.ask_command(args, config, out)
-        raise HippoError(why)
+        raise InvalidInput(why)
     from ui.app import HippoApp
 
     # The app opens the engine in a thread after its first frame: the chat shows before
@@ -305,21 +306,18 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     if getattr(args, "models_command", None) == "use":
         if not (args.chat or args.embedding):
-            raise HippoError("Say which model to use: --chat NAME and/or --embedding NAME.")
-        config = config.with_changes(
-            chat_model=args.chat or config.chat_model,
-            embedding_model=args.embedding or config.embedding_model,
-        )
+            raise InvalidInput("Say which model to use: --chat NAME and/or --embedding NAME.")
+        config = config.with_models(chat=args.chat, embedding=args.embedding)
         path = save_config(config)
         print(
-            f"chat: {config.chat_model}  embedding: {config.embedding_model}  (saved to {path})",
+            f"chat: {config.models.chat}  embedding: {config.models.embedding}  (saved to {path})",
             file=out,
         )
         return 0
     for info in open_gateway(config).list_models():
         marks = [
             m
-            for m, name in (("*chat", config.chat_model), ("*embedding", config.embedding_model))
+            for m, name in (("*chat", config.models.chat), ("*embedding", config.models.embedding))
             if info.name in (name, f"{name}:latest")
         ]
         if args.json:
@@ -342,7 +340,7 @@ def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_gateway
 
     if not args.model.strip():
-        raise HippoError("Name the model to pull, e.g. `hippo pull qwen3:1.7b`.")
+        raise InvalidInput("Name the model to pull, e.g. `hippo pull qwen3:1.7b`.")
     cancel = threading.Event()
     try:
         for progress in open_gateway(config).pull(args.model, cancel=cancel):
@@ -479,7 +477,7 @@ def _token(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if args.action == "set":
         token = getpass.getpass(f"Token for {host}: ") if sys.stdin.isatty() else sys.stdin.read()
         if not token.strip():
-            raise HippoError("No token given; nothing was stored.")
+            raise InvalidInput("No token given; nothing was stored.")
         save_token(host, token.strip())
         print(f"Token for {host} stored in the system keyring.", file=out)
     elif args.action == "clear":
@@ -507,7 +505,7 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
 
     if args.json == bool(args.text):
-        raise HippoError('Give the event as text (hippo log "TEXT") or use --json with stdin.')
+        raise InvalidInput('Give the event as text (hippo log "TEXT") or use --json with stdin.')
     engine = open_engine(config)
     try:
         if args.json:

@@ -302,7 +302,6 @@ class HippoApp(MemoryCommands):
     @work(thread=True, exclusive=True, group="sleep-start", exit_on_error=False)
     def _start_sleep_scheduler(self) -> None:
         """Consolidate nightly while open, catching up a missed night now (in the background)."""
-        from assistant.sleep import SleepSettings
         from scheduler.runner import SleepScheduler
 
         notice = self.engine.away_notice()
@@ -310,9 +309,8 @@ class HippoApp(MemoryCommands):
             self.call_from_thread(
                 self.notify, notice.text, title="Memory", timeout=12, markup=False
             )
-        settings = SleepSettings.from_mapping(self.config.extra.get("sleep"))
         self._scheduler = SleepScheduler(
-            self.engine, settings,
+            self.engine, self.config.sleep,
             on_report=lambda report: self.post_message(self.Slept(report)),
             on_error=self._sleep_refused,
             on_progress=lambda p: self.post_message(
@@ -404,9 +402,7 @@ class HippoApp(MemoryCommands):
         if choice is None:
             return
         self.engine.use_models(chat=choice.chat, embedding=choice.embedding)
-        self.config = self.config.with_changes(
-            chat_model=choice.chat, embedding_model=choice.embedding
-        )
+        self.config = self.config.with_models(chat=choice.chat, embedding=choice.embedding)
         path = save_config(self.config)
         self.chat.status.chat_model = choice.chat
         self.chat.status.embedding_model = choice.embedding

@@ -118,6 +118,7 @@ def _dry_run(
             profile=engine.profile.name,
             clock=engine.clock,
         )
+        twin.apply_settings(engine.settings)  # the preview runs as the real run would
         try:
             report = _run(twin, settings, now, trigger, progress, tz, lock=None, backup=False)
         finally:
