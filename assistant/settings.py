@@ -1,11 +1,15 @@
 """The typed sections of config.toml, each parsed and checked once.
 
 ``[models]`` → ``ModelSettings``, ``[ollama]`` → ``OllamaSettings``, ``[memory]`` (and
-``[memory.budget]``) → ``MemorySettings``, ``[retrieval]`` → ``RetrievalWeights``,
-``[sleep]`` → ``SleepSettings``. ``Settings`` bundles what the running engine uses
-(everything but where files live and how to reach Ollama); ``Hippo.apply_settings``
-takes one. Light on purpose: config is read at every start, before any engine module
-(plain frozen dataclasses: ``slots=True`` would build each class twice at start-up).
+``[memory.budget]``: ``ContextBudget``) → ``MemorySettings``, ``[retrieval]`` →
+``RetrievalWeights``, ``[sleep]`` → ``SleepSettings``; the modules that use them
+(``memory.budget``, ``memory.scoring``, ``sleep.settings``) re-export them. ``Settings``
+bundles what the running engine uses (everything but where files live and how to reach
+Ollama); ``Hippo.apply_settings`` takes one.
+
+Light on purpose: the config is read at every start, before the app's first frame, so
+this module imports nothing of Hippo's but its errors (plain frozen dataclasses, too:
+``slots=True`` would build each class twice).
 """
 
 from __future__ import annotations
@@ -17,8 +21,6 @@ from datetime import time
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar, cast
 
 from assistant.errors import ConfigError
-from assistant.memory.budget import ContextBudget
-from assistant.memory.retrieval_weights import RetrievalWeights
 
 if TYPE_CHECKING:
     from assistant.memory.core_proposals import CoreEditMode
@@ -29,6 +31,7 @@ __all__ = [
     "DEFAULT_CHAT_MODEL",
     "DEFAULT_EMBEDDING_MODEL",
     "STRATEGIES",
+    "ContextBudget",
     "MemorySettings",
     "ModelSettings",
     "OllamaSettings",
@@ -116,6 +119,53 @@ def _checked(name: str, value: object, default: object) -> object:
 
 def _number(value: object) -> TypeGuard[int | float]:
     return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+@dataclass(frozen=True)
+class ContextBudget:
+    """Token budgets per memory section (together the memory part: 2,000 by default)."""
+
+    facts: int = 500
+    episodes: int = 300
+    upcoming: int = 150
+    events: int = 150
+    recalled: int = 900
+
+    @property
+    def memory(self) -> int:
+        """The whole memory part's budget."""
+        return self.facts + self.episodes + self.upcoming + self.events + self.recalled
+
+
+@dataclass(frozen=True)
+class RetrievalWeights:
+    """Tunable weights and thresholds of retrieval (config: ``[retrieval]``)."""
+
+    relevance: float = 1.0
+    recency: float = 0.0
+    importance: float = 0.3
+    keyword: float = 0.5
+    vector: float = 0.5
+    decay_per_hour: float = 0.99
+    # Nothing is recalled for a query unless its best memory reaches this; the others
+    # need this share of the best one's relevance.
+    min_relevance: float = 0.15
+    tail_relevance: float = 0.0
+    # Cosine similarities at or below this are treated as no similarity at all.
+    vector_floor: float = 0.2
+    duplicate_overlap: float = 0.8
+    candidates: int = 50
+    # Added to the score of a memory said by someone the query names.
+    speaker: float = 0.1
+    # Share of the best neighbour's relevance a memory receives (the turns around it).
+    neighbour: float = 0.1
+    # What a query term found only in a message's neighbours counts for in coverage.
+    context_coverage: float = 0.3
+    # Share of the best relevance in a memory's session that the memory receives.
+    session: float = 0.2
+    # For a question about the present: added in proportion to how new a memory is
+    # among the candidates (the newest gets all of it).
+    present: float = 0.1
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from functools import lru_cache
 
-from assistant.memory.retrieval_weights import RetrievalWeights
 from assistant.memory.textindex import cjk_characters, query_terms, split_terms
+from assistant.settings import RetrievalWeights
 
 __all__ = [
     "RetrievalWeights",
