@@ -162,7 +162,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     """`main` inside its streams: every refusal and failure becomes exit status 1."""
-    config: Config | None = None
     out = sys.stdout
     try:
         args = build_parser().parse_args(argv)
@@ -189,7 +188,7 @@ def _main(argv: Sequence[str] | None) -> int:
         cli_args.silence(sys.stdout)
         return 0
     except Exception as exc:
-        if (failed := _explain(exc, config)) is None:
+        if (failed := _explain(exc)) is None:
             raise  # a bug
         print(f"hippo: {failed}", file=sys.stderr)
         return 1
@@ -197,10 +196,11 @@ def _main(argv: Sequence[str] | None) -> int:
         out.flush()  # here, where a reader that left is noticed quietly, not at exit
 
 
-def _explain(exc: Exception, config: Config | None) -> str | None:
-    """What an exception that escaped a command means for the user, if it is not a bug."""
-    from data_schema.connect import storage_error
+def _explain(exc: Exception) -> str | None:
+    """What an exception that escaped a command means for the user, if it is not a bug.
 
+    SQLite's errors are Hippo's (``StorageError``) by the time they get here.
+    """
     if isinstance(exc, UnicodeError):
         return (
             f"some text was not UTF-8 ({exc}). Hippo keeps text as UTF-8: convert it, "
@@ -211,9 +211,7 @@ def _explain(exc: Exception, config: Config | None) -> str | None:
     if isinstance(exc, OSError) and exc.strerror:  # a file that can't be read or written
         where = f" ({printable_path(exc.filename)})" if exc.filename else ""
         return f"{exc.strerror}{where}; nothing was done."
-    if config is None:
-        return None
-    return storage_error(exc, config.db_path)
+    return None
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:

@@ -10,7 +10,6 @@ from textual import work
 from textual.app import App, SystemCommand
 
 from assistant.errors import HippoError
-from ui.failures import explained
 from ui.format import clip
 from ui.screens.chat import ChatScreen
 from ui.slash import COMMANDS, SlashCommand, help_text
@@ -146,10 +145,8 @@ class MemoryCommands(App[None]):
                     actor="user",
                     evidence=[Evidence("message", said.id)],
                 )
-        except Exception as exc:
-            if (why := explained(exc, engine.db)) is None:
-                raise  # a bug
-            self.notify(why, title="Not remembered", severity="error", markup=False)
+        except HippoError as exc:  # anything else is a bug, and raises
+            self.notify(str(exc), title="Not remembered", severity="error", markup=False)
             return
         self.engine.wake()  # embed the new message and fact
         await chat.query_one(Conversation).apply(UserSaved(said))

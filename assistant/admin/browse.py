@@ -8,7 +8,7 @@ from datetime import datetime
 from assistant.admin.activity import ActivityAdmin
 from assistant.admin.models import EvidenceView
 from assistant.admin.provenance import evidence_views
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.core import CoreBlock
 from assistant.memory.facts import Evidence
 from assistant.memory.models import MessageHit
@@ -74,7 +74,7 @@ class BrowseAdmin(ActivityAdmin):
             StorageError: there is no such reply in this profile.
         """
         if not self._engine.messages.messages_by_id([reply_id], self._pid):
-            raise StorageError(f"There is no message {reply_id} in this profile.")
+            raise NotFound(f"There is no message {reply_id} in this profile.")
         uses = self._engine.memories_used(reply_id)
         items = evidence_views(
             self._engine,

@@ -12,7 +12,7 @@ from assistant.admin.fact_queries import FactFilter
 from assistant.admin.forget import ForgetAdmin
 from assistant.admin.models import FactDetail, ForgetReceipt
 from assistant.admin.provenance import evidence_views
-from assistant.errors import HippoError, StorageError
+from assistant.errors import InvalidInput, NotFound
 from assistant.memory.facts import Fact
 from assistant.memory.search import fuse_hits
 
@@ -104,7 +104,7 @@ class FactsAdmin(ForgetAdmin):
         if fact.superseded_by is not None:
             try:
                 successor = self.fact(fact.superseded_by)
-            except StorageError:
+            except NotFound:
                 successor = None
         return FactDetail(
             fact=fact,
@@ -143,7 +143,7 @@ class FactsAdmin(ForgetAdmin):
             if value is not None
         }
         if not changes:
-            raise HippoError(f"Nothing to change in fact {fact_id}: give a statement, scope, ...")
+            raise InvalidInput(f"Nothing to change in fact {fact_id}: give a statement, scope, ...")
         fact = self.fact(fact_id)
         if statement is not None and statement.strip() != fact.statement:
             changes["source_kind"] = "user_stated"
@@ -169,7 +169,7 @@ class FactsAdmin(ForgetAdmin):
 
         text = text.strip()
         if not text:
-            raise HippoError("Say what to remember: the fact is empty, so nothing was stored.")
+            raise InvalidInput("Say what to remember: the fact is empty, so nothing was stored.")
         engine = self._engine
         with engine.db.conn:
             session = engine.new_session(scope=scope_name(scope))

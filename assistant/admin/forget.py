@@ -25,7 +25,7 @@ from assistant.admin.models import TIERS, ForgetPreview, ForgetReceipt
 from assistant.admin.purge_find import PurgeFinder
 from assistant.admin.purge_plan import PurgePlan
 from assistant.admin.purge_run import PurgeRunner, housekeep
-from assistant.errors import HippoError, StorageError
+from assistant.errors import HippoError, InvalidInput, NotFound
 from data_schema.connect import connect
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ Replan = Callable[[PurgeFinder, int], PurgePlan]
 def _needle(text: str) -> str:
     needle = " ".join(text.split())
     if not needle:
-        raise HippoError("Say what to forget: the text is empty.")
+        raise InvalidInput("Say what to forget: the text is empty.")
     return needle
 
 
@@ -171,7 +171,7 @@ class ForgetAdmin(AdminBase):
         """
         plan = PurgeFinder(self._conn).by_items(self._pid, kind, ids)
         if not (plan.documents if kind == "document" else plan.items[kind]):
-            raise StorageError(
+            raise NotFound(
                 f"There is no {what} in this profile. List them with `hippo memory "
                 f"{'list' if kind == 'fact' else kind + 's'}`."
             )

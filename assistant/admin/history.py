@@ -12,7 +12,7 @@ from assistant.admin.history_queries import HistoryQueries
 from assistant.admin.models import Change
 from assistant.admin.review import ReviewAdmin
 from assistant.clock import to_iso
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.core import CoreBlock
 from assistant.memory.facts import Fact
 from assistant.memory.facts.table import COLUMNS, EDITABLE, fact_from_row
@@ -65,7 +65,7 @@ class HistoryAdmin(ReviewAdmin):
         if kind == "core":
             return self._engine.core.undo(change_id, actor="user", profile_id=self._pid)
         if self._history.fact_of_change(self._pid, change_id) is None:
-            raise StorageError(
+            raise NotFound(
                 f"There is no fact change {change_id} in this profile; see `hippo memory history`."
             )
         return self._engine.facts.undo(change_id, actor="user")

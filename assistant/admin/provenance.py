@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from assistant.admin.models import EvidenceView
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.facts import Evidence
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _load(engine: Hippo, pid: int, wanted: dict[str, list[int]]) -> dict[tuple[s
     for fid in wanted.get("fact", []):
         try:
             fact = engine.facts.get(fid, profile_id=pid)
-        except StorageError:  # gone, or another profile's: shown as missing
+        except NotFound:  # gone, or another profile's: shown as missing
             continue
         found["fact", fid] = (fact.statement, fact.learned_at, None, f"fact ({fact.source_kind})")
     return found

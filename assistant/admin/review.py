@@ -11,7 +11,7 @@ from __future__ import annotations
 from assistant.admin.facts import FactsAdmin
 from assistant.admin.models import CoreReviewItem, EvidenceView, ReviewItem
 from assistant.admin.provenance import evidence_views
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.core import CoreBlock
 from assistant.memory.core_proposals import CoreProposal
 from assistant.memory.facts import Evidence, Fact
@@ -80,7 +80,7 @@ class ReviewAdmin(FactsAdmin):
         if fact.id in conflicts:
             try:
                 replaces = self.fact(conflicts[fact.id])
-            except StorageError:
+            except NotFound:
                 replaces = None
         if replaces is not None:
             proposal = "conflict"
@@ -121,7 +121,7 @@ class ReviewAdmin(FactsAdmin):
         if old_id is not None:
             try:
                 old = self.fact(old_id)
-            except StorageError:
+            except NotFound:
                 old = None
             if old is not None and old.status == "active":
                 self._engine.facts.supersede(old_id, fact_id, actor="user", profile_id=self._pid)

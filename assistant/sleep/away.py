@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 from assistant.clock import to_iso
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.sleep.candidates import CandidateStore, DatedItem
 from assistant.sleep.lock import SleepLock
 from assistant.sleep.report import AwayNotice, Progress, SleepReport
@@ -111,7 +111,7 @@ def unseen_report(engine: Hippo, *, mark_seen: bool = True) -> AwayNotice | None
         try:
             if engine.facts.get(p.fact_id).status == "pending":
                 pending[p.fact_id] = p
-        except StorageError:
+        except NotFound:
             continue
     superseded = {p.old_fact_id for p in mine if p.kind == "superseded"}
     if mark_seen:

@@ -8,7 +8,7 @@ import json
 import apsw
 
 from assistant.clock import from_iso, to_iso
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.facts.models import Actor, Fact, FactChange
 from assistant.memory.facts.reading import FactReader
 from assistant.memory.facts.rules import check_values, guard
@@ -105,7 +105,7 @@ class FactHistory(FactReader):
             .fetchone()
         )
         if row is None:
-            raise StorageError(f"There is no fact change {change_id}; see a fact's history first.")
+            raise NotFound(f"There is no fact change {change_id}; see a fact's history first.")
         return _change(row)
 
 

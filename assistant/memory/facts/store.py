@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from assistant.clock import to_iso
-from assistant.errors import MemoryWriteError
+from assistant.errors import InvalidInput, MemoryWriteError
 from assistant.memory.facts.evidence import check_evidence, insert_evidence
 from assistant.memory.facts.history import FactHistory
 from assistant.memory.facts.models import (
@@ -132,7 +132,7 @@ class FactStore(FactHistory):
         """
         unknown = set(changes) - set(EDITABLE) | ({"superseded_by"} & set(changes))
         if unknown:
-            raise ValueError(
+            raise InvalidInput(
                 f"Can't update {', '.join(sorted(unknown))} of a fact; editable fields: "
                 f"{', '.join(f for f in EDITABLE if f != 'superseded_by')} (use supersede)."
             )
