@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from assistant.errors import HippoError, StorageError
+from assistant.errors import HippoError, InvalidInput, NotFound, StorageError
 from assistant.integrity import file_problems
 from assistant.sleep.backup import BACKUP_DIR
 
@@ -50,7 +50,7 @@ def find_backup(db_path: Path, name: str) -> Path:
     for candidate in (given, Path(db_path).parent / BACKUP_DIR / given.name):
         if candidate.is_file():
             return candidate
-    raise StorageError(
+    raise NotFound(
         f"There is no backup {name!r}: give a path, or a file name from "
         f"{Path(db_path).parent / BACKUP_DIR} (`hippo doctor` names the newest good one)."
     )
@@ -92,7 +92,7 @@ def restore_backup(db_path: Path, backup: Path, now: datetime) -> RestoreReceipt
     """
     db_path, backup = Path(db_path), Path(backup)
     if backup.resolve() == db_path.resolve():
-        raise StorageError(f"{backup} is the data file itself; choose a backup.")
+        raise InvalidInput(f"{backup} is the data file itself; choose a backup.")
     _check(backup)
     staged = db_path.with_name(f".{db_path.name}.restoring")
     try:

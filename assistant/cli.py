@@ -6,11 +6,12 @@ import argparse
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
 from assistant import cli_args, cli_ask, cli_memory, cli_profiles
 from assistant.config import Config, load_config, save_config
-from assistant.errors import HippoError, StorageError
+from assistant.errors import HippoError, InvalidInput, StorageError
 from assistant.terminal import raw_stream, safe_streams
 from assistant.textcheck import printable_path
 
@@ -161,16 +162,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     """`main` inside its streams: every refusal and failure becomes exit status 1."""
-    config: Config | None = None
     out = sys.stdout
     try:
         args = build_parser().parse_args(argv)
         cli_args.check_text(args)
         config = load_config(data_dir=args.data_dir)
         if args.profile:
-            config = config.with_changes(profile=args.profile)
+            config = replace(config, profile=args.profile)
         if args.model:
-            config = config.with_changes(chat_model=args.model)
+            config = config.with_models(chat=args.model)
         if args.command in _DATA_COMMANDS:
             _prepare_data_file(config)
         cli_profiles.check_profile(args, config)
@@ -188,7 +188,7 @@ def _main(argv: Sequence[str] | None) -> int:
         cli_args.silence(sys.stdout)
         return 0
     except Exception as exc:
-        if (failed := _explain(exc, config)) is None:
+        if (failed := _explain(exc)) is None:
             raise  # a bug
         print(f"hippo: {failed}", file=sys.stderr)
         return 1
@@ -196,10 +196,11 @@ def _main(argv: Sequence[str] | None) -> int:
         out.flush()  # here, where a reader that left is noticed quietly, not at exit
 
 
-def _explain(exc: Exception, config: Config | None) -> str | None:
-    """What an exception that escaped a command means for the user, if it is not a bug."""
-    from data_schema.connect import storage_error
+def _explain(exc: Exception) -> str | None:
+    """What an exception that escaped a command means for the user, if it is not a bug.
 
+    SQLite's errors are Hippo's (``StorageError``) by the time they get here.
+    """
     if isinstance(exc, UnicodeError):
         return (
             f"some text was not UTF-8 ({exc}). Hippo keeps text as UTF-8: convert it, "
@@ -210,9 +211,7 @@ def _explain(exc: Exception, config: Config | None) -> str | None:
     if isinstance(exc, OSError) and exc.strerror:  # a file that can't be read or written
         where = f" ({printable_path(exc.filename)})" if exc.filename else ""
         return f"{exc.strerror}{where}; nothing was done."
-    if config is None:
-        return None
-    return storage_error(exc, config.db_path)
+    return None
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -225,7 +224,7 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if why is not None:
         if args.command is None and not sys.stdin.isatty():
             return cli_ask.ask_command(args, config, out)
-        raise HippoError(why)
+        raise InvalidInput(why)
     from ui.app import HippoApp
 
     # The app opens the engine in a thread after its first frame: the chat shows before
@@ -306,21 +305,18 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     if getattr(args, "models_command", None) == "use":
         if not (args.chat or args.embedding):
-            raise HippoError("Say which model to use: --chat NAME and/or --embedding NAME.")
-        config = config.with_changes(
-            chat_model=args.chat or config.chat_model,
-            embedding_model=args.embedding or config.embedding_model,
-        )
+            raise InvalidInput("Say which model to use: --chat NAME and/or --embedding NAME.")
+        config = config.with_models(chat=args.chat, embedding=args.embedding)
         path = save_config(config)
         print(
-            f"chat: {config.chat_model}  embedding: {config.embedding_model}  (saved to {path})",
+            f"chat: {config.models.chat}  embedding: {config.models.embedding}  (saved to {path})",
             file=out,
         )
         return 0
     for info in open_gateway(config).list_models():
         marks = [
             m
-            for m, name in (("*chat", config.chat_model), ("*embedding", config.embedding_model))
+            for m, name in (("*chat", config.models.chat), ("*embedding", config.models.embedding))
             if same_model(info.name, name)
         ]
         if args.json:
@@ -343,7 +339,7 @@ def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_gateway
 
     if not args.model.strip():
-        raise HippoError("Name the model to pull, e.g. `hippo pull qwen3:1.7b`.")
+        raise InvalidInput("Name the model to pull, e.g. `hippo pull qwen3:1.7b`.")
     cancel = threading.Event()
     try:
         for progress in open_gateway(config).pull(args.model, cancel=cancel):
@@ -480,7 +476,7 @@ def _token(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if args.action == "set":
         token = getpass.getpass(f"Token for {host}: ") if sys.stdin.isatty() else sys.stdin.read()
         if not token.strip():
-            raise HippoError("No token given; nothing was stored.")
+            raise InvalidInput("No token given; nothing was stored.")
         save_token(host, token.strip())
         print(f"Token for {host} stored in the system keyring.", file=out)
     elif args.action == "clear":
@@ -508,7 +504,7 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
 
     if args.json == bool(args.text):
-        raise HippoError('Give the event as text (hippo log "TEXT") or use --json with stdin.')
+        raise InvalidInput('Give the event as text (hippo log "TEXT") or use --json with stdin.')
     engine = open_engine(config)
     try:
         if args.json:

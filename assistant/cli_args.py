@@ -20,7 +20,7 @@ import re
 import sys
 from typing import Any, NoReturn, TextIO
 
-from assistant.errors import HippoError
+from assistant.errors import InvalidInput
 from assistant.textcheck import not_utf8
 
 __all__ = [
@@ -170,7 +170,7 @@ def check_text(args: argparse.Namespace) -> None:
         for item in value if isinstance(value, list) else [value]:
             where = not_utf8(item) if isinstance(item, str) else None
             if where is not None:
-                raise HippoError(
+                raise InvalidInput(
                     f"The {name.replace('_', '-')} argument is not UTF-8 text ({where}); nothing "
                     "was done. Hippo keeps text as UTF-8: check your terminal's encoding "
                     "(locale), or convert the text, e.g. with `iconv -f latin1 -t utf-8`."

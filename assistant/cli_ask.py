@@ -12,7 +12,7 @@ import threading
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from assistant.config import Config
-from assistant.errors import HippoError
+from assistant.errors import InvalidInput
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
@@ -33,14 +33,14 @@ def read_message(text: str | None, stdin: TextIO) -> str:
             message is empty.
     """
     if text is None and stdin.isatty():
-        raise HippoError(
+        raise InvalidInput(
             'Give the message as an argument (hippo ask "TEXT"), or pipe it in '
             "(echo TEXT | hippo ask, or hippo ask - < FILE)."
         )
     if text is None or text == "-":
         text = _read_all(stdin)
     if not text.strip():
-        raise HippoError("The message is empty: nothing was sent.")
+        raise InvalidInput("The message is empty: nothing was sent.")
     return text
 
 
@@ -53,7 +53,7 @@ def _read_all(stdin: TextIO) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise HippoError(
+        raise InvalidInput(
             f"The message on stdin is not UTF-8 text (byte {exc.start}): nothing was sent. "
             "Convert it first, e.g. with `iconv -f latin1 -t utf-8`."
         ) from None

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from assistant import cli_args
 from assistant.config import Config
-from assistant.errors import HippoError
+from assistant.errors import InvalidInput
 from assistant.terminal import json_visible
 from assistant.textcheck import printable_path
 
@@ -308,7 +308,7 @@ def _read_export(path: Path, max_mb: int) -> bytes:
     shown = printable_path(path)
     size = require_file(path, "Can't import")
     if size > max_mb * 1_000_000:
-        raise HippoError(
+        raise InvalidInput(
             f"Can't import {shown}: it is {size / 1e6:.1f} MB, over the {max_mb} MB limit. "
             f"Import reads the whole export into memory (about {_MEMORY_FACTOR} times its "
             f"size, so some {size * _MEMORY_FACTOR / 1e9:.1f} GB here). If this machine has "
@@ -317,7 +317,7 @@ def _read_export(path: Path, max_mb: int) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise HippoError(f"Can't read {shown}: {exc.strerror}.") from None
+        raise InvalidInput(f"Can't read {shown}: {exc.strerror}.") from None
 
 
 def _export_text(path: Path, data: bytes) -> str:
@@ -325,7 +325,7 @@ def _export_text(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise HippoError(
+        raise InvalidInput(
             f"{printable_path(path)} is not a Hippo export: it is not UTF-8 text (byte "
             f"0x{data[exc.start]:02x} at offset {exc.start}). Export one with `hippo memory "
             "export`."
@@ -340,7 +340,7 @@ def ask_passphrase(prompt: str, *, confirm: bool) -> str:
         return sys.stdin.readline().rstrip("\r\n")
     typed = getpass.getpass(prompt)
     if confirm and getpass.getpass("The same again: ") != typed:
-        raise HippoError("The two passphrases differ; nothing was written.")
+        raise InvalidInput("The two passphrases differ; nothing was written.")
     return typed
 
 
@@ -349,11 +349,13 @@ def parse_time(value: str) -> datetime:
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise HippoError(f"{value!r} is not a date like 2026-03-01 or 2026-03-01T18:00.") from None
+        raise InvalidInput(
+            f"{value!r} is not a date like 2026-03-01 or 2026-03-01T18:00."
+        ) from None
     try:
         return moment.astimezone()
     except (ValueError, OverflowError):  # the years 1 and 9999, shifted by a time zone
-        raise HippoError(f"{value!r} is too near the ends of the calendar to use.") from None
+        raise InvalidInput(f"{value!r} is too near the ends of the calendar to use.") from None
 
 
 def dump_json(value: object, out: TextIO) -> None:

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from assistant import cli_args
 from assistant.admin import MemoryAdmin, text
 from assistant.cli_memory import ask_passphrase, dump_json, parse_time
-from assistant.errors import HippoError
+from assistant.errors import InvalidInput
 from assistant.files import writable_target
 from assistant.terminal import json_visible
 from assistant.textcheck import printable_path
@@ -114,7 +114,7 @@ def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 def _decide(verb: str) -> Action:
     def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if (args.id is None) == (args.all is None):
-            raise HippoError(f"Say which proposal to {verb}: an id, or --all [KIND].")
+            raise InvalidInput(f"Say which proposal to {verb}: an id, or --all [KIND].")
         if args.all is not None:
             kind = None if args.all == "*" else args.all
             done = (
@@ -288,7 +288,7 @@ _PLAIN = (
 
 def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     if args.encrypt and not args.output:
-        raise HippoError("Say where to write the sealed export: --encrypt needs -o FILE.")
+        raise InvalidInput("Say where to write the sealed export: --encrypt needs -o FILE.")
     if args.format == "markdown":
         body = admin.export.markdown()
     else:
@@ -301,7 +301,7 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         return 0
     path = writable_target(Path(args.output).expanduser())
     if path.is_file() and not args.force:  # as `memory backup` does; a pipe or device is fine
-        raise HippoError(
+        raise InvalidInput(
             f"{printable_path(path)} exists already; choose a new file, or add --force to "
             "replace it."
         )
@@ -333,7 +333,7 @@ def _write_private(path: Path, data: bytes) -> None:
         except OSError as exc:
             if exc.errno != errno.ENXIO:
                 raise
-            raise HippoError(
+            raise InvalidInput(
                 f"Can't write {printable_path(path)}: it is a named pipe that nothing reads."
             ) from None
         os.set_blocking(fd, True)

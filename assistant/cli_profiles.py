@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from assistant import cli_args
 from assistant.config import Config
-from assistant.errors import HippoError
+from assistant.errors import NotFound
 
 if TYPE_CHECKING:
     from assistant.memory.profiles import ProfileStore
@@ -74,7 +74,7 @@ def check_profile(args: argparse.Namespace, config: Config) -> None:
             names = store.names()
         finally:
             db.close()
-    raise HippoError(unknown_profile(name, names))
+    raise NotFound(unknown_profile(name, names))
 
 
 def profile_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:

@@ -2,17 +2,30 @@
 
 Precedence, highest first: command-line flags, environment (HIPPO_DATA_DIR,
 HIPPO_CONFIG_DIR, OLLAMA_HOST), ``config.toml`` under the platform's config folder,
-the defaults below.
+the defaults. Each section of config.toml is a typed, frozen dataclass (see
+``assistant.settings``), parsed and checked once, in ``load_config``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 from assistant.errors import ConfigError
+from assistant.settings import (
+    DEFAULT_CHAT_MODEL,
+    DEFAULT_EMBEDDING_MODEL,
+    MemorySettings,
+    ModelSettings,
+    OllamaSettings,
+    RetrievalWeights,
+    Settings,
+    SleepSettings,
+    parse_section,
+)
 
 __all__ = [
     "DEFAULT_CHAT_MODEL",
@@ -24,41 +37,36 @@ __all__ = [
 ]
 
 APP_NAME = "hippo"
-# The defaults, named once. A small chat model that calls tools and thinks, and an
-# embedding model that reads Chinese as well as English.
-DEFAULT_CHAT_MODEL = "qwen3:1.7b"
-DEFAULT_EMBEDDING_MODEL = "embeddinggemma"
 DB_FILENAME = "hippo.db"
-_STRATEGIES = ("buffer", "window", "summary", "summary_buffer")
-_WEIGHTS = (
-    "relevance", "recency", "importance", "keyword", "vector", "decay_per_hour",
-    "min_relevance", "tail_relevance", "vector_floor", "duplicate_overlap", "candidates",
-    "speaker", "neighbour", "context_coverage", "session", "present",
-)  # fmt: skip
-_CORE_EDITS = ("review", "apply")
-_SECTIONS = ("facts", "episodes", "upcoming", "events", "recalled")
-# [ollama]: how long Hippo waits for Ollama (see assistant.llm.gateway), in seconds.
-_TIMEOUTS = ("connect_timeout", "load_timeout", "stall_timeout")
-_OWN_TABLES = {"models", "ollama", "profile", "memory", "retrieval"}
+# The tables config.toml's sections are read from; any other table is kept as it is.
+_OWN_TABLES = {"models", "ollama", "profile", "memory", "retrieval", "sleep"}
 
 
 @dataclass(frozen=True)
 class Config:
-    """Hippo's settings for one run."""
+    """Hippo's settings for one run: where its files live, and each config.toml section.
+
+    Attributes:
+        data_dir: the folder of the data file.
+        config_dir: the folder of config.toml.
+        profile: ``[profile] name``: the profile to work in.
+        models: ``[models]``.
+        ollama: ``[ollama]`` (its host overridden by OLLAMA_HOST).
+        memory: ``[memory]`` and ``[memory.budget]``.
+        retrieval: ``[retrieval]``.
+        sleep: ``[sleep]``.
+        extra: config.toml's other tables, kept as they are when it is saved.
+    """
 
     data_dir: Path
     config_dir: Path
-    chat_model: str = DEFAULT_CHAT_MODEL
-    embedding_model: str = DEFAULT_EMBEDDING_MODEL
-    ollama_host: str | None = None
     profile: str = "default"
-    context_tokens: int = 8192
-    working_strategy: str = "summary_buffer"
-    retrieval: dict[str, float] = field(default_factory=dict)
-    memory_budget: dict[str, int] = field(default_factory=dict)
-    model_core_edits: str = "review"  # or "apply": the model's core memory edits at once
-    ollama_timeouts: dict[str, float] = field(default_factory=dict)
-    extra: dict[str, object] = field(default_factory=dict, compare=False)
+    models: ModelSettings = field(default_factory=ModelSettings)
+    ollama: OllamaSettings = field(default_factory=OllamaSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    retrieval: RetrievalWeights = field(default_factory=RetrievalWeights)
+    sleep: SleepSettings = field(default_factory=SleepSettings)
+    extra: Mapping[str, object] = field(default_factory=dict, compare=False)
 
     @property
     def db_path(self) -> Path:
@@ -70,9 +78,29 @@ class Config:
         """The TOML file settings are saved to."""
         return self.config_dir / "config.toml"
 
-    def with_changes(self, **changes: object) -> Config:
-        """A copy with some settings changed."""
-        return replace(self, **changes)  # type: ignore[arg-type]
+    @property
+    def settings(self) -> Settings:
+        """What the engine uses (``Hippo.apply_settings`` takes it)."""
+        return Settings(self.models, self.memory, self.retrieval, self.sleep)
+
+    def with_settings(self, settings: Settings) -> Config:
+        """A copy with the engine's sections taken from ``settings``."""
+        return replace(
+            self,
+            models=settings.models,
+            memory=settings.memory,
+            retrieval=settings.retrieval,
+            sleep=settings.sleep,
+        )
+
+    def with_models(self, *, chat: str | None = None, embedding: str | None = None) -> Config:
+        """A copy with other chat and/or embedding models (None keeps one)."""
+        models = replace(
+            self.models,
+            chat=chat or self.models.chat,
+            embedding=embedding or self.models.embedding,
+        )
+        return replace(self, models=models)
 
 
 def _platform_dir(kind: str) -> Path:
@@ -106,131 +134,90 @@ def _read_toml(path: Path) -> dict[str, object]:
         ) from exc
 
 
-def _text(table: Mapping[str, object], key: str, path: Path) -> str | None:
-    value = table.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"In {path}, '{key}' must be a non-empty string (it is {value!r}).")
-    return value.strip()
-
-
 def load_config(
     *,
     data_dir: Path | str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Config:
-    """Read the settings for this run.
+    """Read the settings for this run: each section parsed and checked once, here.
 
     Args:
         data_dir: a --data-dir flag, which beats HIPPO_DATA_DIR.
         environ: the environment to read (defaults to ``os.environ``).
 
     Raises:
-        ConfigError: config.toml is unreadable or holds a bad value.
+        ConfigError: config.toml is unreadable or holds a bad value; the message names
+            the file, the key and what is allowed.
     """
     env = os.environ if environ is None else environ
     chosen_data = data_dir or env.get("HIPPO_DATA_DIR") or _platform_dir("data")
     config_dir = config_dir_from(env)
     path = config_dir / "config.toml"
     raw = _read_toml(path)
-    models = raw.get("models", {})
-    ollama = raw.get("ollama", {})
-    if not isinstance(models, dict) or not isinstance(ollama, dict):
-        raise ConfigError(f"In {path}, [models] and [ollama] must be tables.")
-    context = models.get("context_tokens", 8192)
-    if not isinstance(context, int) or context < 512:
-        raise ConfigError(f"In {path}, models.context_tokens must be a whole number >= 512.")
-    memory = _table(raw, "memory", path)
-    strategy = _text(memory, "strategy", path) or "summary_buffer"
-    if strategy not in _STRATEGIES:
-        raise ConfigError(f"In {path}, memory.strategy must be one of {', '.join(_STRATEGIES)}.")
-    core_edits = _text(memory, "model_core_edits", path) or "review"
-    if core_edits not in _CORE_EDITS:
-        raise ConfigError(
-            f"In {path}, memory.model_core_edits must be one of {', '.join(_CORE_EDITS)} "
-            f"(it is {core_edits!r}): 'review' keeps the model's core memory edits for your "
-            "approval, 'apply' applies them at once."
-        )
+    ollama = OllamaSettings.from_mapping(raw.get("ollama"), path)
+    if env.get("OLLAMA_HOST"):
+        ollama = replace(ollama, host=env["OLLAMA_HOST"])
+    profile = parse_section(_Profile, raw.get("profile"), "profile", path)
     return Config(
         data_dir=Path(chosen_data).expanduser(),
         config_dir=config_dir,
-        chat_model=_text(models, "chat", path) or DEFAULT_CHAT_MODEL,
-        embedding_model=_text(models, "embedding", path) or DEFAULT_EMBEDDING_MODEL,
-        ollama_host=env.get("OLLAMA_HOST") or _text(ollama, "host", path),
-        profile=_text(raw.get("profile", {}) or {}, "name", path) or "default",
-        context_tokens=context,
-        working_strategy=strategy,
-        model_core_edits=core_edits,
-        retrieval=_numbers(_table(raw, "retrieval", path), _WEIGHTS, path, "retrieval"),
-        memory_budget={
-            k: int(v)
-            for k, v in _numbers(
-                _table(memory, "budget", path), _SECTIONS, path, "memory.budget"
-            ).items()
-        },
-        ollama_timeouts=_timeouts(ollama, path),
+        profile=profile.name,
+        models=ModelSettings.from_mapping(raw.get("models"), path),
+        ollama=ollama,
+        memory=MemorySettings.from_mapping(raw.get("memory"), path),
+        retrieval=parse_section(RetrievalWeights, raw.get("retrieval"), "retrieval", path),
+        sleep=SleepSettings.from_mapping(raw.get("sleep"), path),
         extra={k: v for k, v in raw.items() if k not in _OWN_TABLES},
     )
 
 
-def _timeouts(ollama: Mapping[str, object], path: Path) -> dict[str, float]:
-    """The waits set under [ollama], each a number of seconds above zero."""
-    settings = {k: v for k, v in ollama.items() if k != "host"}
-    out = _numbers(settings, _TIMEOUTS, path, "ollama")
-    for key, value in out.items():
-        if value <= 0:
-            raise ConfigError(f"In {path}, ollama.{key} must be a number of seconds above 0.")
-    return out
+@dataclass(frozen=True)
+class _Profile:
+    """``[profile]``: the profile to work in."""
 
-
-def _table(raw: Mapping[str, object], key: str, path: Path) -> dict[str, object]:
-    value = raw.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"In {path}, [{key}] must be a table.")
-    return value
-
-
-def _numbers(
-    table: Mapping[str, object], allowed: tuple[str, ...], path: Path, where: str
-) -> dict[str, float]:
-    out = {}
-    for key, value in table.items():
-        if key not in allowed:
-            raise ConfigError(
-                f"In {path}, [{where}] has no setting '{key}'; known: {', '.join(allowed)}."
-            )
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise ConfigError(f"In {path}, {where}.{key} must be a number >= 0.")
-        out[key] = float(value)
-    return out
+    name: str = "default"
 
 
 def save_config(config: Config) -> Path:
-    """Write the user's choices to config.toml (atomically) and return its path."""
+    """Write the user's choices to config.toml (atomically) and return its path.
+
+    Models, profile and working-memory strategy are always written; the other settings
+    only where they differ from the defaults, so a later Hippo's better defaults reach
+    settings the user never changed.
+    """
     import tomli_w
 
     raw = dict(config.extra)
-    raw["models"] = {
-        "chat": config.chat_model,
-        "embedding": config.embedding_model,
-        "context_tokens": config.context_tokens,
-    }
-    ollama: dict[str, object] = dict(config.ollama_timeouts)
-    if config.ollama_host and config.ollama_host != os.environ.get("OLLAMA_HOST"):
-        ollama["host"] = config.ollama_host
+    raw["models"] = asdict(config.models)
+    ollama = _changed(replace(config.ollama, host=None))
+    host = config.ollama.host
+    if host and host != os.environ.get("OLLAMA_HOST"):
+        ollama["host"] = host
     if ollama:
         raw["ollama"] = ollama
     raw["profile"] = {"name": config.profile}
-    raw["memory"] = {"strategy": config.working_strategy}
-    if config.model_core_edits != "review":
-        raw["memory"]["model_core_edits"] = config.model_core_edits
-    if config.memory_budget:
-        raw["memory"]["budget"] = dict(config.memory_budget)
-    if config.retrieval:
-        raw["retrieval"] = dict(config.retrieval)
+    memory: dict[str, object] = {"strategy": config.memory.strategy}
+    if config.memory.core_edits != "review":
+        memory["model_core_edits"] = config.memory.core_edits
+    if budget := _changed(config.memory.budget):
+        memory["budget"] = budget
+    raw["memory"] = memory
+    for table, section in (("retrieval", config.retrieval), ("sleep", config.sleep)):
+        if values := _changed(section):
+            raw[table] = values
     config.config_dir.mkdir(parents=True, exist_ok=True)
     tmp = config.config_path.with_suffix(".toml.tmp")
     tmp.write_text(tomli_w.dumps(raw), encoding="utf-8")
     os.replace(tmp, config.config_path)
     return config.config_path
+
+
+def _changed(section: Any) -> dict[str, object]:
+    """A section's values that differ from its defaults (None: not set)."""
+    default = type(section)()
+    return {
+        f.name: getattr(section, f.name)
+        for f in fields(section)
+        if getattr(section, f.name) != getattr(default, f.name)
+        and getattr(section, f.name) is not None
+    }

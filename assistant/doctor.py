@@ -127,8 +127,8 @@ def _check_ollama(config: Config, report: Report) -> None:
     report.facts.append(("reachable", f"yes (Ollama {version})"))
     report.facts.append(("installed models", ", ".join(sorted(models)) or "none"))
     for role, name, need in (
-        ("chat model", config.chat_model, "completion"),
-        ("embedding model", config.embedding_model, "embedding"),
+        ("chat model", config.models.chat, "completion"),
+        ("embedding model", config.models.embedding, "embedding"),
     ):
         info = next((i for n, i in models.items() if same_model(n, name)), None)
         if info is None:

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant.clock import Clock, SystemClock
-from assistant.errors import HippoError, OllamaError
+from assistant.errors import HippoError, InvalidInput, NotFound, OllamaError
 from assistant.llm.names import full_name
 from assistant.memory.budget import ContextBudget
 from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
 from assistant.memory.store import MessageStore
 from assistant.memory.vectors import VectorStore
 from assistant.memory.weights import Digests, stamp
+from assistant.settings import SleepSettings
 from data_schema.connect import Database
 
 # Only what opening the file and `hippo log` need is imported here: scripts call
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from assistant.memory.scoring import RetrievalWeights
     from assistant.memory.usage import MemoryUse, UsageStore
     from assistant.memory.working import Strategy
+    from assistant.settings import Settings
     from assistant.sleep import AwayNotice, Sleep, SleepDeps, SleepReport
     from assistant.turns import TurnEvent
 
@@ -73,6 +75,7 @@ class Hippo:
         core_edits: ``review`` (the default): the model's core memory edits wait for the
             user's approval; ``apply``: they apply at once, except from a turn that holds
             instruction-like or pasted text.
+        sleep: the consolidation's settings (config.toml's ``[sleep]``).
     """
 
     def __init__(
@@ -89,6 +92,7 @@ class Hippo:
         context_budget: ContextBudget | None = None,
         weights: RetrievalWeights | None = None,
         core_edits: CoreEditMode = "review",
+        sleep: SleepSettings | None = None,
     ) -> None:
         self.db = db if isinstance(db, Database) else Database(db)
         self.llm = llm
@@ -102,6 +106,7 @@ class Hippo:
         self.context_budget = context_budget or ContextBudget()
         self._weights = weights
         self.core_edits: CoreEditMode = core_edits
+        self.sleep_settings = sleep or SleepSettings()
         self.profile: Profile = self.messages.profile(profile)
         self.messages.mark_interrupted()
         self._shown: dict[str, ModelInfo] = {}
@@ -262,7 +267,7 @@ class Hippo:
         """One conversation of the current profile."""
         session = self.messages.session(session_id)
         if session.profile_id != self.profile.id:
-            raise HippoError(f"Session {session_id} belongs to another profile.")
+            raise NotFound(f"Session {session_id} belongs to another profile.")
         return session
 
     def history(self, session_id: int, limit: int = 200) -> list[Message]:
@@ -298,7 +303,7 @@ class Hippo:
         pasted message waits for review: it is not the user's own word.
         """
         if not text.strip():
-            raise HippoError("The message is empty: type something to send.")
+            raise InvalidInput("The message is empty: type something to send.")
         session = self.session(session_id)
         from assistant.chat import ChatTurn  # with the tools: needed at the first send only
 
@@ -717,6 +722,36 @@ class Hippo:
         if old is not llm:
             old.close()
 
+    @property
+    def settings(self) -> Settings:
+        """The settings in use (``apply_settings`` changes them)."""
+        from assistant.settings import MemorySettings, ModelSettings, RetrievalWeights, Settings
+
+        # The retriever is built on first use; until then its weights wait in _weights.
+        built = "retriever" in vars(self)
+        weights = self.retriever.weights if built else self._weights or RetrievalWeights()
+        return Settings(
+            ModelSettings(self.chat_model, self.embedding_model, self.context_tokens),
+            MemorySettings(self.working_strategy, self.core_edits, self.context_budget),
+            weights,
+            self.sleep_settings,
+        )
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Use ``settings`` from now on; the one way to change a running engine's settings.
+
+        A new embedding model re-embeds every message in the background (``use_models``).
+        """
+        self.use_models(chat=settings.models.chat, embedding=settings.models.embedding)
+        self.context_tokens = settings.models.context_tokens
+        self.working_strategy = settings.memory.strategy
+        self.core_edits = settings.memory.core_edits
+        self.context_budget = settings.memory.budget
+        self._weights = settings.retrieval
+        if "retriever" in vars(self):  # built already: it holds the weights it was given
+            self.retriever.weights = settings.retrieval
+        self.sleep_settings = settings.sleep
+
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
         """Download a model, with progress summed over its layers."""
         yield from self.llm.pull(model, cancel=cancel)
@@ -763,7 +798,8 @@ class Hippo:
                 self.retriever.retrieve,
                 models,
                 self._sleep_copy,
-            )
+            ),
+            settings=self.sleep_settings,  # config.toml's [sleep], unless a call names others
         )
 
     @contextlib.contextmanager
@@ -775,20 +811,19 @@ class Hippo:
             chat_model=self.chat_model,
             embedding_model=self.embedding_model,
             profile=self.profile.name,
-            context_tokens=self.context_tokens,
             clock=self.clock,
-            working_strategy=self.working_strategy,
-            context_budget=self.context_budget,
-            weights=self._weights,
-            core_edits=self.core_edits,
         )
+        twin.apply_settings(self.settings)  # a preview asks the model as the real run would
         try:
             yield twin.sleep.deps
         finally:
             twin.db.close()
 
     def consolidate(self, **options: Any) -> SleepReport:
-        """Run the nightly consolidation now (see ``assistant.sleep.run_sleep``)."""
+        """Run the nightly consolidation now (see ``assistant.sleep.Sleep.run``).
+
+        Unless ``settings`` is given, the engine's own (config.toml's ``[sleep]``) apply.
+        """
         return self.sleep.run(**options)
 
     def away_notice(self) -> AwayNotice | None:

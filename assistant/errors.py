@@ -9,13 +9,27 @@ HippoError
 │   │   └── OllamaTimeout       the host took the request, then was silent too long
 │   └── OllamaStopped           Hippo stopped the request (cancelled, or closing)
 ├── StorageError                the SQLite file
+│   ├── SQLiteError             SQLite refused a read or write (full disk, busy, read-only)
 │   ├── DamagedFile             the file failed SQLite's integrity check
 │   ├── ExtensionLoadError      sqlite-vec could not be loaded
 │   ├── DataKeyError            the file is encrypted and no key at hand opens it
 │   └── MigrationError          a schema migration failed (nothing was changed)
-├── MemoryWriteError            a memory write was refused (CoreMemoryError, UndoConflict)
+├── NotFound                    no such item (in this profile): a fact, session, file, ...
+├── InvalidInput                what was given can't be used (also a ValueError)
+├── MemoryWriteError            a memory write was refused
+│   ├── CoreMemoryError         a core memory edit was refused
+│   └── UndoConflict            a later change touched what an undo would revert
+├── ToolError                   a memory tool call was refused (assistant.memory.tools)
+├── SleepError                  the consolidation could not run (assistant.sleep.errors)
+│   ├── SleepLocked             another process consolidates this file right now
+│   └── BudgetExhausted         the run's cap on model calls is reached
 ├── ConfigError                 a bad setting in config.toml or the environment
 └── SecretStoreError            no usable keyring backend
+
+SQLite's own errors never leave the data layer raw: ``data_schema.connect`` turns each
+into an ``SQLiteError`` that is also an instance of the apsw class it came from. The
+interfaces (CLI, app) show any ``HippoError``'s message and treat anything else as a bug.
+A test (tests/test_error_tree.py) keeps this tree equal to the classes.
 """
 
 from __future__ import annotations
@@ -27,15 +41,18 @@ __all__ = [
     "DataKeyError",
     "ExtensionLoadError",
     "HippoError",
+    "InvalidInput",
     "MemoryWriteError",
     "MigrationError",
     "ModelNotFound",
+    "NotFound",
     "OllamaAuthError",
     "OllamaError",
     "OllamaResponseError",
     "OllamaStopped",
     "OllamaTimeout",
     "OllamaUnreachable",
+    "SQLiteError",
     "SecretStoreError",
     "StorageError",
     "UndoConflict",
@@ -119,6 +136,25 @@ class OllamaStopped(OllamaError):
 
 class StorageError(HippoError):
     """The SQLite data file could not be opened, read or written."""
+
+
+class SQLiteError(StorageError):
+    """SQLite refused a read or write; the message says what it means for the data file.
+
+    Raised by the data layer in place of apsw's error (the ``__cause__``), as an instance
+    of a subclass that also derives from that apsw class.
+    """
+
+
+class NotFound(HippoError):
+    """What was asked for does not exist (in this profile); the message names it."""
+
+
+class InvalidInput(HippoError, ValueError):
+    """What was given can't be used; the message says what is allowed.
+
+    Also a ``ValueError``, which such input raised before (callers that catch it keep working).
+    """
 
 
 class ExtensionLoadError(StorageError):

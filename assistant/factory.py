@@ -10,8 +10,6 @@ from assistant.datakey import KeyStore
 from assistant.encryption import StepProgress, prepare_data_file
 from assistant.engine import Hippo
 from assistant.llm.hosts import is_loopback
-from assistant.memory.budget import ContextBudget
-from assistant.memory.scoring import RetrievalWeights
 from assistant.secrets import load_token
 from data_schema.connect import Database
 
@@ -25,7 +23,13 @@ def open_gateway(config: Config) -> OllamaGateway:
     """The Ollama gateway for ``config``, with a bearer token where one is set."""
     from assistant.llm.gateway import OllamaGateway
 
-    gateway = OllamaGateway(config.ollama_host, **config.ollama_timeouts)
+    ollama = config.ollama
+    gateway = OllamaGateway(
+        ollama.host,
+        connect_timeout=ollama.connect_timeout,
+        load_timeout=ollama.load_timeout,
+        stall_timeout=ollama.stall_timeout,
+    )
     # The keyring is asked only for remote hosts: it can be slow, and local Ollama has no auth.
     token = load_token(gateway.host, use_keyring=not is_loopback(gateway.host))
     return gateway.with_token(token) if token else gateway
@@ -45,15 +49,14 @@ def open_engine(
     return Hippo(
         Database(config.db_path, keys),
         open_gateway(config),
-        chat_model=config.chat_model,
-        embedding_model=config.embedding_model,
+        chat_model=config.models.chat,
+        embedding_model=config.models.embedding,
         profile=config.profile,
-        context_tokens=config.context_tokens,
+        context_tokens=config.models.context_tokens,
         clock=clock,
-        working_strategy=config.working_strategy,  # type: ignore[arg-type]
-        core_edits=config.model_core_edits,  # type: ignore[arg-type]
-        context_budget=ContextBudget(**config.memory_budget),
-        weights=RetrievalWeights(
-            **{k: int(v) if k == "candidates" else v for k, v in config.retrieval.items()}
-        ),  # type: ignore[arg-type]
+        working_strategy=config.memory.strategy,
+        core_edits=config.memory.core_edits,
+        context_budget=config.memory.budget,
+        weights=config.retrieval,
+        sleep=config.sleep,
     )

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from assistant.errors import HippoError
+from assistant.errors import InvalidInput, NotFound
 from assistant.textcheck import printable_path
 
 __all__ = ["file_kind", "require_file", "writable_target"]
@@ -60,9 +60,9 @@ def require_file(path: Path, what: str) -> int:
     kind = file_kind(path)
     shown = printable_path(path)
     if kind == "missing":
-        raise HippoError(f"{what} {shown}: there is no such file.")
+        raise NotFound(f"{what} {shown}: there is no such file.")
     if kind is not None:
-        raise HippoError(f"{what} {shown}: it is {kind}, not a regular file.")
+        raise InvalidInput(f"{what} {shown}: it is {kind}, not a regular file.")
     return path.stat().st_size
 
 
@@ -75,22 +75,22 @@ def writable_target(path: Path) -> Path:
     shown = printable_path(path)
     kind = file_kind(path)
     if kind == "a symbolic link loop":
-        raise HippoError(f"Can't write {shown}: it is a symbolic link loop.")
+        raise InvalidInput(f"Can't write {shown}: it is a symbolic link loop.")
     if kind is None and path.is_symlink():  # a link to a file: replace the file
         path = path.resolve()
     if path.is_dir():
-        raise HippoError(
+        raise InvalidInput(
             f"{shown} is a folder; give a file name in it, e.g. "
             f"{printable_path(path / 'hippo-export.json')}."
         )
     folder = path.parent
     if not folder.is_dir():
-        raise HippoError(
+        raise InvalidInput(
             f"Can't write {shown}: the folder {printable_path(folder)} does not exist. "
             f"Create it first (mkdir -p {printable_path(folder)}) or choose another place."
         )
     if not os.access(folder, os.W_OK):
-        raise HippoError(
+        raise InvalidInput(
             f"Can't write {shown}: the folder {printable_path(folder)} is not writable."
         )
     return path

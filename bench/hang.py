@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from assistant.config import Config  # noqa: E402
 from assistant.errors import OllamaError  # noqa: E402
 from assistant.llm.gateway import OllamaGateway  # noqa: E402
+from assistant.settings import OllamaSettings  # noqa: E402
 from tests.fake_ollama import FakeOllama  # noqa: E402
 
 
@@ -104,9 +105,11 @@ async def status_seconds() -> tuple[float, float]:
     from ui import HippoApp
 
     with FakeOllama() as fake, tempfile.TemporaryDirectory() as tmp:
-        config = Config(data_dir=Path(tmp), config_dir=Path(tmp), ollama_host=fake.host)
-        engine = Hippo(config.db_path, OllamaGateway(fake.host), chat_model=config.chat_model,
-                       embedding_model=config.embedding_model, clock=ManualClock())  # fmt: skip
+        config = Config(
+            data_dir=Path(tmp), config_dir=Path(tmp), ollama=OllamaSettings(host=fake.host)
+        )
+        engine = Hippo(config.db_path, OllamaGateway(fake.host), chat_model=config.models.chat,
+                       embedding_model=config.models.embedding, clock=ManualClock())  # fmt: skip
         app = HippoApp(engine, config)
         async with app.run_test(size=(100, 30)) as pilot:
             status = app.chat.status

@@ -117,6 +117,13 @@ def _shorten_timeouts(lab: Lab) -> list[str]:
     from assistant import config as settings
 
     config = lab.config()
+    if hasattr(config, "ollama"):  # config.toml's sections as typed settings
+        from dataclasses import replace
+
+        names = ["connect_timeout", "load_timeout", "stall_timeout"]
+        ollama = replace(config.ollama, **dict.fromkeys(names, _TIMEOUT_S))
+        settings.save_config(replace(config, ollama=ollama))
+        return names
     names = list(getattr(settings, "_TIMEOUTS", ()))
     if not names or not hasattr(config, "ollama_timeouts"):
         return []

@@ -180,11 +180,14 @@ def _instrumented(engine):
 async def _hippo(host: str, size: tuple[int, int]) -> None:
     from assistant.config import Config
     from assistant.factory import open_engine
+    from assistant.settings import OllamaSettings
     from tests.ui.helpers import type_text, wait_until
     from ui import HippoApp
 
     with tempfile.TemporaryDirectory() as tmp:
-        config = Config(data_dir=Path(tmp), config_dir=Path(tmp, "cfg"), ollama_host=host)
+        config = Config(
+            data_dir=Path(tmp), config_dir=Path(tmp, "cfg"), ollama=OllamaSettings(host=host)
+        )
         app = HippoApp(lambda: _instrumented(open_engine(config)), config)
         app.driver_class = RecordingDriver
         RECORDER.settled = lambda: bool(RECORDER.arrivals) and not app.chat.streaming

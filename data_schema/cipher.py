@@ -130,11 +130,19 @@ def apply_key(conn: apsw.Connection, key: DataKey) -> None:
     conn.execute(f"PRAGMA key = \"x'{key.hex}'\"")
 
 
-def open_keyed(path: Path, key: DataKey, *, create: bool = True) -> apsw.Connection:
+def open_keyed(
+    path: Path,
+    key: DataKey,
+    *,
+    create: bool = True,
+    factory: Callable[..., apsw.Connection] = apsw.Connection,
+) -> apsw.Connection:
     """A connection to ``path`` keyed from its first moment (the key rides in the URI).
 
     Keyed at open, not by a later PRAGMA, so that anything apsw runs on a new connection
     (its ``connection_hooks``) already reads the file.
+
+    ``factory`` makes the connection (``data_schema.connect`` passes its own class).
 
     Raises:
         apsw.NotADBError: the key does not open the file (now, or at the first read).
@@ -142,7 +150,7 @@ def open_keyed(path: Path, key: DataKey, *, create: bool = True) -> apsw.Connect
     flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI
     if create:
         flags |= apsw.SQLITE_OPEN_CREATE
-    return apsw.Connection(keyed_uri(path, key), flags=flags)
+    return factory(keyed_uri(path, key), flags=flags)
 
 
 def opens_with(path: Path, key: DataKey | None) -> bool:

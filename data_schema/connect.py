@@ -21,6 +21,7 @@ import apsw
 
 from assistant.errors import DataKeyError, ExtensionLoadError, StorageError
 from data_schema.cipher import KeySource, file_state, open_keyed
+from data_schema.sqlite_errors import DataConnection, storage_error, write_failed
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -88,15 +89,17 @@ def _open_keyed(name: str, keys: KeySource | None) -> apsw.Connection:
     """A connection to ``name``, keyed as its state asks: new, plaintext or encrypted."""
     state = "plaintext" if name == ":memory:" else file_state(Path(name))
     if state == "plaintext":
-        return apsw.Connection(name)
+        return DataConnection(name)
     keys = keys or default_keys()
     if state == "new":
         key = keys.for_new_file()
-        return apsw.Connection(name) if key is None else open_keyed(Path(name), key)
+        if key is None:
+            return DataConnection(name)
+        return open_keyed(Path(name), key, factory=DataConnection)
     tried = []
     for key in keys.candidates():
         try:
-            conn = open_keyed(Path(name), key, create=False)
+            conn = open_keyed(Path(name), key, create=False, factory=DataConnection)
         except apsw.NotADBError:
             tried.append(key.origin)
             continue
@@ -150,6 +153,8 @@ def connect(
             ) from exc
     try:
         conn = _open_keyed(name, keys)
+        if isinstance(conn, DataConnection):
+            conn.shown_path = name
         conn.setbusytimeout(BUSY_TIMEOUT_MS)
         _load_sqlite_vec(conn)
         conn.execute("PRAGMA foreign_keys = ON")
@@ -176,58 +181,6 @@ def connect(
             "or choose another place with --data-dir or HIPPO_DATA_DIR."
         ) from exc
     return conn
-
-
-def write_failed(exc: apsw.Error, path: Path | str) -> StorageError:
-    """What a failed write to the data file at ``path`` means, and what to do next.
-
-    SQLite rolls the failed statement's transaction back, so what was saved before
-    it is intact: each message says so, since a user's first worry is their memories.
-    The cause is looked for along the chain: after SQLite's own rollback, the
-    enclosing savepoint's fails too ("no transaction is active"), hiding it.
-    """
-    exc = _cause(exc)
-    if isinstance(exc, apsw.FullError):
-        return StorageError(
-            f"The disk holding Hippo's data file ({path}) is full, so nothing more can be "
-            "saved. Free some space and try again; everything saved before is intact."
-        )
-    if isinstance(exc, apsw.BusyError | apsw.LockedError):
-        return StorageError(
-            f"Hippo's data file ({path}) is busy: another Hippo (`hippo sleep`, say) is "
-            "writing to it. Try again in a moment; nothing was lost."
-        )
-    if isinstance(exc, apsw.ReadOnlyError | apsw.IOError | apsw.CantOpenError):
-        return StorageError(
-            f"Hippo could not write its data file ({path}): {exc}. Check the disk and the "
-            "file's permissions, then try again; everything saved before is intact."
-        )
-    return StorageError(f"Hippo's data file ({path}) could not be written: {exc}.")
-
-
-def storage_error(exc: BaseException, path: Path | str) -> StorageError | None:
-    """What ``exc`` means for the data file at ``path`` if it is SQLite's error, else None."""
-    return write_failed(exc, path) if isinstance(exc, apsw.Error) else None
-
-
-_TELLING = (
-    apsw.FullError,
-    apsw.BusyError,
-    apsw.LockedError,
-    apsw.ReadOnlyError,
-    apsw.IOError,
-    apsw.CantOpenError,
-)
-
-
-def _cause(exc: apsw.Error) -> apsw.Error:
-    """The first error along ``exc``'s chain that says why a write failed, else ``exc``."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, _TELLING):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return exc
 
 
 def sqlite_vec_version(conn: apsw.Connection) -> str:

@@ -7,6 +7,7 @@ import pytest
 from assistant.clock import ManualClock
 from assistant.config import Config
 from assistant.engine import Hippo
+from assistant.settings import ModelSettings, OllamaSettings
 from tests.fake_ollama.fixtures import fake_ollama  # noqa: F401  (a fixture)
 
 # The data file's key in tests: every file a test makes is encrypted with it, and no
@@ -44,9 +45,8 @@ def config(tmp_path, fake_ollama) -> Config:  # noqa: F811
     return Config(
         data_dir=tmp_path / "data",
         config_dir=tmp_path / "config",
-        chat_model=CHAT_MODEL,
-        embedding_model=EMBEDDING_MODEL,
-        ollama_host=fake_ollama.host,
+        models=ModelSettings(chat=CHAT_MODEL, embedding=EMBEDDING_MODEL),
+        ollama=OllamaSettings(host=fake_ollama.host),
     )
 
 
@@ -56,9 +56,9 @@ def engine(config, clock):
 
     hippo = Hippo(
         config.db_path,
-        OllamaGateway(config.ollama_host),
-        chat_model=config.chat_model,
-        embedding_model=config.embedding_model,
+        OllamaGateway(config.ollama.host),
+        chat_model=config.models.chat,
+        embedding_model=config.models.embedding,
         clock=clock,
     )
     yield hippo

@@ -320,7 +320,6 @@ class HippoApp(App[None]):
     @work(thread=True, exclusive=True, group="sleep-start", exit_on_error=False)
     def _start_sleep_scheduler(self) -> None:
         """Consolidate nightly while open, catching up a missed night now (in the background)."""
-        from assistant.sleep import SleepSettings
         from scheduler.runner import SleepScheduler
 
         notice = self.engine.away_notice()
@@ -328,9 +327,8 @@ class HippoApp(App[None]):
             self.call_from_thread(
                 self.notify, notice.text, title="Memory", timeout=12, markup=False
             )
-        settings = SleepSettings.from_mapping(self.config.extra.get("sleep"))
         self._scheduler = SleepScheduler(
-            self.engine, settings,
+            self.engine, self.config.sleep,
             on_report=lambda report: self.post_message(self.Slept(report)),
             on_error=self._sleep_refused,
             on_progress=lambda p: self.post_message(
@@ -422,9 +420,7 @@ class HippoApp(App[None]):
         if choice is None:
             return
         self.engine.use_models(chat=choice.chat, embedding=choice.embedding)
-        self.config = self.config.with_changes(
-            chat_model=choice.chat, embedding_model=choice.embedding
-        )
+        self.config = self.config.with_models(chat=choice.chat, embedding=choice.embedding)
         path = save_config(self.config)
         self.chat.status.chat_model = choice.chat
         self.chat.status.embedding_model = choice.embedding

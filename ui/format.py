@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, time, timedelta
 
+from assistant.errors import InvalidInput
 from assistant.terminal import visible
 
 __all__ = [
@@ -99,7 +100,7 @@ def parse_day(text: str, *, end: bool = False) -> datetime | None:
         The moment, or None for empty text.
 
     Raises:
-        ValueError: the text is not a date, with an example of one that is.
+        InvalidInput: the text is not a date, with an example of one that is.
     """
     text = text.strip()
     if not text:
@@ -107,7 +108,7 @@ def parse_day(text: str, *, end: bool = False) -> datetime | None:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(
+        raise InvalidInput(
             f"{text!r} is not a date: type it as 2026-03-01 (or 2026-03-01 09:30)."
         ) from None
     if end and moment.time() == time(0) and len(text) <= 10:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from assistant.errors import HippoError
-from ui.failures import explained
 from ui.format import clip
 from ui.slash import COMMANDS, SlashCommand, help_text
 from ui.widgets import Conversation
@@ -154,10 +153,8 @@ class MemoryCommands:
         try:
             session_id = chat.ensure_session()
             said, _ = engine.admin.facts.remember(text, session_id)  # the message and its fact
-        except Exception as exc:
-            if (why := explained(exc, engine.admin)) is None:
-                raise  # a bug
-            self._app.notify(why, title="Not remembered", severity="error", markup=False)
+        except HippoError as exc:  # anything else is a bug, and raises
+            self._app.notify(str(exc), title="Not remembered", severity="error", markup=False)
             return
         await chat.query_one(Conversation).apply(UserSaved(said))
         self._app.notify(f"Remembered: {clip(text, 80)}", title="Memory updated", markup=False)

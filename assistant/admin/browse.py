@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from assistant.admin.models import EvidenceView
-from assistant.errors import StorageError
+from assistant.errors import NotFound, StorageError
 from assistant.memory.archival import Document
 from assistant.memory.core import CoreBlock
 from assistant.memory.episodes import Episode
@@ -170,7 +170,7 @@ class BrowseAdmin:
         """
         found = self._messages.messages_by_id([message_id], self._pid)
         if message_id not in found:
-            raise StorageError(f"There is no message {message_id} in this profile.")
+            raise NotFound(f"There is no message {message_id} in this profile.")
         return found[message_id]
 
     def memories_used(self, reply_id: int) -> list[UsedMemory]:

@@ -21,7 +21,7 @@ import apsw
 from assistant.admin.markdown import render_markdown
 from assistant.admin.models import ImportReport
 from assistant.clock import Clock
-from assistant.errors import HippoError, StorageError
+from assistant.errors import InvalidInput, StorageError
 from assistant.memory.models import Profile
 from assistant.memory.profile_data import (
     FORMAT,
@@ -62,12 +62,12 @@ def load_export(text: str) -> dict[str, Any]:
     try:
         data = json.loads(found.group(2) if found else text)
     except json.JSONDecodeError as exc:
-        raise HippoError(
+        raise InvalidInput(
             f"This is not a Hippo export ({exc.msg} at line {exc.lineno}). Export one with "
             "`hippo memory export`; a Markdown export works too."
         ) from None
     except RecursionError:  # [[[[... 100k deep: an export nests a few levels only
-        raise HippoError(
+        raise InvalidInput(
             "This is not a Hippo export: its JSON is nested too deeply to read."
         ) from None
     check_export(data)
@@ -77,15 +77,15 @@ def load_export(text: str) -> dict[str, Any]:
 def check_export(data: Any) -> None:
     """Raise HippoError unless ``data`` is an export this Hippo can read."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise HippoError("This is not a Hippo export: it has no 'format': 'hippo-export'.")
+        raise InvalidInput("This is not a Hippo export: it has no 'format': 'hippo-export'.")
     if not isinstance(data.get("version"), int) or data["version"] > VERSION:
-        raise HippoError(
+        raise InvalidInput(
             f"This export has version {data.get('version')!r}; this Hippo reads version "
             f"{VERSION} and older. Upgrade Hippo (`pip install -U hippo-memory`) to import it."
         )
     missing = [key for key in _SECTIONS if key not in data]
     if missing:
-        raise HippoError(f"This export is incomplete: it lacks {', '.join(missing)}.")
+        raise InvalidInput(f"This export is incomplete: it lacks {', '.join(missing)}.")
 
 
 class ExportAdmin:
@@ -135,12 +135,12 @@ class ExportAdmin:
         """
         check_export(data)
         if not profile_name.strip():
-            raise HippoError("Name the profile to import into, e.g. --profile restored.")
+            raise InvalidInput("Name the profile to import into, e.g. --profile restored.")
         name = checked_name(profile_name)
         try:
             profile, counts, dropped = import_profile(self._conn, self._clock, data, name)
         except (KeyError, TypeError, ValueError, apsw.ConstraintError) as exc:
-            raise HippoError(
+            raise InvalidInput(
                 f"The export is damaged ({type(exc).__name__}: {exc}); nothing was imported."
             ) from exc
         self._wake()
@@ -165,19 +165,19 @@ class ExportAdmin:
         else:
             target = Path(path).expanduser()
         if target.exists() and not (force and target.is_file()):
-            raise StorageError(
+            raise InvalidInput(
                 f"{target} exists already; choose a new file for the backup, or add --force "
                 "to replace it."
                 if not target.is_dir()
                 else f"{target} is a folder; give a file name for the backup inside it."
             )
         if not target.parent.is_dir():
-            raise StorageError(
+            raise InvalidInput(
                 f"There is no folder {target.parent}; create it first, or choose another place "
                 "for the backup. Nothing was written."
             )
         if not_utf8(str(target)):  # SQLite takes file names as UTF-8 only
-            raise StorageError(
+            raise InvalidInput(
                 f"Can't back up to {printable_path(target)}: SQLite needs a file name that is "
                 "UTF-8 text; choose another name."
             )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from assistant.admin.models import FactDetail, ForgetReceipt
 from assistant.clock import Clock
-from assistant.errors import HippoError, StorageError
+from assistant.errors import InvalidInput, NotFound
 from assistant.memory.facts import Evidence, Fact
 from assistant.memory.facts.listing import FactFilter
 from assistant.memory.models import Message, Profile, Session
@@ -189,7 +189,7 @@ class FactsAdmin:
         if fact.superseded_by is not None:
             try:
                 successor = self.get(fact.superseded_by)
-            except StorageError:
+            except NotFound:
                 successor = None
         return FactDetail(
             fact=fact,
@@ -228,7 +228,7 @@ class FactsAdmin:
             if value is not None
         }
         if not changes:
-            raise HippoError(f"Nothing to change in fact {fact_id}: give a statement, scope, ...")
+            raise InvalidInput(f"Nothing to change in fact {fact_id}: give a statement, scope, ...")
         fact = self.get(fact_id)
         if statement is not None and statement.strip() != fact.statement:
             changes["source_kind"] = "user_stated"
@@ -253,7 +253,7 @@ class FactsAdmin:
 
         text = text.strip()
         if not text:
-            raise HippoError("Say what to remember: the fact is empty, so nothing was stored.")
+            raise InvalidInput("Say what to remember: the fact is empty, so nothing was stored.")
         with self._atomic():
             session = self._sessions.new(scope_name(scope))
             said = self._messages.add_message(

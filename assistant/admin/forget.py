@@ -22,7 +22,7 @@ import apsw
 
 from assistant.admin.models import TIERS, ForgetPreview, ForgetReceipt
 from assistant.clock import Clock
-from assistant.errors import HippoError, StorageError
+from assistant.errors import HippoError, InvalidInput, NotFound
 from assistant.memory.models import Profile, Session
 from assistant.memory.profile_data import Purge, PurgePlan
 
@@ -40,7 +40,7 @@ Replan = Callable[[Purge, int], PurgePlan]
 def _needle(text: str) -> str:
     needle = " ".join(text.split())
     if not needle:
-        raise HippoError("Say what to forget: the text is empty.")
+        raise InvalidInput("Say what to forget: the text is empty.")
     return needle
 
 
@@ -150,7 +150,7 @@ class ForgetAdmin:
         """
         session = self._messages.session(session_id)
         if session.profile_id != self._pid:
-            raise HippoError(f"Session {session_id} belongs to another profile.")
+            raise NotFound(f"Session {session_id} belongs to another profile.")
         return session
 
     def delete_session(self, session_id: int, *, backups: BackupPolicy = "scrub") -> ForgetReceipt:
@@ -214,7 +214,7 @@ class ForgetAdmin:
         pid = self._pid
         plan = self._purge.plans.by_items(pid, kind, ids)
         if not (plan.documents if kind == "document" else plan.items[kind]):
-            raise StorageError(
+            raise NotFound(
                 f"There is no {what} in this profile. List them with `hippo memory "
                 f"{'list' if kind == 'fact' else kind + 's'}`."
             )

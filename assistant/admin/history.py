@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assistant.admin.models import Change
 from assistant.clock import to_iso
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.core import CoreBlock, CoreChange
 from assistant.memory.facts import Fact
 from assistant.memory.facts.listing import FactFilter
@@ -80,7 +80,7 @@ class HistoryAdmin:
         if kind == "core":
             return self._core.undo(change_id, actor="user", profile_id=self._pid)
         if self._facts.changes.fact_of_change(self._pid, change_id) is None:
-            raise StorageError(
+            raise NotFound(
                 f"There is no fact change {change_id} in this profile; see `hippo memory history`."
             )
         return self._facts.undo(change_id, actor="user")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from assistant.admin.models import EvidenceView
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.facts import Evidence
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class EvidenceReader:
         for fid in wanted.get("fact", []):
             try:
                 fact = self._facts.get(fid, profile_id=pid)
-            except StorageError:  # gone, or another profile's: shown as missing
+            except NotFound:  # gone, or another profile's: shown as missing
                 continue
             found["fact", fid] = (
                 fact.statement,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from assistant.admin.models import CoreReviewItem, EvidenceView, ReviewItem
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.core import CoreBlock
 from assistant.memory.core_proposals import CoreProposal
 from assistant.memory.facts import Evidence, Fact
@@ -120,7 +120,7 @@ class ReviewAdmin:
         if fact.id in conflicts:
             try:
                 replaces = self._facts.get(conflicts[fact.id])
-            except StorageError:
+            except NotFound:
                 replaces = None
         if replaces is not None:
             proposal = "conflict"
@@ -158,7 +158,7 @@ class ReviewAdmin:
         if old_id is not None:
             try:
                 old = self._facts.get(old_id)
-            except StorageError:
+            except NotFound:
                 old = None
             if old is not None and old.status == "active":
                 self._store.supersede(old_id, fact_id, actor="user", profile_id=self._pid)

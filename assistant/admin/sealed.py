@@ -13,7 +13,7 @@ import base64
 import json
 import os
 
-from assistant.errors import HippoError
+from assistant.errors import InvalidInput
 
 __all__ = ["MIN_PASSPHRASE", "is_sealed", "seal", "unseal"]
 
@@ -44,7 +44,7 @@ def seal(text: str, passphrase: str, *, cost: int = _COST) -> bytes:
     from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
     if len(passphrase) < MIN_PASSPHRASE:
-        raise HippoError(
+        raise InvalidInput(
             f"That passphrase is too short: use at least {MIN_PASSPHRASE} characters; "
             "nothing was written."
         )
@@ -81,9 +81,11 @@ def unseal(blob: bytes, passphrase: str) -> str:
         key = _key(passphrase, salt, int(header["n"]), int(header["r"]), int(header["p"]))
         return ChaCha20Poly1305(key).decrypt(nonce, body, head).decode("utf-8")
     except InvalidTag:
-        raise HippoError(
+        raise InvalidInput(
             "The passphrase does not open this export (or the file is damaged). Try again "
             "with the passphrase it was exported with; nothing was imported."
         ) from None
     except (ValueError, KeyError, TypeError) as exc:
-        raise HippoError(f"This sealed export is damaged ({exc}); nothing was imported.") from None
+        raise InvalidInput(
+            f"This sealed export is damaged ({exc}); nothing was imported."
+        ) from None

@@ -20,7 +20,7 @@ from typing import Literal
 import apsw
 
 from assistant.clock import Clock, from_iso, to_iso
-from assistant.errors import HippoError
+from assistant.errors import HippoError, InvalidInput
 from assistant.files import file_kind, require_file
 from assistant.memory.base import Store, ids_clause
 from assistant.memory.chunking import Chunk, chunk_text
@@ -116,13 +116,13 @@ def _decode(path: Path, data: bytes) -> tuple[str, str]:
     try:
         return decode_text(data)
     except NotText as exc:
-        raise HippoError(f"Can't ingest {path}: {exc}. {_ACCEPTED}") from None
+        raise InvalidInput(f"Can't ingest {path}: {exc}. {_ACCEPTED}") from None
 
 
 def _checked_path(path: Path) -> Path:
     """``path`` resolved, once it is known to be a regular file with a UTF-8 name."""
     if where := not_utf8(str(path)):
-        raise HippoError(
+        raise InvalidInput(
             f"Can't ingest {printable_path(path)}: its name is not UTF-8 ({where}), which "
             "Hippo can't store. Rename it (e.g. with `convmv -f latin1 -t utf-8`)."
         )
@@ -183,7 +183,7 @@ class ArchiveStore(Store):
         path = _checked_path(Path(path).expanduser())
         size = path.stat().st_size
         if size > self._max_bytes:
-            raise HippoError(
+            raise InvalidInput(
                 f"Can't ingest {path}: it is {size / 1e6:.1f} MB, over the "
                 f"{self._max_bytes / 1e6:.0f} MB limit. Split it into smaller files."
             )
@@ -191,7 +191,7 @@ class ArchiveStore(Store):
         text, note = _decode(path, data)
         chunks = chunk_text(text, markdown=path.suffix.lower() in MARKDOWN_SUFFIXES)
         if not chunks:  # an earlier version, if any, stays
-            raise HippoError(f"Can't ingest {path}: it is empty, so there is nothing to keep.")
+            raise InvalidInput(f"Can't ingest {path}: it is empty, so there is nothing to keep.")
         result = self._write(profile_id, str(path), _title(path, chunks), data, chunks)
         return replace(result, note=note)
 
@@ -244,7 +244,7 @@ class ArchiveStore(Store):
             HippoError: the note is empty.
         """
         if not text.strip():
-            raise HippoError("An archival note needs some text; nothing was stored.")
+            raise InvalidInput("An archival note needs some text; nothing was stored.")
         data = text.encode("utf-8")
         path = _NOTE_PREFIX + hashlib.sha256(data).hexdigest()[:16]
         result = self._write(profile_id, path, title, data, chunk_text(text))

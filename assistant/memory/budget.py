@@ -1,23 +1,11 @@
-"""Token budgets of the prompt's memory sections (light: read at start-up)."""
+"""Token budgets of the prompt's memory sections (``[memory.budget]`` in config.toml).
+
+Defined in ``assistant.settings`` with config.toml's other sections: the app reads the
+config before its first frame, and must not load ``assistant.memory`` for it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from assistant.settings import ContextBudget
 
 __all__ = ["ContextBudget"]
-
-
-@dataclass(frozen=True, slots=True)
-class ContextBudget:
-    """Token budgets per memory section (together the memory part: 2,000 by default)."""
-
-    facts: int = 500
-    episodes: int = 300
-    upcoming: int = 150
-    events: int = 150
-    recalled: int = 900
-
-    @property
-    def memory(self) -> int:
-        """The whole memory part's budget."""
-        return self.facts + self.episodes + self.upcoming + self.events + self.recalled

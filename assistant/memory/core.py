@@ -16,7 +16,7 @@ from datetime import datetime
 import apsw
 
 from assistant.clock import from_iso, to_iso
-from assistant.errors import CoreMemoryError, StorageError
+from assistant.errors import CoreMemoryError, NotFound
 from assistant.memory.base import Store
 from assistant.memory.core_undo import revert_edit
 from assistant.memory.facts import ACTORS, Actor, looks_like_instruction
@@ -230,7 +230,7 @@ class CoreMemory(Store):
             .fetchone()
         )
         if row is None or (profile_id is not None and row[0] != profile_id):
-            raise StorageError(f"There is no core memory change {history_id} in this profile.")
+            raise NotFound(f"There is no core memory change {history_id} in this profile.")
         owner, label, before, after = row
 
         def edit(block: CoreBlock) -> tuple[str, str]:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Literal
 
 from assistant.clock import from_iso, to_iso
-from assistant.errors import MemoryWriteError, StorageError
+from assistant.errors import MemoryWriteError, NotFound
 from assistant.memory.base import Store
 from assistant.memory.core import CoreBlock, CoreMemory
 
@@ -118,7 +118,7 @@ class CoreProposals(Store):
             .fetchone()
         )
         if row is None:
-            raise StorageError(
+            raise NotFound(
                 f"There is no core memory proposal {proposal_id} in this profile; "
                 "`hippo memory review` lists them."
             )

@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.base import Store
 from assistant.memory.vectors import TEXT_SOURCES
 
@@ -195,7 +195,7 @@ class EntityStore(Store):
                 f"SELECT 1 FROM {table} WHERE id = ? AND profile_id = ?", (item_id, profile_id)
             ).fetchone()
             if owned is None:
-                raise StorageError(f"There is no {kind} {item_id} in this profile to link.")
+                raise NotFound(f"There is no {kind} {item_id} in this profile to link.")
             for name in names:
                 norm = normalise_name(name)
                 if not norm:

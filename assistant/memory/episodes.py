@@ -16,7 +16,7 @@ from datetime import datetime
 import apsw
 
 from assistant.clock import from_iso, to_iso
-from assistant.errors import HippoError, StorageError
+from assistant.errors import InvalidInput, NotFound
 from assistant.memory.base import Store
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
@@ -139,7 +139,7 @@ class EpisodeStore(Store):
                 "SELECT 1 FROM sessions WHERE id = ? AND profile_id = ?", (session_id, profile_id)
             ).fetchone()
             if row is None:
-                raise StorageError(f"Session {session_id} is not in profile {profile_id}.")
+                raise NotFound(f"Session {session_id} is not in profile {profile_id}.")
         if not message_ids:
             return
         owned = {
@@ -151,7 +151,7 @@ class EpisodeStore(Store):
         }
         foreign = [mid for mid in message_ids if mid not in owned]
         if foreign:
-            raise StorageError(
+            raise NotFound(
                 f"Messages {', '.join(map(str, foreign))} are not in profile {profile_id}; "
                 "an episode can only cite its own profile's messages."
             )
@@ -164,7 +164,7 @@ class EpisodeStore(Store):
         """
         found = self.get_many([episode_id])
         if episode_id not in found:
-            raise StorageError(f"There is no episode {episode_id}.")
+            raise NotFound(f"There is no episode {episode_id}.")
         return found[episode_id]
 
     def get_many(self, ids: Sequence[int], profile_id: int | None = None) -> dict[int, Episode]:
@@ -283,10 +283,10 @@ class EpisodeStore(Store):
 
 def _check(summary: str, started_at: datetime, ended_at: datetime, importance: float) -> None:
     if not summary.strip():
-        raise HippoError("An episode needs a summary; nothing was stored.")
+        raise InvalidInput("An episode needs a summary; nothing was stored.")
     if ended_at < started_at:
-        raise HippoError(
+        raise InvalidInput(
             f"An episode can't end ({to_iso(ended_at)}) before it starts ({to_iso(started_at)})."
         )
     if not 1 <= importance <= 10:
-        raise HippoError(f"An episode's importance must be between 1 and 10, not {importance}.")
+        raise InvalidInput(f"An episode's importance must be between 1 and 10, not {importance}.")

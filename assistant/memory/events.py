@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 import apsw
 
 from assistant.clock import from_iso, to_iso
-from assistant.errors import HippoError
+from assistant.errors import HippoError, InvalidInput
 from assistant.memory.base import Store, ids_clause
 from assistant.memory.importance import rate_importance
 from assistant.memory.textindex import fts_query, index_text
@@ -81,11 +81,11 @@ def _aware(moment: datetime) -> datetime:
 
 def _parse_time(value: object, name: str) -> datetime:
     if not isinstance(value, str):
-        raise HippoError(f"{name} must be an ISO 8601 time string, not {value!r}")
+        raise InvalidInput(f"{name} must be an ISO 8601 time string, not {value!r}")
     try:
         return _aware(datetime.fromisoformat(value))
     except ValueError:
-        raise HippoError(
+        raise InvalidInput(
             f"{name} {value!r} is not an ISO 8601 time (e.g. 2026-03-01T09:30 or "
             "2026-03-01T09:30:00+01:00)"
         ) from None
@@ -93,9 +93,9 @@ def _parse_time(value: object, name: str) -> datetime:
 
 def _number(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise HippoError(f"{name} must be a number, not {value!r}")
+        raise InvalidInput(f"{name} must be a number, not {value!r}")
     if not math.isfinite(value):  # Python's json reads NaN and Infinity
-        raise HippoError(f"{name} must be a finite number, not {value!r}")
+        raise InvalidInput(f"{name} must be a finite number, not {value!r}")
     return float(value)
 
 
@@ -105,7 +105,7 @@ def _decoded(line: str | bytes) -> str:
     try:
         return line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise HippoError(
+        raise InvalidInput(
             f"not UTF-8 text (byte 0x{line[exc.start]:02x} at column {exc.start + 1})"
         ) from None
 
@@ -183,15 +183,15 @@ class EventStore(Store):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise HippoError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+            raise InvalidInput(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
         if not isinstance(record, dict):
-            raise HippoError('expected a JSON object like {"text": "..."}')
+            raise InvalidInput('expected a JSON object like {"text": "..."}')
         unknown = sorted(set(record) - set(JSON_FIELDS))
         if unknown:
-            raise HippoError(f"unknown field {unknown[0]!r} (known: {', '.join(JSON_FIELDS)})")
+            raise InvalidInput(f"unknown field {unknown[0]!r} (known: {', '.join(JSON_FIELDS)})")
         text = record.get("text")
         if not isinstance(text, str):
-            raise HippoError("'text' is missing or not a string")
+            raise InvalidInput("'text' is missing or not a string")
         when = record.get("occurred_at")
         until = record.get("expires_at")
         hours = record.get("ttl_hours")
@@ -216,22 +216,22 @@ class EventStore(Store):
     ) -> _Draft:
         text = text.strip()
         if not text:
-            raise HippoError("An event needs some text; nothing was logged.")
+            raise InvalidInput("An event needs some text; nothing was logged.")
         if not isinstance(source, str) or not source.strip():
-            raise HippoError("'source' must be a non-empty string")
+            raise InvalidInput("'source' must be a non-empty string")
         for name, value in (("text", text), ("source", source)):
             if where := not_utf8(value):  # a "\ud800" escape, say: SQLite can't store it
-                raise HippoError(f"the {name} is not UTF-8 text ({where})")
+                raise InvalidInput(f"the {name} is not UTF-8 text ({where})")
         if expires_at is not None and ttl is not None:
-            raise HippoError("give either an expiry time or a time to live, not both")
+            raise InvalidInput("give either an expiry time or a time to live, not both")
         if ttl is not None and ttl <= timedelta(0):
-            raise HippoError("the time to live must be positive")
+            raise InvalidInput("the time to live must be positive")
         occurred = _aware(occurred_at) if occurred_at else self._clock.now()
         expires = _aware(expires_at) if expires_at else occurred + (ttl or DEFAULT_TTL)
         if expires <= occurred:
-            raise HippoError("the event would expire before it happened")
+            raise InvalidInput("the event would expire before it happened")
         if importance is not None and not 1 <= importance <= 10:
-            raise HippoError(f"importance must be between 1 and 10, not {importance}")
+            raise InvalidInput(f"importance must be between 1 and 10, not {importance}")
         rated = rate_importance(text) if importance is None else importance
         return _Draft(text, source.strip(), occurred, expires, rated)
 

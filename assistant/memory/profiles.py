@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass
 
 from assistant.clock import to_iso
-from assistant.errors import HippoError
+from assistant.errors import InvalidInput, NotFound
 from assistant.memory.base import Store
 from assistant.memory.models import Profile
 
@@ -52,7 +52,7 @@ def profile_name(text: str) -> str:
     """
     name = text.strip()
     if not _NAME.fullmatch(name):
-        raise HippoError(f"{text!r} can't be a profile name: {RULE}.")
+        raise InvalidInput(f"{text!r} can't be a profile name: {RULE}.")
     return name
 
 
@@ -113,7 +113,7 @@ class ProfileStore(Store):
         """
         found = self.find(name)
         if found is None:
-            raise HippoError(unknown_profile(name, self.names()))
+            raise NotFound(unknown_profile(name, self.names()))
         return found
 
     def rename(self, old: str, new: str) -> None:
@@ -125,7 +125,7 @@ class ProfileStore(Store):
         pid = self.require(old)
         name = profile_name(new)
         if self.find(name) is not None:
-            raise HippoError(f"There is already a profile called {name!r}; choose another name.")
+            raise InvalidInput(f"There is already a profile called {name!r}; choose another name.")
         with self._conn() as conn:
             conn.execute("UPDATE profiles SET name = ? WHERE id = ?", (name, pid))
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import apsw
 
 from assistant.clock import Clock, from_iso, to_iso
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.base import Store
 from assistant.memory.models import Message, MessageStatus, Profile, Role, Session
 from assistant.memory.textindex import fts_query, index_text
@@ -173,9 +173,7 @@ class MessageStore(Store):
         """
         row = self._conn().execute(f"{_SESSION_SELECT} WHERE s.id = ?", (session_id,)).fetchone()
         if row is None:
-            raise StorageError(
-                f"There is no session {session_id}. List them with `hippo sessions`."
-            )
+            raise NotFound(f"There is no session {session_id}. List them with `hippo sessions`.")
         return _session(row)
 
     def sessions(self, profile_id: int, limit: int = 50) -> list[Session]:
@@ -270,7 +268,7 @@ class MessageStore(Store):
                 ),
             )
             if conn.changes() == 0:
-                raise StorageError(f"There is no session {session_id} to add a message to.")
+                raise NotFound(f"There is no session {session_id} to add a message to.")
             message_id = conn.last_insert_rowid()
             conn.execute(
                 "UPDATE sessions SET last_active_at = max(last_active_at, ?),"
@@ -356,7 +354,7 @@ class MessageStore(Store):
             .fetchone()
         )
         if row is None:
-            raise StorageError(f"There is no message {message_id}.")
+            raise NotFound(f"There is no message {message_id}.")
         return _message(row)
 
     def messages_by_id(

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
 
 from assistant.clock import to_iso
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.sleep_candidates import CandidateStore, DatedItem
 from assistant.memory.sleep_marks import SleepMarks
 from assistant.memory.sleep_runs import LockTable, RunStore
@@ -105,7 +105,7 @@ def unseen_report(deps: SleepDeps, *, mark_seen: bool = True) -> AwayNotice | No
         try:
             if deps.facts.get(p.fact_id).status == "pending":
                 pending[p.fact_id] = p
-        except StorageError:
+        except NotFound:
             continue
     superseded = {p.old_fact_id for p in mine if p.kind == "superseded"}
     if mark_seen:

@@ -42,7 +42,7 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     """Run ``hippo sleep`` with its flags; return the exit status."""
     from assistant.factory import open_engine
 
-    settings = SleepSettings.from_mapping(config.extra.get("sleep"))  # type: ignore[arg-type]
+    settings = config.sleep
     if args.install_timer:
         return _install(args, settings, config, out)
     engine = open_engine(config)
@@ -107,7 +107,7 @@ def _install(args: argparse.Namespace, settings: SleepSettings, config: Config, 
         settings.at_time,
         home=Path.home(),
         data_dir=config.data_dir,
-        environment=timer_environment(os.environ, config.ollama_host),
+        environment=timer_environment(os.environ, config.ollama.host),
         config_home=os.environ.get("XDG_CONFIG_HOME") or None,
     )
     for path, text in timer.files.items():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from assistant.errors import MemoryWriteError, StorageError
+from assistant.errors import MemoryWriteError, NotFound
 from assistant.memory.entities import extract_entities
 from assistant.memory.facts import Evidence, Fact
 from assistant.sleep.context import SleepContext
@@ -131,6 +131,6 @@ def _refine_importance(ctx: SleepContext, profile_id: int) -> None:
                 elif kind == "episode":
                     ctx.deps.episodes.raise_importance(item_id, 1.0)
                     ctx.count("importance_raised")
-            except (StorageError, MemoryWriteError):
+            except (NotFound, MemoryWriteError):
                 continue  # forgotten since it was used
         ctx.store.set_state(profile_id, "usage_upto", str(last))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.facts import Fact
 from assistant.memory.sleep_candidates import Candidate
 from assistant.sleep.context import SleepContext
@@ -40,7 +40,7 @@ def similar_facts(
         for fact_id in dict.fromkeys(ids):
             try:
                 fact = ctx.deps.facts.get(fact_id, profile_id=profile_id)
-            except StorageError:
+            except NotFound:
                 continue
             if fact.status in _STATUSES and _related(cand, fact, fact_id in near):
                 facts.append(fact)

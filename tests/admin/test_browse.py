@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.errors import CoreMemoryError, StorageError
+from assistant.errors import CoreMemoryError, NotFound
 from tests.admin.helpers import START, seed
 
 
@@ -44,5 +44,5 @@ def test_a_replys_memories_come_with_their_scores_and_text(engine, admin, tmp_pa
 
     assert (used.use.kind, used.use.item_id, used.use.score) == ("fact", seeded.sister.id, 0.9)
     assert used.item.text == "The user has a sister called Anna"
-    with pytest.raises(StorageError, match="no message 999"):
+    with pytest.raises(NotFound, match="no message 999"):
         admin.browse.memories_used(999)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from assistant.admin import load_export
-from assistant.errors import HippoError, StorageError
+from assistant.errors import HippoError, InvalidInput
 from assistant.memory.facts import Evidence
 from tests.admin.helpers import START, chat, remember, seed
 from tests.plaintext import plaintext_bytes
@@ -155,6 +155,6 @@ def test_a_backup_is_a_private_copy_of_the_whole_file(engine, admin, tmp_path):
 
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     assert b"Zalando" in plaintext_bytes(path) and b"Zalando" not in path.read_bytes()
-    with pytest.raises(StorageError, match="exists already"):
+    with pytest.raises(InvalidInput, match="exists already"):
         admin.export.backup(path)
     assert admin.export.backup().parent == engine.db.path.parent / "backups"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.errors import HippoError, StorageError
+from assistant.errors import HippoError, NotFound
 from assistant.memory.facts import Evidence
 from tests.admin.helpers import START, chat, remember, seed
 
@@ -191,7 +191,7 @@ def test_deleting_a_fact_removes_its_row_index_and_vectors(engine, admin, tmp_pa
     receipt = admin.facts.delete(seeded.pasta.id)
 
     assert receipt.counts["facts"] == 1 and receipt.vectors == 1
-    with pytest.raises(StorageError):
+    with pytest.raises(NotFound):
         admin.facts.get(seeded.pasta.id)
     assert admin.facts.list(query="carbonara") == []
     assert conn.execute(
@@ -216,5 +216,5 @@ def test_deleting_a_fact_removes_its_row_index_and_vectors(engine, admin, tmp_pa
     ],
 )
 def test_a_bad_fact_id_gives_a_clear_error(admin, call):
-    with pytest.raises(StorageError, match="There is no fact 999 in this profile"):
+    with pytest.raises(NotFound, match="There is no fact 999 in this profile"):
         call(admin)

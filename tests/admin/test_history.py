@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.facts import Evidence
 from tests.admin.helpers import START, chat, remember
 
@@ -80,9 +80,9 @@ def test_undoing_another_profiles_change_is_refused(engine, admin):
     (fact_change,) = engine.db.conn.execute("SELECT id FROM fact_history").fetchone()
     (core_change,) = engine.db.conn.execute("SELECT id FROM core_block_history").fetchone()
 
-    with pytest.raises(StorageError, match="no fact change"):
+    with pytest.raises(NotFound, match="no fact change"):
         admin.history.undo(fact_change)
-    with pytest.raises(StorageError, match="no core memory change"):
+    with pytest.raises(NotFound, match="no core memory change"):
         admin.history.undo(core_change, kind="core")
     assert admin.history.changes() == []
 

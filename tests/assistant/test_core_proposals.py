@@ -133,9 +133,9 @@ def test_a_pasted_or_quoting_message_is_recorded_as_pasted(engine, fake_ollama):
 
 def test_config_chooses_review_or_apply_and_refuses_anything_else(tmp_path):
     env = {"HIPPO_CONFIG_DIR": str(tmp_path), "HIPPO_DATA_DIR": str(tmp_path / "d")}
-    assert load_config(environ=env).model_core_edits == "review"
+    assert load_config(environ=env).memory.core_edits == "review"
     (tmp_path / "config.toml").write_text('[memory]\nmodel_core_edits = "apply"\n')
-    assert load_config(environ=env).model_core_edits == "apply"
+    assert load_config(environ=env).memory.core_edits == "apply"
     (tmp_path / "config.toml").write_text('[memory]\nmodel_core_edits = "sometimes"\n')
     with pytest.raises(ConfigError, match="model_core_edits must be one of review, apply"):
         load_config(environ=env)

@@ -112,8 +112,8 @@ def minilm_engine(config, clock):
 
     hippo = Hippo(
         config.db_path,
-        OllamaGateway(config.ollama_host),
-        chat_model=config.chat_model,
+        OllamaGateway(config.ollama.host),
+        chat_model=config.models.chat,
         embedding_model="all-minilm",
         clock=clock,
     )

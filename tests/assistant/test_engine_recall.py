@@ -136,8 +136,8 @@ def test_vector_search_stays_inside_the_profile(engine, fake_ollama, config):
     other = Hippo(
         engine.db,
         engine.llm,
-        chat_model=config.chat_model,
-        embedding_model=config.embedding_model,
+        chat_model=config.models.chat,
+        embedding_model=config.models.embedding,
         profile="personal",
     )
     _say(other, other.new_session(), "my salary is private")
@@ -207,7 +207,10 @@ def test_the_user_is_told_once_that_the_model_does_not_read_their_language(
     engine.recall("护照怎么续签？")
     assert engine.take_notices() == []  # once per model and script
     again = Hippo(
-        engine.db, engine.llm, chat_model=config.chat_model, embedding_model=config.embedding_model
+        engine.db,
+        engine.llm,
+        chat_model=config.models.chat,
+        embedding_model=config.models.embedding,
     )
     again.recall("护照在哪里办？")
     assert again.take_notices() == []  # the answer is kept in the file: not the next run either

@@ -16,7 +16,7 @@ def small_model_engine(config, fake_ollama, clock):
         config.db_path,
         OllamaGateway(fake_ollama.host),
         chat_model="smollm2:135m",
-        embedding_model=config.embedding_model,
+        embedding_model=config.models.embedding,
         clock=clock,
         context_tokens=8192,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.clock import ManualClock
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.store import INTERRUPTED, MessageStore
 from data_schema.connect import Database
 
@@ -96,7 +96,7 @@ def test_recent_messages_returns_the_last_ones_in_order(store):
 
 
 def test_adding_to_a_missing_session_is_a_clear_error(store):
-    with pytest.raises(StorageError, match="no session 42"):
+    with pytest.raises(NotFound, match="no session 42"):
         store.add_message(42, "user", "hi")
 
 

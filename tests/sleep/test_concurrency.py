@@ -35,8 +35,8 @@ def test_chatting_while_sleep_runs_loses_nothing(engine, fake_ollama, clock, con
         app = Hippo(
             config.db_path,
             OllamaGateway(chat_host.host),
-            chat_model=config.chat_model,
-            embedding_model=config.embedding_model,
+            chat_model=config.models.chat,
+            embedding_model=config.models.embedding,
             clock=clock,
         )
         session = app.new_session()

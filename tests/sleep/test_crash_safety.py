@@ -22,8 +22,8 @@ def clean(tmp_path, fake_ollama, config, clock):
     twin = Hippo(
         tmp_path / "clean" / "hippo.db",
         OllamaGateway(fake_ollama.host),
-        chat_model=config.chat_model,
-        embedding_model=config.embedding_model,
+        chat_model=config.models.chat,
+        embedding_model=config.models.embedding,
         clock=clock,
     )
     fake_ollama.script(*small_week(twin))

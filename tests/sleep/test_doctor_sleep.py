@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from assistant.cli import main
@@ -34,7 +33,7 @@ def test_doctor_reports_sessions_sleep_gave_up_on(fake_ollama, monkeypatch, caps
 def test_doctor_says_when_the_chat_model_cannot_use_tools(fake_ollama, monkeypatch, capsys):
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     fake_ollama.add_model("smollm2:135m", capabilities=("completion",), context_length=8192)
-    save_config(replace(load_config(), chat_model="smollm2:135m"))
+    save_config(load_config().with_models(chat="smollm2:135m"))
 
     main(["doctor"])
 

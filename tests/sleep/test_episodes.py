@@ -139,8 +139,8 @@ def test_a_session_too_long_for_one_prompt_is_taken_in_parts(config, fake_ollama
     small = Hippo(
         config.db_path,
         OllamaGateway(fake_ollama.host),
-        chat_model=config.chat_model,
-        embedding_model=config.embedding_model,
+        chat_model=config.models.chat,
+        embedding_model=config.models.embedding,
         clock=clock,
         context_tokens=512,
     )

@@ -12,6 +12,7 @@ from assistant.config import DEFAULT_CHAT_MODEL as CHAT_MODEL
 from assistant.config import DEFAULT_EMBEDDING_MODEL as EMBEDDING_MODEL
 from assistant.config import Config
 from assistant.engine import Hippo
+from assistant.settings import OllamaSettings
 
 
 @pytest.fixture(autouse=True)
@@ -30,7 +31,7 @@ def make_engine(config: Config, clock: ManualClock | None = None) -> Hippo:
 
     return Hippo(
         config.db_path,
-        OllamaGateway(config.ollama_host),
+        OllamaGateway(config.ollama.host),
         chat_model=CHAT_MODEL,
         embedding_model=EMBEDDING_MODEL,
         clock=clock or ManualClock(),
@@ -45,7 +46,9 @@ def seeded_template(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("seeded")
     with FakeOllama(port=0) as server:
-        config = Config(data_dir=folder, config_dir=folder / "cfg", ollama_host=server.host)
+        config = Config(
+            data_dir=folder, config_dir=folder / "cfg", ollama=OllamaSettings(host=server.host)
+        )
         clock = ManualClock(SEED_START)
         engine = make_engine(config, clock)
         memories = seed_memories(engine, clock, extra_facts=90)  # more than a page of facts

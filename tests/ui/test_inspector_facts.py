@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Select
 
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from tests.ui.helpers import chat_ready, open_inspector, sees, select_row, wait_until
 from ui import HippoApp
 from ui.screens.dialogs import ConfirmDialog, TextDialog
@@ -129,5 +129,5 @@ async def test_pin_scope_wrong_outdated_and_delete(seeded, config):
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await wait_until(pilot, lambda: book not in table.selected_ids(), what="the row to go")
-    with pytest.raises(StorageError):
+    with pytest.raises(NotFound):
         engine.facts.get(book)

@@ -39,10 +39,11 @@ async def test_a_weight_and_the_sleep_time_are_applied_and_saved(seeded, config)
         assert engine.retriever.weights.recency == 0.25
         assert engine.context_budget.facts == 640
     saved = _saved(config)
-    assert saved.retrieval["recency"] == 0.25
-    assert saved.memory_budget["facts"] == 640
-    assert saved.extra["sleep"]["at"] == "04:30"
-    assert app.config.extra["sleep"]["at"] == "04:30"
+    assert saved.retrieval.recency == 0.25
+    assert saved.memory.budget.facts == 640
+    assert saved.sleep.at == "04:30"
+    assert app.config.sleep.at == "04:30"
+    assert engine.sleep_settings.at == "04:30"
 
 
 async def test_invalid_input_is_explained_and_nothing_is_saved(seeded, config):
@@ -74,7 +75,7 @@ async def test_a_new_embedding_model_reembeds_with_progress(seeded, config):
         await sees(pilot, "Re-embedded with all-minilm: done.", timeout=30)
         assert bar.progress == bar.total
         assert engine.pending_embeddings() == 0
-    assert _saved(config).embedding_model == "all-minilm"
+    assert _saved(config).models.embedding == "all-minilm"
 
 
 def test_settings_tab_snapshot(snap_compare, seeded, config):

@@ -33,7 +33,7 @@ async def test_the_picker_lists_models_and_saves_the_chosen_ones(engine, config,
     assert engine.embedding_model == "all-minilm"
     assert engine.chat_model == "qwen3:1.7b"
     saved = load_config(environ={"HIPPO_CONFIG_DIR": str(config.config_dir)})
-    assert (saved.chat_model, saved.embedding_model) == ("qwen3:1.7b", "all-minilm")
+    assert (saved.models.chat, saved.models.embedding) == ("qwen3:1.7b", "all-minilm")
 
 
 async def test_the_picker_opens_from_the_command_palette_and_esc_changes_nothing(
@@ -62,4 +62,4 @@ async def test_saving_unchanged_models_keeps_their_configured_names(engine, conf
     # "embeddinggemma:latest" would look like a new model and re-embed everything.
     assert engine.embedding_model == "embeddinggemma"
     saved = load_config(environ={"HIPPO_CONFIG_DIR": str(config.config_dir)})
-    assert saved.embedding_model == "embeddinggemma"
+    assert saved.models.embedding == "embeddinggemma"

@@ -85,9 +85,9 @@ async def test_the_status_line_follows_ollama_going_down_and_coming_back(
 
 
 async def test_the_status_line_says_down_when_ollama_hangs(config, fake_ollama, clock):
-    gateway = OllamaGateway(config.ollama_host, connect_timeout=0.5)
-    engine = Hippo(config.db_path, gateway, chat_model=config.chat_model,
-                   embedding_model=config.embedding_model, clock=clock)  # fmt: skip
+    gateway = OllamaGateway(config.ollama.host, connect_timeout=0.5)
+    engine = Hippo(config.db_path, gateway, chat_model=config.models.chat,
+                   embedding_model=config.models.embedding, clock=clock)  # fmt: skip
     app = HippoApp(engine, config)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -105,10 +105,10 @@ async def test_a_reply_that_fails_on_a_hung_ollama_names_it_and_the_line_says_do
     config, fake_ollama, clock
 ):
     gateway = OllamaGateway(
-        config.ollama_host, connect_timeout=0.5, load_timeout=0.5, stall_timeout=0.5
+        config.ollama.host, connect_timeout=0.5, load_timeout=0.5, stall_timeout=0.5
     )
-    engine = Hippo(config.db_path, gateway, chat_model=config.chat_model,
-                   embedding_model=config.embedding_model, clock=clock)  # fmt: skip
+    engine = Hippo(config.db_path, gateway, chat_model=config.models.chat,
+                   embedding_model=config.models.embedding, clock=clock)  # fmt: skip
     app = HippoApp(engine, config)
     try:
         async with app.run_test(size=SIZE) as pilot:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assistant.config import Config
+from assistant.settings import OllamaSettings
 from tests.fake_ollama import FakeOllama
 from tests.ui.conftest import make_engine
 from tests.ui.helpers import chat_ready, messages_shown, sees, send, wait_until
@@ -16,7 +17,9 @@ async def test_ollama_down_shows_onboarding_then_retry_reaches_a_usable_chat(tmp
     server = FakeOllama()
     host = server.start()
     server.stop()  # the port is kept; nothing listens on it now
-    config = Config(data_dir=tmp_path / "data", config_dir=tmp_path / "cfg", ollama_host=host)
+    config = Config(
+        data_dir=tmp_path / "data", config_dir=tmp_path / "cfg", ollama=OllamaSettings(host=host)
+    )
     engine = make_engine(config, clock)
     app = HippoApp(engine, config)
     try:

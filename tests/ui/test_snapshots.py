@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 from assistant.config import Config
 from assistant.engine import Hippo
 from assistant.llm.events import TextDelta
+from assistant.settings import OllamaSettings
 from tests.fake_ollama import FakeOllama, Reply
 from tests.ui.conftest import make_engine
 from tests.ui.helpers import chat_ready, no_toasts, sees, wait_until
@@ -35,7 +36,11 @@ def fixed_ollama() -> Iterator[FakeOllama]:
 
 @pytest.fixture
 def snap_engine(tmp_path, clock, fixed_ollama) -> Iterator[Hippo]:
-    config = Config(data_dir=tmp_path, config_dir=tmp_path / "cfg", ollama_host=fixed_ollama.host)
+    config = Config(
+        data_dir=tmp_path,
+        config_dir=tmp_path / "cfg",
+        ollama=OllamaSettings(host=fixed_ollama.host),
+    )
     engine = make_engine(config, clock)
     yield engine
     engine.close()
@@ -82,7 +87,11 @@ def test_chat_with_a_few_messages(snap_compare, snap_engine, fixed_ollama, tmp_p
     _talk(snap_engine, session.id, "What should I pack for Lisbon in March?")
     _talk(snap_engine, session.id, "Is [bold]this[/] shown literally?")
     _talk(snap_engine, session.id, "Tell me about the trams", cancel_after=3)
-    config = Config(data_dir=tmp_path, config_dir=tmp_path / "cfg", ollama_host=fixed_ollama.host)
+    config = Config(
+        data_dir=tmp_path,
+        config_dir=tmp_path / "cfg",
+        ollama=OllamaSettings(host=fixed_ollama.host),
+    )
     app = HippoApp(snap_engine, config, resume=True)
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -117,7 +126,11 @@ def test_pull_of_a_missing_model_done(snap_compare, snap_engine, fixed_ollama, t
         "embeddinggemma", layers=[400_000_000, 221_875_417], capabilities=("embedding",),
         embedding_length=768,
     )  # fmt: skip
-    config = Config(data_dir=tmp_path, config_dir=tmp_path / "cfg", ollama_host=fixed_ollama.host)
+    config = Config(
+        data_dir=tmp_path,
+        config_dir=tmp_path / "cfg",
+        ollama=OllamaSettings(host=fixed_ollama.host),
+    )
     app = HippoApp(snap_engine, config)
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -133,7 +146,11 @@ def test_pull_of_a_missing_model_done(snap_compare, snap_engine, fixed_ollama, t
 
 
 def test_model_picker(snap_compare, snap_engine, fixed_ollama, tmp_path):
-    config = Config(data_dir=tmp_path, config_dir=tmp_path / "cfg", ollama_host=fixed_ollama.host)
+    config = Config(
+        data_dir=tmp_path,
+        config_dir=tmp_path / "cfg",
+        ollama=OllamaSettings(host=fixed_ollama.host),
+    )
     app = HippoApp(snap_engine, config)
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -155,7 +172,11 @@ def test_session_list(snap_compare, snap_engine, fixed_ollama, tmp_path):
         _talk(snap_engine, session.id, f"Let's talk about {topic}")
         _talk(snap_engine, session.id, "And one more thing")
         snap_engine.clock.advance(days=3, hours=2)
-    config = Config(data_dir=tmp_path, config_dir=tmp_path / "cfg", ollama_host=fixed_ollama.host)
+    config = Config(
+        data_dir=tmp_path,
+        config_dir=tmp_path / "cfg",
+        ollama=OllamaSettings(host=fixed_ollama.host),
+    )
     app = HippoApp(snap_engine, config)
 
     async def run_before(pilot: Pilot[None]) -> None:

@@ -141,9 +141,9 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         status = self.status
-        status.chat_model = self._config.chat_model
-        status.embedding_model = self._config.embedding_model
-        status.host = _host_shown(self._config.ollama_host)
+        status.chat_model = self._config.models.chat
+        status.embedding_model = self._config.models.embedding
+        status.host = _host_shown(self._config.ollama.host)
         status.profile = self._config.profile
         status.scope = self.scope
         self.query_one(PromptInput).focus()

@@ -12,8 +12,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from assistant.errors import HippoError
 from assistant.terminal import visible
-from ui.failures import explained
 from ui.format import short_date
 from ui.screens.dialogs import ConfirmDialog
 from ui.screens.styles import SCREENS_CSS
@@ -120,10 +120,8 @@ class SessionListScreen(Screen[SessionChoice | None]):
                 return
             try:
                 receipt = self.engine.admin.forget.delete_session(session_id)
-            except Exception as exc:
-                if (why := explained(exc, self.engine.admin)) is None:
-                    raise  # a bug
-                self.notify(why, title="Not deleted", severity="error", markup=False)
+            except HippoError as exc:  # anything else is a bug, and raises
+                self.notify(str(exc), title="Not deleted", severity="error", markup=False)
                 return
             options.remove_option(str(session_id))
             self.notify(receipt.text(), title="Session deleted", markup=False)

@@ -15,7 +15,7 @@ from typing import Any
 import apsw
 
 from assistant.clock import Clock, from_iso, to_iso
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.facts.models import Actor, Fact, FactChange
 from assistant.memory.facts.reading import FactReader
 from assistant.memory.facts.rules import check_values, guard
@@ -179,7 +179,7 @@ class FactHistory:
             .fetchone()
         )
         if row is None:
-            raise StorageError(f"There is no fact change {change_id}; see a fact's history first.")
+            raise NotFound(f"There is no fact change {change_id}; see a fact's history first.")
         return _change(row)
 
 

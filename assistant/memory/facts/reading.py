@@ -10,7 +10,7 @@ from typing import Any
 import apsw
 
 from assistant.clock import to_iso
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.base import Store
 from assistant.memory.facts.evidence import evidence_of
 from assistant.memory.facts.models import Fact
@@ -44,7 +44,7 @@ class FactReader(Store):
         conn = self._conn()
         row = self.row(conn, fact_id)
         if row is None or (profile_id is not None and row["profile_id"] != profile_id):
-            raise StorageError(
+            raise NotFound(
                 f"There is no fact {fact_id} in this profile. List them with `hippo memory facts`."
             )
         return fact_from_row(row, evidence_of(conn, [fact_id]).get(fact_id, ()))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from assistant.errors import MemoryWriteError
+from assistant.errors import InvalidInput, MemoryWriteError
 from assistant.memory.facts.models import SOURCE_KINDS, STATUSES
 from assistant.memory.injection import looks_like_instruction
 
@@ -32,7 +32,7 @@ _UNTRUSTED_SOURCES = frozenset({"document", "event", "reflection", "pasted"})
 def choice(value: str, allowed: Sequence[str], what: str) -> str:
     """`value`, if it is one of `allowed`; else a ValueError naming `what` and the options."""
     if value not in allowed:
-        raise ValueError(f"Unknown {what} {value!r}; use one of: {', '.join(allowed)}.")
+        raise InvalidInput(f"Unknown {what} {value!r}; use one of: {', '.join(allowed)}.")
     return value
 
 
@@ -56,9 +56,9 @@ def check_values(values: dict[str, Any]) -> None:
     choice(values["status"], STATUSES, "status")
     choice(values["source_kind"], SOURCE_KINDS, "source kind")
     if not 0 <= values["confidence"] <= 1:
-        raise ValueError(f"confidence must be between 0 and 1, not {values['confidence']}.")
+        raise InvalidInput(f"confidence must be between 0 and 1, not {values['confidence']}.")
     if not 1 <= values["importance"] <= 10:
-        raise ValueError(f"importance must be between 1 and 10, not {values['importance']}.")
+        raise InvalidInput(f"importance must be between 1 and 10, not {values['importance']}.")
 
 
 def guard(actor: str, before: dict[str, Any], after: dict[str, Any]) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import apsw
 
 from assistant.clock import Clock, to_iso
-from assistant.errors import MemoryWriteError
+from assistant.errors import InvalidInput, MemoryWriteError
 from assistant.memory.facts.evidence import check_evidence, insert_evidence
 from assistant.memory.facts.history import FactHistory
 from assistant.memory.facts.listing import FactListing
@@ -210,7 +210,7 @@ class FactStore:
         """
         unknown = set(changes) - set(EDITABLE) | ({"superseded_by"} & set(changes))
         if unknown:
-            raise ValueError(
+            raise InvalidInput(
                 f"Can't update {', '.join(sorted(unknown))} of a fact; editable fields: "
                 f"{', '.join(f for f in EDITABLE if f != 'superseded_by')} (use supersede)."
             )

@@ -15,7 +15,7 @@ from typing import Any
 import apsw
 
 from assistant.clock import Clock
-from assistant.errors import HippoError
+from assistant.errors import InvalidInput
 from assistant.memory.facts.table import index_statement
 from assistant.memory.models import Profile
 from assistant.memory.profile_data.portable import rank_maps, rewrite
@@ -70,7 +70,7 @@ class Restorer:
         conn.execute("BEGIN IMMEDIATE")
         try:
             if conn.execute("SELECT 1 FROM profiles WHERE name = ?", (name,)).fetchone():
-                raise HippoError(
+                raise InvalidInput(
                     f"There is already a profile called {name!r}; import into a new one "
                     "(e.g. --profile restored), so nothing of it is overwritten."
                 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.clock import ManualClock
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.core import DEFAULT_LIMIT, DEFAULT_PERSONA, CoreMemory, CoreMemoryError
 from assistant.memory.store import MessageStore
 from data_schema.connect import Database
@@ -124,5 +124,5 @@ def test_blocks_and_undo_never_cross_profiles(db, core, me):
     assert core.blocks(home)["human"].value == ""
     assert core.history(home) == []
     (change,) = core.history(me)
-    with pytest.raises(StorageError):
+    with pytest.raises(NotFound):
         core.undo(change.id, profile_id=home)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.clock import ManualClock
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.entities import EntityStore, extract_entities, normalise_name
 from assistant.memory.facts import Evidence, FactStore
 from assistant.memory.store import MessageStore
@@ -125,7 +125,7 @@ def test_entities_never_cross_profiles(stores):
     assert entities.find(work, "Dr Lee") is None
     assert entities.items_for_query(work, "what did Dr Lee say") == []
     theirs = remember(stores, home, "Dr Lee moved clinics")
-    with pytest.raises(StorageError, match="in this profile"):
+    with pytest.raises(NotFound, match="in this profile"):
         entities.link(work, "fact", theirs, ["Dr Lee"])
 
 

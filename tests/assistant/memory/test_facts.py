@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from assistant.clock import ManualClock
-from assistant.errors import StorageError
+from assistant.errors import NotFound
 from assistant.memory.facts import (
     Evidence,
     FactStore,
@@ -312,9 +312,9 @@ def test_forget_keeps_the_fact_and_its_history_so_it_can_be_undone(world, me):
 def test_id_based_calls_refuse_a_fact_of_another_profile(world, me):
     other = world.messages.profile("personal").id
     theirs = stated(world, other, "User's therapist is Dr Lee")
-    with pytest.raises(StorageError):
+    with pytest.raises(NotFound):
         world.facts.get(theirs.id, profile_id=me)
-    with pytest.raises(StorageError):
+    with pytest.raises(NotFound):
         world.facts.forget(theirs.id, actor="agent", profile_id=me)
     assert world.facts.get(theirs.id).status == "active"
 

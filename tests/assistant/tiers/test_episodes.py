@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from assistant.clock import ManualClock
-from assistant.errors import HippoError, StorageError
+from assistant.errors import HippoError, NotFound
 from assistant.memory.episodes import EpisodeStore
 from assistant.memory.store import MessageStore
 from data_schema.connect import Database
@@ -82,9 +82,9 @@ def test_between_returns_episodes_overlapping_the_span(episodes, messages):
 def test_an_episode_cannot_cite_another_profiles_messages(episodes, messages):
     work, home = messages.profile("work"), messages.profile("home")
     theirs = messages.add_message(messages.create_session(home.id).id, "user", "secret").id
-    with pytest.raises(StorageError, match=f"Messages {theirs} are not in profile"):
+    with pytest.raises(NotFound, match=f"Messages {theirs} are not in profile"):
         _add(episodes, work.id, 0, message_ids=[theirs])
-    with pytest.raises(StorageError):
+    with pytest.raises(NotFound):
         _add(episodes, work.id, 0, message_ids=[9999])
     assert episodes.recent(work.id) == []
 
@@ -111,5 +111,5 @@ def test_a_removed_episode_is_gone_from_lists_and_search(episodes, messages):
     assert episodes.remove(episode.id) is True
     assert episodes.recent(profile.id) == []
     assert episodes.keyword_search(profile.id, "garden", 5) == []
-    with pytest.raises(StorageError):
+    with pytest.raises(NotFound):
         episodes.get(episode.id)

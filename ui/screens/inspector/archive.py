@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from assistant.errors import HippoError
+from assistant.errors import HippoError, InvalidInput
 from assistant.terminal import visible
 from ui.format import clip, parse_day, stamp
 from ui.screens.inspector.pane import InspectorPane, Place
@@ -87,7 +87,7 @@ class ArchiveSearchPane(InspectorPane):
         try:
             start = parse_day(self.query_one("#archive-from", Input).value)
             until = parse_day(self.query_one("#archive-until", Input).value, end=True)
-        except ValueError as exc:
+        except InvalidInput as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
         searching = visible(f"Searching for {query!r}…")

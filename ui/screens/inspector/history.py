@@ -11,6 +11,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Input, Static
 
+from assistant.errors import InvalidInput
 from assistant.terminal import visible
 from ui.format import clip, day, parse_day, stamp
 from ui.screens.inspector.pane import InspectorPane
@@ -159,7 +160,7 @@ class HistoryPane(InspectorPane):
         query = self.query_one("#asof-query", Input).value.strip()
         try:
             when = parse_day(self.query_one("#asof-date", Input).value, end=True)
-        except ValueError as exc:
+        except InvalidInput as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
         when = when or self.engine.clock.now()

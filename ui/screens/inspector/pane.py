@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
 
-from ui.failures import explained
+from assistant.errors import HippoError
 
 if TYPE_CHECKING:
     from assistant.admin import MemoryAdmin
@@ -102,10 +102,8 @@ class InspectorPane(Vertical):
         """
         try:
             result = call()
-        except Exception as exc:
-            if (said := explained(exc, self.admin)) is None:
-                raise  # a bug
-            self.notify(said, title="Not done", severity="error", timeout=8, markup=False)
+        except HippoError as exc:  # anything else is a bug, and raises
+            self.notify(str(exc), title="Not done", severity="error", timeout=8, markup=False)
             return None
         if done:
             self.changed(done)

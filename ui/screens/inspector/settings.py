@@ -1,7 +1,7 @@
 """The settings tab: models, retrieval weights, memory budgets, sleep, trust and profiles.
 
-Every field is checked before anything is saved; ctrl+s applies what it can to the
-running engine and writes config.toml. Nothing the user typed is read as markup.
+Every field is checked before anything is saved; ctrl+s applies them to the running
+engine (``Hippo.apply_settings``) and writes config.toml. Nothing the user typed is read as markup.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import fields, replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on, work
 from textual.binding import Binding, BindingType
@@ -21,8 +21,9 @@ from textual.timer import Timer
 from textual.widgets import Checkbox, Input, ProgressBar, Select, Static
 
 from assistant.config import save_config
-from assistant.errors import ConfigError, OllamaError
-from assistant.memory.context import ContextBudget
+from assistant.errors import OllamaError
+from assistant.memory.budget import ContextBudget
+from assistant.settings import STRATEGIES, ModelSettings, Settings
 from ui.screens.inspector.pane import InspectorPane
 
 if TYPE_CHECKING:
@@ -30,12 +31,12 @@ if TYPE_CHECKING:
 
     from assistant.config import Config
     from assistant.engine import Hippo
+    from assistant.memory.working import Strategy
 
 __all__ = ["SettingsPane"]
 
 WEIGHTS = ("relevance", "recency", "importance", "keyword", "vector", "min_relevance")
 BUDGETS = tuple(f.name for f in fields(ContextBudget))
-STRATEGIES = ("buffer", "window", "summary", "summary_buffer")
 _TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
 
 
@@ -145,23 +146,17 @@ class SettingsPane(InspectorPane):
         self.query_one("#settings-reembed-row").display = False
 
     def reload(self) -> None:
-        from assistant.sleep import SleepSettings
-
-        engine = self.engine
-        self.query_one("#settings-chat", Input).value = engine.chat_model
-        self.query_one("#settings-embedding", Input).value = engine.embedding_model
-        weights = engine.retriever.weights
+        settings = self.engine.settings
+        self.query_one("#settings-chat", Input).value = settings.models.chat
+        self.query_one("#settings-embedding", Input).value = settings.models.embedding
         for name in WEIGHTS:
-            self.query_one(f"#settings-w-{name}", Input).value = f"{getattr(weights, name):g}"
+            value = getattr(settings.retrieval, name)
+            self.query_one(f"#settings-w-{name}", Input).value = f"{value:g}"
         for name in BUDGETS:
-            value = getattr(engine.context_budget, name)
+            value = getattr(settings.memory.budget, name)
             self.query_one(f"#settings-b-{name}", Input).value = str(value)
-        self.query_one("#settings-strategy", Select).value = engine.working_strategy
-        config = self.config
-        try:
-            sleep = SleepSettings.from_mapping(config.extra.get("sleep") if config else None)
-        except ConfigError:
-            sleep = SleepSettings()
+        self.query_one("#settings-strategy", Select).value = settings.memory.strategy
+        sleep = settings.sleep
         self.query_one("#settings-sleep-at", Input).value = sleep.at
         self.query_one("#settings-auto", Checkbox).value = sleep.auto_activate
         self.query_one("#settings-confidence", Input).value = f"{sleep.auto_activate_confidence:g}"
@@ -219,23 +214,49 @@ class SettingsPane(InspectorPane):
     def _mark(self, input_id: str, bad: bool) -> None:
         self.query_one(f"#{input_id}", Input).set_class(bad, "-invalid")
 
-    def _read(self) -> dict[str, object] | None:
-        """Every field, checked; None (with the reasons on screen) when any is wrong."""
-        out: dict[str, object] = {}
-        failed = False
+    def _read(self) -> tuple[Settings, str] | None:
+        """Every field, checked, as the engine's settings and the default profile.
 
+        None (with the reasons on screen) when any field is wrong.
+        """
+        current = self.engine.settings
+        models, failed = self._read_models(current.models)
+        weights, bad = self._read_weights()
+        failed |= bad
+        budgets, bad = self._read_budgets()
+        failed |= bad
+        sleep, bad = self._read_sleep()
+        failed |= bad
+        if failed:
+            return None
+        strategy = self.query_one("#settings-strategy", Select).value
+        settings = Settings(
+            models=models,
+            memory=replace(
+                current.memory,
+                strategy=cast("Strategy", strategy),
+                budget=ContextBudget(**budgets),
+            ),
+            retrieval=replace(current.retrieval, **weights),
+            sleep=replace(current.sleep, **sleep),
+        )
+        return settings, str(self.query_one("#settings-profile", Select).value)
+
+    def _read_models(self, models: ModelSettings) -> tuple[ModelSettings, bool]:
         errors = []
+        names = {}
         for key, input_id in (("chat", "settings-chat"), ("embedding", "settings-embedding")):
             text = self._value(input_id)
             self._mark(input_id, not text)
             if not text:
                 errors.append(f"The {key} model needs a name.")
-            out[key] = text
+            names[key] = text
         self._show_errors("models", errors)
-        failed |= bool(errors)
+        return replace(models, chat=names["chat"], embedding=names["embedding"]), bool(errors)
 
+    def _read_weights(self) -> tuple[dict[str, Any], bool]:
         errors = []
-        weights: dict[str, float] = {}
+        weights: dict[str, Any] = {}  # floats, each a field of RetrievalWeights
         for name in WEIGHTS:
             value = _number(self._value(f"settings-w-{name}"))
             bad = value is None or value < 0
@@ -245,9 +266,9 @@ class SettingsPane(InspectorPane):
             else:
                 weights[name] = value
         self._show_errors("weights", errors)
-        failed |= bool(errors)
-        out["weights"] = weights
+        return weights, bool(errors)
 
+    def _read_budgets(self) -> tuple[dict[str, int], bool]:
         errors = []
         budgets: dict[str, int] = {}
         for name in BUDGETS:
@@ -259,10 +280,9 @@ class SettingsPane(InspectorPane):
             else:
                 budgets[name] = int(text)
         self._show_errors("budgets", errors)
-        failed |= bool(errors)
-        out["budgets"] = budgets
-        out["strategy"] = self.query_one("#settings-strategy", Select).value
+        return budgets, bool(errors)
 
+    def _read_sleep(self) -> tuple[dict[str, Any], bool]:
         errors = []
         at = self._value("settings-sleep-at")
         self._mark("settings-sleep-at", not _TIME.fullmatch(at))
@@ -274,21 +294,17 @@ class SettingsPane(InspectorPane):
         if bad:
             errors.append("The confidence must be a number from 0 to 1.")
         self._show_errors("sleep", errors)
-        failed |= bool(errors)
-        out["sleep"] = {
+        values = {
             "at": at,
             "auto_activate": self.query_one("#settings-auto", Checkbox).value,
             "auto_activate_confidence": confidence,
         }
-        out["profile"] = self.query_one("#settings-profile", Select).value
-        return None if failed else out
+        return values, bool(errors)
 
     def action_save(self) -> None:
         """Check every field; if all are good, apply them and write config.toml."""
-        from assistant.sleep import SleepSettings
-
-        values = self._read()
-        if values is None:
+        read = self._read()
+        if read is None:
             self.notify(
                 "Nothing saved: fix the fields marked in red.",
                 title="Settings",
@@ -296,44 +312,21 @@ class SettingsPane(InspectorPane):
                 markup=False,
             )
             return
-        config = self.config
-        sleep_table = dict(config.extra.get("sleep") or {}) if config else {}  # type: ignore[call-overload]
-        sleep_table.update(values["sleep"])  # type: ignore[arg-type]
-        try:
-            SleepSettings.from_mapping(sleep_table)
-        except ConfigError as exc:
-            self._show_errors("sleep", [str(exc)])
-            return
-        weights: dict[str, float] = values["weights"]  # type: ignore[assignment]
-        budgets: dict[str, int] = values["budgets"]  # type: ignore[assignment]
-        chat, embedding = str(values["chat"]), str(values["embedding"])
-        strategy, profile = str(values["strategy"]), str(values["profile"])
-
+        settings, profile = read
         engine = self.engine
-        engine.retriever.weights = replace(engine.retriever.weights, **weights)
-        engine.context_budget = ContextBudget(**budgets)
-        engine.working_strategy = strategy  # type: ignore[assignment]
+        before = engine.settings.models
         vector_key = engine.vector_key  # "name:latest": a new tag alone re-embeds nothing
-        if chat != engine.chat_model or embedding != engine.embedding_model:
-            engine.use_models(chat=chat, embedding=embedding)
-            self._status_models(chat, embedding)
+        engine.apply_settings(settings)
+        if settings.models != before:
+            self._status_models(settings.models.chat, settings.models.embedding)
         if engine.vector_key != vector_key:
-            self._start_reembed(embedding)
+            self._start_reembed(settings.models.embedding)
 
+        config = self.config
         if config is None:
             self.notify("Applied for this session.", title="Settings", markup=False)
             return
-        extra = dict(config.extra)
-        extra["sleep"] = sleep_table
-        updated = config.with_changes(
-            chat_model=chat,
-            embedding_model=embedding,
-            working_strategy=strategy,
-            profile=profile,
-            retrieval={**config.retrieval, **weights},
-            memory_budget={**config.memory_budget, **budgets},
-            extra=extra,
-        )
+        updated = replace(config.with_settings(settings), profile=profile)
         try:
             path = save_config(updated)
         except OSError as exc:

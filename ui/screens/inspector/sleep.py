@@ -71,10 +71,9 @@ class SleepPane(InspectorPane):
 
     def reload(self) -> None:
         # Imported here: the chat must not pay for the sleep package at startup.
-        from assistant.sleep import SleepSettings, last_slot
+        from assistant.sleep import last_slot
 
-        config = getattr(self.app, "config", None)  # the app's settings, where it has them
-        settings = SleepSettings.from_mapping(config.extra.get("sleep") if config else None)
+        settings = self.engine.sleep_settings
         now = self.engine.clock.now()
         upcoming = last_slot(now, settings) + timedelta(days=1)
         pending = self.engine.admin.facts.count(status="pending")
