@@ -29,7 +29,7 @@ def test_headless_packages_never_import_textual_or_the_ui(package):
         str(path.relative_to(ROOT))
         for path in (ROOT / package).rglob("*.py")
         if _imports(path) & {"textual", "ui", "rich"}
-        and path.name != "cli.py"  # the CLI opens the UI, lazily, for `hippo chat`
+        and path.parent != ROOT / "assistant" / "cli"  # it opens the UI, lazily, for `hippo chat`
     ]
     assert offenders == []
 

@@ -13,9 +13,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from assistant import cli_args
 from assistant.admin import MemoryAdmin, text
-from assistant.cli_memory import ask_passphrase, dump_json, parse_time
+from assistant.cli import args as cli_args
+from assistant.cli.memory import ask_passphrase, dump_json, parse_time
 from assistant.errors import HippoError
 from assistant.files import writable_target
 from assistant.terminal import json_visible
@@ -53,7 +53,7 @@ def _facts(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    from assistant.cli_ask import read_message
+    from assistant.cli.ask import read_message
 
     statement = read_message(args.text, sys.stdin) if args.text == "-" else args.text
     scope = args.fact_scope if args.fact_scope is not None else args.scope

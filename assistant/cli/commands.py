@@ -8,7 +8,10 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_args, cli_ask, cli_memory, cli_profiles
+from assistant.cli import args as cli_args
+from assistant.cli import ask as cli_ask
+from assistant.cli import memory as cli_memory
+from assistant.cli import profiles as cli_profiles
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError, StorageError
 from assistant.terminal import raw_stream, safe_streams
@@ -259,7 +262,7 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def _prepare_data_file(config: Config) -> None:
     """Encrypt a plaintext data file (with progress on stderr) and say what was done."""
-    from assistant.cli_progress import LineProgress
+    from assistant.cli.progress import LineProgress
     from assistant.datakey import KeyStore
     from assistant.encryption import prepare_data_file
 
@@ -621,7 +624,3 @@ _COMMANDS = {
     **cli_memory.COMMANDS,
     **cli_profiles.COMMANDS,
 }
-
-
-if __name__ == "__main__":
-    sys.exit(main())

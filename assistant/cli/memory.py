@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_args
+from assistant.cli import args as cli_args
 from assistant.config import Config
 from assistant.errors import HippoError
 from assistant.terminal import json_visible
@@ -237,12 +237,12 @@ def _admin(config: Config) -> Iterator[MemoryAdmin]:
 
 def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     """Run `hippo memory ACTION`."""
-    from assistant.cli_memory_actions import ACTIONS
+    from assistant.cli.memory_actions import ACTIONS
 
     if args.memory_command == "restore":  # the data file must not be open for this one
         return restore_command(args, config, out)
     if args.memory_command == "backups":  # a listing of files: the data file may be damaged
-        from assistant.cli_backups import backups_command
+        from assistant.cli.backups import backups_command
 
         return backups_command(args, config, out)
     if args.memory_command == "rekey":  # needs the file closed: no engine
@@ -270,7 +270,7 @@ def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
 
 
 def _rekey(config: Config, out: TextIO) -> int:
-    from assistant.cli_progress import LineProgress
+    from assistant.cli.progress import LineProgress
     from assistant.datakey import KeyStore
     from assistant.encryption import rekey
 

@@ -11,7 +11,7 @@ import argparse
 import shlex
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_args
+from assistant.cli import args as cli_args
 from assistant.config import Config
 from assistant.errors import HippoError
 
@@ -97,7 +97,7 @@ def profile_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
 
 
 def _list(store: ProfileStore, args: argparse.Namespace, out: TextIO) -> int:
-    from assistant.cli_memory import dump_json
+    from assistant.cli.memory import dump_json
 
     for p in store.summaries():
         if args.json:
