@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.cli.commands import build_parser, main
+from assistant.cli.commands import main
+from assistant.cli.parser import build_parser
 
 __all__ = ["build_parser", "main"]
