@@ -63,11 +63,13 @@ def _split(tokens: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
 
 
 def _take(tail: list[str], flag: str, shortest: int = 3) -> tuple[str | None, list[str]]:
-    """Remove ``flag VALUE`` (or ``flag=VALUE``) from ``tail``: (the value, the rest)."""
+    """Take ``flag VALUE`` (``flag=VALUE``, ``-nVALUE``) out of ``tail``: (value, rest)."""
     for index, token in enumerate(tail):
         if token == "--":
             break
-        if _flag(token, flag, shortest):
+        if not flag.startswith("--") and token.startswith(flag) and token != flag:
+            return token[len(flag) :].removeprefix("="), tail[:index] + tail[index + 1 :]
+        if token == flag or _flag(token, flag, shortest):
             if "=" in token:
                 return token.split("=", 1)[1], tail[:index] + tail[index + 1 :]
             if index + 1 < len(tail):
@@ -149,7 +151,7 @@ def _listing(noun: str) -> Rewrite:
         if gone is None:
             return [noun, "list", *tail]
         _, rest = _take(rest, "--limit")
-        _, rest = _take(rest, "-n", 2)
+        _, rest = _take(rest, "-n")
         return [noun, "delete", *_without(rest, "--json"), gone]
 
     return rewrite

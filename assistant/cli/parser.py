@@ -210,18 +210,19 @@ def _lead_options(args: argparse.Namespace) -> str | None:
     return None
 
 
-_SLEEP_MODES = (
-    ("install_timer", "sleep install-timer"),
-    ("dry_run", "sleep preview"),
-    ("retry", "sleep run --retry"),
-)
-
-
 def _sleep_modes(args: argparse.Namespace) -> str | None:
     """One mode per `hippo sleep`: the old flags could silently drop one another."""
-    chosen = [words for name, words in _SLEEP_MODES if getattr(args, name)]
-    if args.install_timer and (args.now or args.max_llm_calls is not None):
-        chosen.append("sleep run --now" if args.now else "sleep run --max-llm-calls")
+    chosen = []
+    if args.install_timer:
+        chosen.append("sleep install-timer")
+    if args.dry_run:
+        chosen.append("sleep preview")
+    if args.retry:
+        chosen.append("sleep run --retry")
+    elif args.sleep_command == "run" or (args.now and not args.dry_run):
+        chosen.append("sleep run --now" if args.now else "sleep run")
+    if args.install_timer and args.max_llm_calls is not None:
+        chosen.append("sleep run --max-llm-calls")
     if len(chosen) > 1:
         return (
             f"`hippo {chosen[0]}` and `hippo {chosen[1]}` are different runs and can't be "

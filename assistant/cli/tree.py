@@ -11,6 +11,7 @@ before the command.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from assistant.cli.args import Parser
@@ -35,7 +36,8 @@ class VersionAction(argparse.Action):
             found = version("hippo-memory")
         except PackageNotFoundError:  # run from a source tree that was never installed
             found = "unknown (not installed; run `pip install -e .`)"
-        parser.exit(0, f"{PROG} {found}\n")
+        print(f"{PROG} {found}", file=sys.stdout)
+        parser.exit(0)
 
 
 def add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
