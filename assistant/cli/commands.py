@@ -506,7 +506,7 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 def _sleep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from assistant.sleep.command import sleep_command
+    from assistant.cli.sleep import sleep_command
 
     return sleep_command(args, config, out)
 

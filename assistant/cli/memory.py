@@ -279,7 +279,7 @@ def _admin(config: Config) -> Iterator[MemoryAdmin]:
 
 
 def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    """Run `hippo memory ACTION`."""
+    """Run a verb of a memory noun (``fact list``, ``backup create``, ...)."""
     from assistant.cli.memory_actions import ACTIONS
 
     if args.memory_command == "restore":  # the data file must not be open for this one
@@ -295,7 +295,7 @@ def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
 
 
 def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    """Run `hippo memory restore BACKUP`: check it, confirm, swap it in."""
+    """Run `hippo backup restore BACKUP`: check it, confirm, swap it in."""
     from assistant.backup_restore import find_backup, restore_backup
 
     backup = find_backup(config.db_path, args.backup)
@@ -323,7 +323,7 @@ def _rekey(config: Config, out: TextIO) -> int:
 
 
 def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    """Run `hippo import FILE --profile NAME`."""
+    """Run `hippo profile import FILE NAME`."""
     from assistant.admin import load_export
     from assistant.admin.sealed import is_sealed, unseal
 
@@ -370,7 +370,7 @@ def _export_text(path: Path, data: bytes) -> str:
     except UnicodeDecodeError as exc:
         raise HippoError(
             f"{printable_path(path)} is not a Hippo export: it is not UTF-8 text (byte "
-            f"0x{data[exc.start]:02x} at offset {exc.start}). Export one with `hippo memory "
+            f"0x{data[exc.start]:02x} at offset {exc.start}). Export one with `hippo profile "
             "export`."
         ) from None
 

@@ -1,4 +1,5 @@
-"""The actions of `hippo memory`: each reads its arguments, calls `MemoryAdmin`, prints."""
+"""The verbs of the memory nouns (`hippo fact list`, ...): each reads its arguments, calls
+`MemoryAdmin`, prints."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     else:  # instruction-like words wait for the user's own look
         print(
             f"Kept for review, not yet used: {text.fact_line(fact)}\nIt reads like an "
-            f"instruction; use it with `hippo memory approve {fact.id}`.",
+            f"instruction; use it with `hippo review approve {fact.id}`.",
             file=out,
         )
     return 0
@@ -308,7 +309,8 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         _write_private(path, sealed)
         print(
             f"Exported profile {admin.profile.name!r} to {printable_path(path)}, sealed with "
-            "your passphrase (`hippo import` asks for it; without it the file can't be read).",
+            "your passphrase (`hippo profile import` asks for it; without it the file can't "
+            "be read).",
             file=out,
         )
         return 0

@@ -2,7 +2,7 @@
 
 A typo in ``--profile`` must not start an empty memory without a word: a name that is
 not a profile yet is refused with the close names, unless ``--create-profile`` asks
-for it (``hippo import --profile NEW`` creates its own).
+for it (``hippo profile import FILE NEW`` creates its own).
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def _delete(store: ProfileStore, db: Database, args: argparse.Namespace, out: Te
     if not args.yes:
         question = (
             f"Delete profile {args.name!r} and every memory in it, for good? Make a backup "
-            "first with `hippo memory backup` if unsure. [y/N] "
+            "first with `hippo backup create` if unsure. [y/N] "
         )
         if not cli_args.confirmed(question, out):
             print("Nothing was deleted.", file=out)
