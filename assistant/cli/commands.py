@@ -56,7 +56,7 @@ def _main(argv: Sequence[str] | None) -> int:
     config: Config | None = None
     out = sys.stdout
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(lazy=True).parse_args(argv)
         cli_args.check_text(args)
         config = load_config(data_dir=args.data_dir)
         if args.profile:

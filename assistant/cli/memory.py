@@ -49,12 +49,18 @@ def _mem(action: str, **more: object) -> dict[str, object]:
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add the nouns of memory (fact, review, history, session, message, episode, event,
     document, core, memory) and of the data file (backup, db) to the `hippo` parser."""
-    _fact_parsers(noun(sub, "fact", "list, search, state, correct and delete facts"))
-    _review_parsers(noun(sub, "review", "the proposals waiting for approval: approve or reject"))
-    _history_parsers(noun(sub, "history", "every memory change: list, undo, believed at a time"))
-    _artefact_parsers(sub)
-    _memory_parsers(noun(sub, "memory", "all of memory at once: recall, embed, stats, forget"))
-    _file_parsers(sub)
+    noun(sub, "fact", "list, search, state, correct and delete facts", _fact_parsers)
+    noun(sub, "review", "the proposals waiting for approval: approve or reject", _review_parsers)
+    noun(sub, "history", "every memory change: list, undo, believed at a time", _history_parsers)
+    noun(sub, "session", "the conversations: list, delete", _session_parsers)
+    noun(sub, "message", "every message of every chat: search", _message_parsers)
+    noun(sub, "episode", "sleep's summaries of sessions: list, delete", _episode_parsers)
+    noun(sub, "event", "what happened outside the chat: add, import, list, delete", _event_parsers)
+    noun(sub, "document", "archival memory, from your files: add, list, delete", _document_parsers)
+    noun(sub, "core", "the core memory blocks (persona, human)", _core_parsers)
+    noun(sub, "memory", "all of memory at once: recall, embed, stats, forget", _memory_parsers)
+    noun(sub, "backup", "copies of the whole data file: create, list, restore", _backup_parsers)
+    noun(sub, "db", "the data file itself: path, rekey", _db_parsers)
 
 
 def _fact_parsers(verbs: argparse._SubParsersAction) -> None:
@@ -157,29 +163,35 @@ def _history_parsers(verbs: argparse._SubParsersAction) -> None:
     believed.add_argument("--json", action="store_true", help="print JSON lines")
 
 
-def _artefact_parsers(sub: argparse._SubParsersAction) -> None:
-    session = noun(sub, "session", "the conversations: list, delete")
-    listing = verb(session, "list", "recent sessions, newest first", command="sessions")
+def _session_parsers(verbs: argparse._SubParsersAction) -> None:
+    listing = verb(verbs, "list", "recent sessions, newest first", command="sessions")
     _listing_options(listing)
-    _delete(session, "session")
-    message = noun(sub, "message", "every message of every chat: search")
-    search = verb(message, "search", "search every message by keyword and meaning")
+    _delete(verbs, "session")
+
+
+def _message_parsers(verbs: argparse._SubParsersAction) -> None:
+    search = verb(verbs, "search", "search every message by keyword and meaning")
     search.set_defaults(command="search")
     search.add_argument("query")
     search.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many hits (10)")
     search.add_argument("--json", action="store_true", help="print JSON lines")
-    episode = noun(sub, "episode", "sleep's summaries of sessions: list, delete")
-    _listing_options(verb(episode, "list", "recent episodes", **_mem("episodes", delete=None)))
-    _delete(episode, "episode")
-    _event_parsers(noun(sub, "event", "what happened outside the chat: add, import, list, delete"))
-    document = noun(sub, "document", "archival memory, from your files: add, list, delete")
-    add = verb(document, "add", "add text/Markdown files or folders", command="ingest")
+
+
+def _episode_parsers(verbs: argparse._SubParsersAction) -> None:
+    _listing_options(verb(verbs, "list", "recent episodes", **_mem("episodes", delete=None)))
+    _delete(verbs, "episode")
+
+
+def _document_parsers(verbs: argparse._SubParsersAction) -> None:
+    add = verb(verbs, "add", "add text/Markdown files or folders", command="ingest")
     add.add_argument("paths", nargs="+", metavar="PATH")
-    listing = verb(document, "list", "ingested documents", **_mem("documents", delete=None))
+    listing = verb(verbs, "list", "ingested documents", **_mem("documents", delete=None))
     _listing_options(listing)
-    _delete(document, "document")
-    core = noun(sub, "core", "the core memory blocks (persona, human)")
-    verb(core, "list", "show the core memory blocks with their limits", **_mem("core"))
+    _delete(verbs, "document")
+
+
+def _core_parsers(verbs: argparse._SubParsersAction) -> None:
+    verb(verbs, "list", "show the core memory blocks with their limits", **_mem("core"))
 
 
 def _event_parsers(verbs: argparse._SubParsersAction) -> None:
@@ -243,8 +255,7 @@ def _memory_parsers(verbs: argparse._SubParsersAction) -> None:
     )
 
 
-def _file_parsers(sub: argparse._SubParsersAction) -> None:
-    verbs = noun(sub, "backup", "copies of the whole data file: create, list, restore")
+def _backup_parsers(verbs: argparse._SubParsersAction) -> None:
     backup = verb(verbs, "create", "copy the whole data file (owner-only)", **_mem("backup"))
     backup.add_argument(
         "path", nargs="?", help="the new file, in a folder that exists (default: backups/)"
@@ -260,7 +271,9 @@ def _file_parsers(sub: argparse._SubParsersAction) -> None:
     )
     restore.add_argument("backup", help="a backup file, or a name `hippo backup list` shows")
     restore.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
-    db = noun(sub, "db", "the data file itself: path, rekey")
+
+
+def _db_parsers(db: argparse._SubParsersAction) -> None:
     verb(db, "path", "print the data file's path", command="path")
     verb(
         db, "rekey", "re-encrypt the data file and its backups with a new key (keyring)"

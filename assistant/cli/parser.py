@@ -16,7 +16,7 @@ from assistant.cli import args as cli_args
 from assistant.cli import memory as cli_memory
 from assistant.cli import profiles as cli_profiles
 from assistant.cli.aliases import OldSpellingError, modern
-from assistant.cli.tree import PROG, add_globals, noun, verb, words_of
+from assistant.cli.tree import PROG, Nouns, add_globals, noun, verb, words_of
 
 __all__ = ["build_parser"]
 
@@ -58,8 +58,13 @@ class RootParser(cli_args.Parser):
         return parsed, extra
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser, with every command documented."""
+def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
+    """The argument parser, with every command documented.
+
+    Args:
+        lazy: build a command's verbs only when a line names it (for `main`: one line is
+            parsed, and building them all takes longer than that).
+    """
     parser = RootParser(
         prog=PROG,
         description=_DESCRIPTION,
@@ -72,7 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
         "-c", "--continue", dest="lead_resume", action="store_true", help=argparse.SUPPRESS
     )
     parser.add_argument("--scope", dest="lead_scope", help=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=cli_args.Parser)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=cli_args.Parser, action=Nouns
+    )
+    sub.lazy = lazy
     _chat_parsers(sub)
     cli_memory.add_parsers(sub)
     cli_profiles.add_parsers(sub)
@@ -153,7 +161,11 @@ def _sleep_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _model_parsers(sub: argparse._SubParsersAction) -> None:
-    verbs = noun(sub, "model", "the Ollama models: list, use, pull")
+    noun(sub, "model", "the Ollama models: list, use, pull", _model_verbs)
+    noun(sub, "token", "the bearer token for a remote Ollama host (keyring)", _token_verbs)
+
+
+def _model_verbs(verbs: argparse._SubParsersAction) -> None:
     listing = verb(verbs, "list", "installed models, and which ones Hippo uses")
     listing.set_defaults(command="models", models_command=None)
     listing.add_argument("--json", action="store_true", help="print JSON lines")
@@ -163,7 +175,9 @@ def _model_parsers(sub: argparse._SubParsersAction) -> None:
     use.add_argument("--embedding", help="embedding model name")
     pull = verb(verbs, "pull", "download a model into Ollama, with progress", command="pull")
     pull.add_argument("name", metavar="MODEL")
-    tokens = noun(sub, "token", "the bearer token for a remote Ollama host (keyring)")
+
+
+def _token_verbs(tokens: argparse._SubParsersAction) -> None:
     for name, what, action in (
         ("set", "store it (typed, or piped on stdin)", "set"),
         ("clear", "remove it from the keyring", "clear"),

@@ -29,7 +29,10 @@ _NO_PROFILE = frozenset({"path", "token", "models", "pull", "profile", "import",
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``profile`` with its verbs to the `hippo` parser."""
-    verbs = noun(sub, "profile", "memory profiles: list, rename, delete, export, import")
+    noun(sub, "profile", "memory profiles: list, rename, delete, export, import", _parsers)
+
+
+def _parsers(verbs: argparse._SubParsersAction) -> None:
     listing = verb(verbs, "list", "every profile, with what it holds", command="profile")
     listing.add_argument("--json", action="store_true", help="print JSON lines")
     rename = verb(verbs, "rename", "rename a profile (its memories stay with it)")

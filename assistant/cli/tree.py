@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from assistant.cli.args import Parser
 
-__all__ = ["PROG", "VersionAction", "add_globals", "noun", "verb", "words_of"]
+__all__ = ["PROG", "Nouns", "VersionAction", "add_globals", "noun", "verb", "words_of"]
 
 PROG = "hippo"
 GLOBAL_FLAGS = ("--data-dir", "--profile", "--create-profile", "--model", "--version")
@@ -78,13 +79,62 @@ def add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
-def noun(sub: argparse._SubParsersAction, name: str, what: str, *, required: bool = True) -> Any:
-    """Add the noun ``name`` (described by ``what``); return the action its verbs go in."""
+class Nouns(argparse._SubParsersAction):
+    """The top's commands, whose verbs are built when the command is used.
+
+    Building every verb's parser costs more than parsing one line (about 60 leaf
+    parsers, each with the global options), and `hippo event add` should start fast;
+    help lists a command from its own parser, which is made at once.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending: dict[str, Callable[[], None]] = {}
+        self.lazy = False
+
+    def later(self, name: str, build: Callable[[], None]) -> None:
+        """Run ``build`` when ``name`` is parsed (at once unless lazy)."""
+        if self.lazy:
+            self.pending[name] = build
+        else:
+            build()
+
+    def complete(self) -> None:
+        """Build every command's verbs (to list or inspect them all)."""
+        while self.pending:
+            self.pending.pop(next(iter(self.pending)))()
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        build = self.pending.pop(values[0], None)
+        if build is not None:
+            build()
+        super().__call__(parser, namespace, values, option_string)
+
+
+def noun(
+    sub: argparse._SubParsersAction,
+    name: str,
+    what: str,
+    fill: Callable[[argparse._SubParsersAction], None],
+    *,
+    required: bool = True,
+) -> None:
+    """Add the noun ``name`` (described by ``what``); ``fill`` adds its verbs."""
     parser = sub.add_parser(name, help=what, description=what)
     add_globals(parser, top=False)
-    return parser.add_subparsers(
+    verbs = parser.add_subparsers(
         dest=f"{name.replace('-', '_')}_command", metavar="VERB", required=required
     )
+    if isinstance(sub, Nouns):
+        sub.later(name, lambda: fill(verbs))
+    else:
+        fill(verbs)
 
 
 def verb(verbs: argparse._SubParsersAction, name: str, what: str, **runs: Any) -> Parser:

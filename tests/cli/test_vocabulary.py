@@ -301,3 +301,17 @@ def test_the_old_delete_spellings_and_the_new_one_each_delete(seeded, engine, ca
 def test_review_approve_kind_without_all_is_refused(seeded, capsys):
     code, out, err = _run(capsys, "review", "approve", "--kind", "sleep")
     assert code == 1 and out == "" and "add --all, or drop --kind" in err
+
+
+@pytest.mark.parametrize("new", sorted(set(ALIASES.values())))
+def test_the_lazy_parser_main_uses_parses_as_the_whole_one(new):
+    argv = shlex.split(new)
+    assert vars(build_parser(lazy=True).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_the_lazy_parser_lists_every_command_and_a_used_commands_verbs(capsys):
+    whole, lazy = build_parser(), build_parser(lazy=True)
+    assert lazy.format_help() == whole.format_help()
+    assert main(["review", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"    {verb} " in out for verb in ("list", "approve", "reject"))
