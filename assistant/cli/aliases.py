@@ -162,9 +162,10 @@ def _rm(tail: list[str]) -> list[str]:
     lead, word, rest = _split(tail)
     if word in _KINDS:
         return [word, "delete", *lead, *rest]
+    given = f"not {word!r}" if word is not None else "named first"
     raise OldSpellingError(
-        f"`hippo memory rm` deletes a {', '.join(_KINDS[:-1])} or {_KINDS[-1]}, not "
-        f"{word!r}; the vocabulary says it as `hippo KIND delete ID` (`hippo fact delete 12`)."
+        f"`hippo memory rm` deletes a {', '.join(_KINDS[:-1])} or {_KINDS[-1]}, {given}; "
+        "the vocabulary says it as `hippo KIND delete ID` (`hippo fact delete 12`)."
     )
 
 

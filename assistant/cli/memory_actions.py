@@ -115,7 +115,7 @@ def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 def _decide(verb: str) -> Action:
     def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if (args.id is None) == (args.all is None):
-            raise HippoError(f"Say which proposal to {verb}: an id, or --all [KIND].")
+            raise HippoError(f"Say which proposal to {verb}: an id, or --all [--kind KIND].")
         if args.all is not None:
             kind = None if args.all == "*" else args.all
             done = admin.approve_all(kind) if verb == "approve" else admin.reject_all(kind)

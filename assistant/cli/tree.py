@@ -20,7 +20,6 @@ from assistant.cli.args import Parser
 __all__ = ["PROG", "Nouns", "VersionAction", "add_globals", "noun", "verb", "words_of"]
 
 PROG = "hippo"
-GLOBAL_FLAGS = ("--data-dir", "--profile", "--create-profile", "--model", "--version")
 
 
 class VersionAction(argparse.Action):
