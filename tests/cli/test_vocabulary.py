@@ -35,6 +35,13 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
+def _listed(capsys, *argv: str) -> list[dict[str, object]]:
+    """What ``hippo ARGV --json`` lists (read through the CLI, as a script would)."""
+    code, out, err = _run(capsys, *argv, "--json")
+    assert code == 0, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
 # Every old spelling and the new one it stands for (as typed in a shell).
 ALIASES = {
     "search Anna -n 3 --json": "message search Anna -n 3 --json",
@@ -126,7 +133,7 @@ def _choices(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentPars
     return {} if sub is None else dict(sub._group_actions[0].choices)
 
 
-def _listed(parser: argparse.ArgumentParser) -> set[str]:
+def _shown(parser: argparse.ArgumentParser) -> set[str]:
     sub = parser._subparsers
     return set() if sub is None else {a.dest for a in sub._group_actions[0]._choices_actions}
 
@@ -134,10 +141,10 @@ def _listed(parser: argparse.ArgumentParser) -> set[str]:
 def test_help_shows_only_the_vocabulary():
     root = build_parser()
     nouns = _choices(root)
-    assert set(nouns) == _listed(root)  # every command is listed, and nothing else exists
+    assert set(nouns) == _shown(root)  # every command is listed, and nothing else exists
     assert not (set(aliases.TOP) - {"token"}) & set(nouns)
     for noun, parser in nouns.items():
-        assert set(_choices(parser)) == _listed(parser), noun
+        assert set(_choices(parser)) == _shown(parser), noun
         assert not {"rm", "facts", "sessions", "backups", "status"} & set(_choices(parser))
     assert set(_choices(nouns["memory"])) == {"recall", "embed", "stats", "activity", "forget"}
     before_env = root.format_help().split("environment:")[0]
@@ -226,8 +233,8 @@ def test_scope_or_continue_before_a_command_they_mean_nothing_to_is_refused(caps
 def test_scope_before_the_old_memory_add_still_scopes_the_fact(seeded, engine, capsys):
     code, out, _ = _run(capsys, "--scope", "work", "memory", "add", "The standup is at 9")
     assert code == 0 and "Remembered" in out
-    facts = engine.admin.facts(query="standup")
-    assert [(f.statement, f.scope) for f in facts] == [("The standup is at 9", "work")]
+    facts = _listed(capsys, "fact", "search", "standup")
+    assert [(f["statement"], f["scope"]) for f in facts] == [("The standup is at 9", "work")]
 
 
 def test_the_old_and_new_listings_print_the_same(seeded, capsys):
@@ -273,9 +280,9 @@ def test_the_old_log_json_and_event_import_read_the_same_lines(
         "Logged 2 event(s).\n",
     )
     texts = [
-        (e.text, e.source)
-        for e in engine.admin.events()
-        if e.text in ("took the bus", "fed the cat")
+        (e["text"], e["source"])
+        for e in _listed(capsys, "event", "list")
+        if e["text"] in ("took the bus", "fed the cat")
     ]
     assert sorted(texts).count(("fed the cat", "phone")) == 1 and len(texts) == 6
 
@@ -287,15 +294,15 @@ def test_event_import_of_a_missing_file_says_so_and_logs_nothing(seeded, engine,
     assert stored_rows(engine.db.path) == before
 
 
-def test_the_old_delete_spellings_and_the_new_one_each_delete(seeded, engine, capsys):
-    events = engine.admin.events()
-    assert main(["event", "add", "one"]) == 0 and main(["event", "add", "two"]) == 0
-    ids = [e.id for e in engine.admin.events() if e.text in ("one", "two")]
+def test_the_old_delete_spellings_and_the_new_one_each_delete(seeded, capsys):
+    kept = [e["id"] for e in _listed(capsys, "event", "list")]
+    assert _run(capsys, "event", "add", "one")[0] == _run(capsys, "event", "add", "two")[0] == 0
+    ids = [e["id"] for e in _listed(capsys, "event", "list") if e["text"] in ("one", "two")]
     assert _run(capsys, "memory", "events", "--delete", str(ids[0]))[0] == 0
     assert _run(capsys, "memory", "rm", "event", str(ids[1]))[0] == 0
-    assert [e.id for e in engine.admin.events()] == [e.id for e in events]
-    assert _run(capsys, "event", "delete", str(events[0].id))[0] == 0
-    assert engine.admin.events() == []
+    assert [e["id"] for e in _listed(capsys, "event", "list")] == kept
+    assert _run(capsys, "event", "delete", str(kept[0]))[0] == 0
+    assert _listed(capsys, "event", "list") == []
 
 
 def test_review_approve_kind_without_all_is_refused(seeded, capsys):
