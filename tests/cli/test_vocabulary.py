@@ -322,3 +322,11 @@ def test_the_lazy_parser_lists_every_command_and_a_used_commands_verbs(capsys):
     assert main(["review", "--help"]) == 0
     out = capsys.readouterr().out
     assert all(f"    {verb} " in out for verb in ("list", "approve", "reject"))
+
+
+def test_a_profile_typo_after_the_command_is_refused_as_before_it(seeded, capsys):
+    code, out, err = _run(capsys, "fact", "list", "--profile", "defualt")
+    assert code == 1 and out == "" and "There is no profile called 'defualt'" in err
+    assert "Did you mean 'default'" in err
+    assert _run(capsys, "fact", "list", "--profile", "work", "--create-profile")[0] == 0
+    assert {p["name"] for p in _listed(capsys, "profile", "list")} == {"default", "work"}
