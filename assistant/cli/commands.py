@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from assistant.cli import args as cli_args
 from assistant.cli import ask as cli_ask
@@ -420,13 +420,14 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 @contextmanager
-def _json_lines(path: str) -> Iterator[BinaryIO]:
+def _json_lines(path: str) -> Iterator[Iterable[str | bytes]]:
     """The JSON lines of `event import`: stdin for ``-``, else the file, as bytes.
 
     Bytes, so that a line that is not UTF-8 is reported alone (see log_json_lines).
     """
     if path == "-":
-        yield getattr(sys.stdin, "buffer", sys.stdin)
+        stdin: Iterable[str | bytes] = getattr(sys.stdin, "buffer", sys.stdin)
+        yield stdin
         return
     from assistant.files import require_file
 

@@ -80,7 +80,8 @@ def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=cli_args.Parser, action=Nouns
     )
-    sub.lazy = lazy
+    if isinstance(sub, Nouns):  # always: the action asked for above
+        sub.lazy = lazy
     _chat_parsers(sub)
     cli_memory.add_parsers(sub)
     cli_profiles.add_parsers(sub)
