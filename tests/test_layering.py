@@ -115,7 +115,6 @@ def _is_cli(path: Path) -> bool:
     return (
         rel.startswith("assistant/cli/")
         or (rel.startswith("assistant/cli") and rel.count("/") == 1)
-        or rel == "assistant/sleep/command.py"  # sleep's command line, until it joins cli/
     )
 
 

@@ -1,107 +1,33 @@
-"""``hippo sleep``: run the consolidation headless, with a progress bar on a terminal."""
+"""The nightly timer for this Hippo: what ``hippo sleep install-timer`` writes.
+
+The CLI (`assistant.cli.sleep`) decides which run to make and prints it; this writes
+the timer files for the same Python, package, data file and Ollama host.
+"""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
 
 from assistant.config import Config
-from assistant.sleep.report import Progress, SleepReport
 from assistant.sleep.settings import SleepSettings
 from assistant.sleep.timers import install_timer, timer_environment
-from assistant.terminal import raw_stream
 
-__all__ = ["ProgressBar", "sleep_command"]
-
-_WIDTH = 24
-EXIT_LOCKED = 3
+__all__ = ["install_nightly"]
 
 
-class ProgressBar:
-    """A one-line progress bar: ``episodes  [#########...............]  3/8``."""
+def install_nightly(
+    config: Config, settings: SleepSettings, profile: str | None
+) -> tuple[list[Path], str]:
+    """Write the timer for this Hippo: this Python and package, this data file and host.
 
-    def __init__(self, out: TextIO) -> None:
-        self._out = out
-
-    def __call__(self, progress: Progress) -> None:
-        filled = _WIDTH * progress.done // max(progress.total, 1)
-        bar = "#" * filled + "." * (_WIDTH - filled)
-        raw_stream(self._out).write("\r")  # the bar's own cursor move; the rest is escaped
-        self._out.write(f"{progress.step:<9} [{bar}] {progress.done}/{progress.total}   ")
-        self._out.flush()
-
-    def finish(self) -> None:
-        """End the bar's line."""
-        self._out.write("\n")
-
-
-def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    """Run ``hippo sleep`` with its flags; return the exit status."""
-    from assistant.factory import open_engine
-
-    settings = config.sleep
-    if args.install_timer:
-        return _install(args, settings, config, out)
-    engine = open_engine(config)
-    try:
-        if getattr(args, "retry", False):
-            retried = engine.sleep.retry_given_up()
-            print(f"{retried} session(s) given up before are tried again.", file=out)
-            args.now = True
-        if not (args.now or args.dry_run) and not engine.sleep.due(settings=settings):
-            print(
-                "Nothing is due: consolidation already ran since the last scheduled time "
-                f"({settings.at}). Run `hippo sleep --now` to run anyway.",
-                file=out,
-            )
-            return 0
-        bar = ProgressBar(out) if out.isatty() else None
-        report = engine.consolidate(
-            dry_run=args.dry_run,
-            trigger="manual" if args.now or args.dry_run else "scheduled",
-            progress=bar,
-            max_llm_calls=args.max_llm_calls,
-            settings=settings,
-        )
-        if bar is not None:
-            bar.finish()
-        _print(report, out)
-        if report.status != "locked":
-            notes = engine.sleep.skipped_notes(settings)
-            if notes:
-                print("Left for later:", *(f"  - {note}" for note in notes), sep="\n", file=out)
-    finally:
-        engine.close()
-    if report.status == "locked":
-        return EXIT_LOCKED
-    return 0 if report.status in ("done", "capped") else 1
-
-
-def _print(report: SleepReport, out: TextIO) -> None:
-    if report.status == "locked":
-        print(f"hippo: {report.errors[0]}", file=sys.stderr)
-        return
-    print(report.summary(), file=out)
-    if len(report.errors) > 3:  # the summary names three; each one is worth seeing
-        print("Every problem:", file=out)
-        for error in report.errors:
-            print(f"  - {error}", file=out)
-    if report.dry_run:
-        for p in report.proposals:
-            old = f" (replaces fact {p.old_fact_id})" if p.old_fact_id else ""
-            print(f"  {p.kind:<10} {p.status:<8} {p.statement}{old}", file=out)
-    if report.backup_path:
-        print(f"Backup: {report.backup_path}", file=out)
-
-
-def _install(args: argparse.Namespace, settings: SleepSettings, config: Config, out: TextIO) -> int:
-    """Write the timer for this Hippo: this Python and package, this data file and host."""
+    Returns:
+        (the files written, the command that turns the timer on).
+    """
     command = [sys.executable, "-m", "assistant.cli", "--data-dir", str(config.data_dir)]
-    if getattr(args, "profile", None):
-        command += ["--profile", args.profile]
+    if profile:
+        command += ["--profile", profile]
     timer = install_timer(
         command,
         settings.at_time,
@@ -113,6 +39,4 @@ def _install(args: argparse.Namespace, settings: SleepSettings, config: Config, 
     for path, text in timer.files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        print(f"Wrote {path}", file=out)
-    print(f"Turn it on with:\n  {timer.enable}", file=out)
-    return 0
+    return list(timer.files), timer.enable

@@ -23,34 +23,22 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_help_lists_every_memory_action():
+def test_help_lists_every_verb_of_the_memory_nouns():
     parser = build_parser()
-    text = parser._subparsers._group_actions[0].choices["memory"].format_help()
-    for action in (
-        "list",
-        "search",
-        "show",
-        "edit",
-        "pin",
-        "unpin",
-        "approve",
-        "reject",
-        "forget",
-        "history",
-        "undo",
-        "export",
-        "backup",
-        "path",
-        "review",
-        "sessions",
-        "episodes",
-        "events",
-        "documents",
-        "rm",
-        "believed",
-    ):
-        assert f"    {action}" in text
-    assert "    import " in parser.format_help()
+    nouns = parser._subparsers._group_actions[0].choices
+    for noun, verbs in {
+        "fact": ("add", "list", "search", "show", "edit", "pin", "unpin", "wrong", "outdated"),
+        "review": ("list", "approve", "reject"),
+        "history": ("list", "undo", "believed"),
+        "memory": ("recall", "embed", "stats", "activity", "forget"),
+        "backup": ("create", "list", "restore"),
+        "profile": ("list", "rename", "delete", "export", "import"),
+        "db": ("path", "rekey"),
+        **{kind: ("list", "delete") for kind in ("session", "episode", "event", "document")},
+    }.items():
+        text = nouns[noun].format_help()
+        for verb in verbs:
+            assert f"    {verb} " in text, (noun, verb)
 
 
 def test_list_search_and_show(seeded, capsys):

@@ -136,7 +136,7 @@ def test_a_date_at_the_ends_of_the_calendar_is_refused(seeded, capsys, moment):
 
 
 def test_an_unknown_fact_order_is_a_usage_error_naming_the_orders(seeded, capsys):
-    from assistant.cli_memory import FACT_ORDERS as OFFERED
+    from assistant.cli.memory import FACT_ORDERS as OFFERED
     from assistant.memory.facts.listing import FACT_ORDERS
 
     assert OFFERED == FACT_ORDERS

@@ -156,7 +156,8 @@ _MEMORY: dict[str, Callable[[Draw, st.SearchStrategy], list[str]]] = {
 }
 
 _COMMANDS: dict[str, Callable[[Draw, st.SearchStrategy], list[str]]] = {
-    "ask": lambda d, p: ["ask", d(texts)],
+    "ask": lambda d, p: ["ask", d(texts), *_chat_options(d)],
+    "ask, options before": lambda d, p: [*_chat_options(d), "ask", d(texts)],  # old spelling
     "search": lambda d, p: ["search", d(texts), *_opt(d, "-n", numbers)],
     "recall": lambda d, p: ["recall", d(texts), *_opt(d, "-n", numbers)],
     "sessions": lambda d, p: ["sessions", *_opt(d, "-n", numbers)],
@@ -199,25 +200,69 @@ _COMMANDS: dict[str, Callable[[Draw, st.SearchStrategy], list[str]]] = {
     ],
     "memory": lambda d, p: _memory(d),
     "nonsense": lambda d, p: d(st.lists(texts, max_size=3)),
+    # The vocabulary's own spellings, where they take what the old ones did not.
+    "event import": lambda d, p: [
+        "event",
+        "import",
+        *d(st.lists(st.one_of(read_places, st.just("-")), max_size=1)),
+        *_opt(d, "--source", texts),
+    ],
+    "review": lambda d, p: [
+        "review",
+        d(st.sampled_from(["list", "approve", "reject"])),
+        *d(st.lists(ids, max_size=1)),
+        *(["--all"] if d(st.booleans()) else []),
+        *_opt(d, "--kind", st.one_of(st.sampled_from(["fact", "sleep", "core"]), texts)),
+    ],
+    "sleep VERB": lambda d, p: [
+        "sleep",
+        d(st.sampled_from(["run", "preview"])),
+        *d(st.lists(st.sampled_from(["--now", "--retry", "--dry-run"]), max_size=2, unique=True)),
+        *_opt(d, "--max-llm-calls", numbers),
+    ],
+    "profile import": lambda d, p: [
+        "profile",
+        "import",
+        d(read_places),
+        d(st.one_of(st.sampled_from(["restored"]), texts)),
+        *_opt(d, "--max-mb", numbers),
+    ],
+    "KIND delete": lambda d, p: [
+        d(st.sampled_from(["fact", "session", "episode", "event", "document"])),
+        "delete",
+        d(ids),
+    ],
 }
+
+
+def _chat_options(draw: Draw) -> list[str]:
+    return [*_opt(draw, "--scope", texts), *(["-c"] if draw(st.booleans()) else [])]
+
+
+def _globals(draw: Draw) -> list[str]:
+    """Global options, which go anywhere on the line."""
+    return [
+        *_opt(draw, "--profile", st.one_of(st.just("default"), texts)),
+        *_opt(draw, "--model", st.one_of(st.just("qwen3:1.7b"), texts)),
+    ]
+
 
 # Commands that delete by design: on success they may remove rows (forget, rm, delete,
 # undo of an addition; sleep drops stale events; ingest replaces a changed file's chunks;
 # restore puts a backup in place of the file).
-_DELETING = {"forget", "rm", "--delete", "undo", "sleep", "ingest", "restore"}
+_DELETING = {"forget", "rm", "--delete", "delete", "undo", "sleep", "ingest", "restore"}
+
+
+def _deletes(argv: list[str]) -> bool:
+    """Whether ``argv`` asks for a deletion (``document add`` replaces a changed file)."""
+    return bool(_DELETING & set(argv)) or {"document", "add"} <= set(argv)
 
 
 @st.composite
 def invocations(draw: Draw) -> list[str]:
-    """A `hippo` argv: global options, then a command with its arguments."""
-    prefix = [
-        *_opt(draw, "--profile", st.one_of(st.just("default"), texts)),
-        *_opt(draw, "--scope", texts),
-        *_opt(draw, "--model", st.one_of(st.just("qwen3:1.7b"), texts)),
-        *(["-c"] if draw(st.booleans()) else []),
-    ]
+    """A `hippo` argv: a command with its arguments, global options before or after it."""
     command = draw(st.sampled_from(sorted(_COMMANDS)))
-    return [*prefix, *_COMMANDS[command](draw, places)]
+    return [*_globals(draw), *_COMMANDS[command](draw, places), *_globals(draw)]
 
 
 @st.composite
@@ -301,7 +346,7 @@ def _check(pristine: Pristine, argv: list[str], stdin: bytes) -> None:
         assert code in (0, 1), (code, err)
         assert "Traceback" not in err, err
         gone = lost(before, stored_rows(data_dir / "hippo.db"))
-        deleting = code == 0 and _DELETING & set(argv)
+        deleting = code == 0 and _deletes(argv)
         assert not gone or deleting, (gone, err)
         conn = connect(data_dir / "hippo.db", migrate=False)  # with the file's key
         try:

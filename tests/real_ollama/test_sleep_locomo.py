@@ -33,14 +33,8 @@ def locomo_home(real_ollama, monkeypatch):
     if not DEFAULT_DATA.is_file():
         pytest.skip(f"LoCoMo dev data not found at {DEFAULT_DATA}")
     monkeypatch.setenv("OLLAMA_HOST", real_ollama.host)
-    save_config(
-        replace(
-            load_config(),
-            chat_model=CHAT_MODEL,
-            embedding_model=EMBEDDING_MODEL,
-            ollama_timeouts=PATIENT,
-        )
-    )
+    config = load_config().with_models(chat=CHAT_MODEL, embedding=EMBEDDING_MODEL)
+    save_config(replace(config, ollama=replace(config.ollama, **PATIENT)))
     engine = open_engine(load_config())
     try:
         write_sessions(engine, load(DEFAULT_DATA)[0].sessions[:SESSIONS])

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from assistant.cli import build_parser, main
+from assistant.cli.sleep import ProgressBar
 from assistant.config import load_config
 from assistant.factory import open_engine
-from assistant.sleep.command import ProgressBar
 from assistant.sleep.report import Progress
 from tests.sleep.helpers import chat, episode, episodes, fact, facts
 

@@ -5,11 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_args, cli_ask, cli_memory, cli_profiles
+from assistant.cli import args as cli_args
+from assistant.cli import ask as cli_ask
+from assistant.cli import memory as cli_memory
+from assistant.cli import profiles as cli_profiles
+from assistant.cli.parser import build_parser
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError, InvalidInput, StorageError
 from assistant.terminal import raw_stream, safe_streams
@@ -21,126 +27,12 @@ if TYPE_CHECKING:
 
 __all__ = ["build_parser", "main"]
 
-_EPILOG = """\
-environment:
-  HIPPO_DATA_DIR       folder of the data file (beaten by --data-dir)
-  HIPPO_CONFIG_DIR     folder of config.toml
-  OLLAMA_HOST          the Ollama server (default http://127.0.0.1:11434)
-  HIPPO_OLLAMA_TOKEN   bearer token for a remote Ollama host (else the keyring is used)
-  HIPPO_DB_KEY         the data file's key, 64 hex digits (else the keyring, else a key
-                       file beside config.toml where no keyring exists)
-"""
 # Commands that open the data file: a plaintext one is encrypted before they run.
 # (The chat does it in the app, with its progress on screen.)
 _DATA_COMMANDS = {
     "ask", "search", "sessions", "embed", "log", "ingest", "recall", "sleep", "memory", "import",
     "profile",
 }  # fmt: skip
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser, with every command documented."""
-    parser = cli_args.Parser(
-        prog="hippo",
-        description="Hippo: a local-first personal memory assistant on Ollama. "
-        "With no command, opens the chat.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--data-dir", help="folder of the data file (overrides HIPPO_DATA_DIR)")
-    parser.add_argument(
-        "-c", "--continue", dest="resume", action="store_true", help="resume the last session"
-    )
-    parser.add_argument(
-        "--profile", help="memory profile to use (e.g. work, personal; `hippo profile list`)"
-    )
-    parser.add_argument(
-        "--create-profile",
-        action="store_true",
-        help="start the --profile named if it does not exist yet (else a typo is refused)",
-    )
-    parser.add_argument(
-        "--scope",
-        default="",
-        help="start a new chat about SCOPE (e.g. work): it recalls general memories and that "
-        "scope's only, and facts learnt in it are kept in that scope",
-    )
-    parser.add_argument("--model", help="chat model for this run (not saved)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("chat", help="open the chat (the default)")
-    sub.add_parser("doctor", help="check the data file and Ollama; non-zero exit on problems")
-    sub.add_parser("path", help="print the data file's path")
-    ask = sub.add_parser(
-        "ask",
-        help="send one message and print the reply (no UI); `-` or a pipe reads it from stdin",
-    )
-    ask.add_argument("text", nargs="?", help="the message; `-` (or none, with a pipe): stdin")
-    models = sub.add_parser("models", help="list installed models, or choose one")
-    models.add_argument("--json", action="store_true", help="print JSON lines")
-    models_sub = models.add_subparsers(dest="models_command", metavar="ACTION")
-    use = models_sub.add_parser("use", help="choose the chat and/or embedding model (saved)")
-    use.add_argument("--chat", help="chat model name")
-    use.add_argument("--embedding", help="embedding model name")
-    pull = sub.add_parser("pull", help="download a model into Ollama, with progress")
-    pull.add_argument("model")
-    search = sub.add_parser("search", help="search every message by keyword and meaning")
-    search.add_argument("query")
-    search.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many hits (10)")
-    search.add_argument("--json", action="store_true", help="print JSON lines")
-    sessions = sub.add_parser("sessions", help="list recent sessions")
-    sessions.add_argument("-n", "--limit", type=cli_args.count, default=20, help="how many (20)")
-    sessions.add_argument("--json", action="store_true", help="print JSON lines")
-    sub.add_parser("embed", help="embed memories still waiting for vectors, now")
-    log = sub.add_parser("log", help="record an event from outside the chat (sensory memory)")
-    log.add_argument("text", nargs="?", help='what happened, e.g. "finished a 5k run"')
-    log.add_argument(
-        "--json",
-        action="store_true",
-        help='read JSON lines from stdin: {"text", "source", "occurred_at", '
-        '"expires_at", "ttl_hours", "importance"}',
-    )
-    log.add_argument("--source", default="cli", help="where the event comes from (cli)")
-    log.add_argument(
-        "--ttl-hours", type=cli_args.hours, help="forget it after this many hours (7 days)"
-    )
-    ingest = sub.add_parser("ingest", help="add text/Markdown files or folders to archival memory")
-    ingest.add_argument("paths", nargs="+", metavar="PATH")
-    recall = sub.add_parser("recall", help="what Hippo would recall for a text, with scores")
-    recall.add_argument("query")
-    recall.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many (10)")
-    recall.add_argument("--json", action="store_true", help="print JSON lines")
-    sleep = sub.add_parser(
-        "sleep", help="consolidate memory (nightly): episodes, facts to review, reflections"
-    )
-    sleep.add_argument(
-        "--now",
-        action="store_true",
-        help="run now, even if nothing is due; it takes the sessions that are over (their "
-        "app closed or `ask` ended, or 30 minutes idle) and says why it left any",
-    )
-    sleep.add_argument(
-        "--retry",
-        action="store_true",
-        help="run now, trying again the sessions sleep gave up on (the model failed on "
-        "them 3 runs in a row; nightly and manual runs count alike)",
-    )
-    sleep.add_argument(
-        "--dry-run", action="store_true", help="show what it would propose; write nothing"
-    )
-    sleep.add_argument(
-        "--install-timer",
-        action="store_true",
-        help="install a nightly systemd/launchd/Windows timer that runs this same Hippo on "
-        "this data file and Ollama host",
-    )
-    sleep.add_argument(
-        "--max-llm-calls", type=cli_args.calls, help="cap on model calls for this run (200)"
-    )
-    token = sub.add_parser("token", help="the bearer token for a remote Ollama host (keyring)")
-    token.add_argument("action", choices=["set", "clear", "status"])
-    cli_memory.add_parsers(sub)
-    cli_profiles.add_parsers(sub)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -164,7 +56,7 @@ def _main(argv: Sequence[str] | None) -> int:
     """`main` inside its streams: every refusal and failure becomes exit status 1."""
     out = sys.stdout
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(lazy=True).parse_args(argv)
         cli_args.check_text(args)
         config = load_config(data_dir=args.data_dir)
         if args.profile:
@@ -258,7 +150,7 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def _prepare_data_file(config: Config) -> None:
     """Encrypt a plaintext data file (with progress on stderr) and say what was done."""
-    from assistant.cli_progress import LineProgress
+    from assistant.cli.progress import LineProgress
     from assistant.datakey import KeyStore
     from assistant.encryption import prepare_data_file
 
@@ -338,11 +230,11 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_gateway
 
-    if not args.model.strip():
-        raise InvalidInput("Name the model to pull, e.g. `hippo pull qwen3:1.7b`.")
+    if not args.name.strip():
+        raise InvalidInput("Name the model to pull, e.g. `hippo model pull qwen3:1.7b`.")
     cancel = threading.Event()
     try:
-        for progress in open_gateway(config).pull(args.model, cancel=cancel):
+        for progress in open_gateway(config).pull(args.name, cancel=cancel):
             share = f"{progress.fraction:6.1%}" if progress.fraction is not None else "   ..."
             speed = f"{progress.bytes_per_s / 1e6:7.1f} MB/s" if progress.bytes_per_s else ""
             raw_stream(out).write("\r")  # the progress line's own cursor move
@@ -352,7 +244,7 @@ def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         cancel.set()
         print("\nPull cancelled.", file=out)
         return 130
-    print(f"\n{args.model} is ready.", file=out)
+    print(f"\n{args.name} is ready.", file=out)
     return 0
 
 
@@ -428,9 +320,10 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 cli_memory.dump_json(_session_json(session), out)
                 continue
             scope = f"[{session.scope}] " if session.scope else ""
+            mark = "incognito  " if session.incognito else ""
             print(
                 f"{session.id:>6}  {session.last_active_at:%Y-%m-%d %H:%M}  "
-                f"{session.message_count:>4} msgs  {scope}{session.title or '(untitled)'}",
+                f"{session.message_count:>4} msgs  {mark}{scope}{session.title or '(untitled)'}",
                 file=out,
             )
     finally:
@@ -508,9 +401,8 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         if args.json:
-            # Bytes, so that a line that is not UTF-8 is reported alone (see log_json_lines).
-            lines = getattr(sys.stdin, "buffer", sys.stdin)
-            result = engine.log_events_json(lines, source=args.source)
+            with _json_lines(getattr(args, "file", "-")) as lines:
+                result = engine.log_events_json(lines, source=args.source)
             for error in result.errors:
                 print(f"hippo: skipped {error}", file=sys.stderr)
             print(f"Logged {result.added} event(s).", file=out)
@@ -522,6 +414,23 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         return 0
     finally:
         engine.close()
+
+
+@contextmanager
+def _json_lines(path: str) -> Iterator[Iterable[str | bytes]]:
+    """The JSON lines of `event import`: stdin for ``-``, else the file, as bytes.
+
+    Bytes, so that a line that is not UTF-8 is reported alone (see log_json_lines).
+    """
+    if path == "-":
+        stdin: Iterable[str | bytes] = getattr(sys.stdin, "buffer", sys.stdin)
+        yield stdin
+        return
+    from assistant.files import require_file
+
+    require_file(Path(path).expanduser(), "Can't import events from")
+    with open(Path(path).expanduser(), "rb") as file:
+        yield file
 
 
 def _ingest(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -595,7 +504,7 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 def _sleep(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from assistant.sleep.command import sleep_command
+    from assistant.cli.sleep import sleep_command
 
     return sleep_command(args, config, out)
 
@@ -618,7 +527,3 @@ _COMMANDS = {
     **cli_memory.COMMANDS,
     **cli_profiles.COMMANDS,
 }
-
-
-if __name__ == "__main__":
-    sys.exit(main())

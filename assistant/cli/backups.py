@@ -1,7 +1,7 @@
-"""``hippo memory backups``: the copies of the data file that ``memory restore`` can put back.
+"""``hippo backup list``: the copies of the data file that ``backup restore`` can put back.
 
 They live in ``backups/`` next to the data file: ``hippo-<time>.db`` made before each
-sleep run, ``manual-<time>.db`` from ``hippo memory backup``, and the files a restore
+sleep run, ``manual-<time>.db`` from ``hippo backup create``, and the files a restore
 set aside. The data file is not opened, so this works when it is damaged.
 """
 
@@ -35,7 +35,7 @@ def _kind(path: Path) -> str:
 
 def backups_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     """List the backups, newest first, with how to restore one."""
-    from assistant.cli_memory import dump_json
+    from assistant.cli.memory import dump_json
 
     files = backup_files(config.db_path)
     folder = config.db_path.parent / BACKUP_DIR
@@ -62,11 +62,11 @@ def backups_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
     if args.json:
         return 0
     if not files:
-        print(f"No backups yet in {folder}. Make one with `hippo memory backup`.", file=out)
+        print(f"No backups yet in {folder}. Make one with `hippo backup create`.", file=out)
     else:
         print(
             f"{len(files)} backup(s) in {folder}. Put one back with "
-            "`hippo memory restore NAME` (the current file is kept aside).",
+            "`hippo backup restore NAME` (the current file is kept aside).",
             file=out,
         )
     return 0

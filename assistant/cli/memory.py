@@ -1,12 +1,11 @@
-"""`hippo memory ...` and `hippo import`: the memory inspector on the command line.
+"""The memory nouns of `hippo` (fact, review, history, session, message, episode, event,
+document, core, memory, backup, db) and what runs them: `hippo fact list` and its kin.
 
-Every stored artefact can be listed, exported and deleted from here: facts (``list``,
-``search``, ``show``, ``edit``, ``pin``, ``approve``, ``reject``, ``rm fact``), the
-review queue (``review``), history (``history``, ``undo``, ``believed``), sessions,
-episodes, events and documents (``sessions``/``episodes``/``events``/``documents``, each
-with ``--delete ID``, or ``rm KIND ID``), core memory (``core``), and all of it at once
-(``forget``, ``export``, ``backup``, ``path``), the backups listed (``backups``) and one
-put back in place of a damaged data file (``restore``). cli.py registers it with two lines.
+Every stored artefact can be listed and deleted the same way (``fact list``, ``session
+delete ID``, ...); facts can also be searched, shown, stated, edited, pinned and marked;
+proposals reviewed; changes listed and undone; the data file backed up, restored and
+re-keyed. `memory_command` runs every verb that works on the admin side of the engine;
+`import_command` restores an export into a new profile (``hippo profile import``).
 """
 
 from __future__ import annotations
@@ -20,7 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_args
+from assistant.cli import args as cli_args
+from assistant.cli.tree import noun, verb
 from assistant.config import Config
 from assistant.errors import InvalidInput
 from assistant.terminal import json_visible
@@ -39,67 +39,65 @@ IMPORT_MAX_MB = 200
 _MEMORY_FACTOR = 6
 # As assistant.memory.facts.listing.FACT_ORDERS (not imported here: the parser loads fast).
 FACT_ORDERS = ("importance", "recent", "confidence", "accessed", "relevance")
-_RM_KINDS = ("fact", "session", "episode", "event", "document")
+
+
+def _mem(action: str, **more: object) -> dict[str, object]:
+    """The defaults that send a verb to `memory_command`'s action ``action``."""
+    return {"command": "memory", "memory_command": action, **more}
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """Add ``memory`` (with its actions) and ``import`` to the `hippo` parser."""
-    memory = sub.add_parser("memory", help="see, search, correct, review, forget and export memory")
-    verbs = memory.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
-    _fact_parsers(verbs)
-    _review_parsers(verbs)
-    _history_parsers(verbs)
-    _artefact_parsers(verbs)
-    _file_parsers(verbs)
-    imp = sub.add_parser("import", help="restore an exported file into a new profile")
-    imp.add_argument("file", help="a JSON or Markdown file from `hippo memory export`")
-    imp.add_argument(
-        "--profile",
-        dest="into",
-        required=True,
-        metavar="NAME",
-        help="the new profile to restore into (must not exist)",
-    )
-    imp.add_argument(
-        "--max-mb",
-        type=cli_args.megabytes,
-        default=IMPORT_MAX_MB,
-        metavar="MB",
-        help=f"refuse a file larger than this ({IMPORT_MAX_MB}): import holds it in memory",
-    )
+    """Add the nouns of memory (fact, review, history, session, message, episode, event,
+    document, core, memory) and of the data file (backup, db) to the `hippo` parser."""
+    noun(sub, "fact", "list, search, state, correct and delete facts", _fact_parsers)
+    noun(sub, "review", "the proposals waiting for approval: approve or reject", _review_parsers)
+    noun(sub, "history", "every memory change: list, undo, believed at a time", _history_parsers)
+    noun(sub, "session", "the conversations: list, delete", _session_parsers)
+    noun(sub, "message", "every message of every chat: search", _message_parsers)
+    noun(sub, "episode", "sleep's summaries of sessions: list, delete", _episode_parsers)
+    noun(sub, "event", "what happened outside the chat: add, import, list, delete", _event_parsers)
+    noun(sub, "document", "archival memory, from your files: add, list, delete", _document_parsers)
+    noun(sub, "core", "the core memory blocks (persona, human)", _core_parsers)
+    noun(sub, "memory", "all of memory at once: recall, embed, stats, forget", _memory_parsers)
+    noun(sub, "backup", "copies of the whole data file: create, list, restore", _backup_parsers)
+    noun(sub, "db", "the data file itself: path, rekey", _db_parsers)
 
 
 def _fact_parsers(verbs: argparse._SubParsersAction) -> None:
-    add = verbs.add_parser(
-        "add", help="state a fact yourself, as /remember does in the chat (`-`: from stdin)"
+    add = verb(
+        verbs,
+        "add",
+        "state a fact yourself, as /remember does in the chat (`-`: from stdin)",
+        **_mem("add"),
     )
     add.add_argument("text", help='the fact, e.g. "I moved to Lisbon in May"')
     add.add_argument(
         "--scope",
         dest="fact_scope",
-        help="e.g. work, health (default: the global --scope, else general)",
+        help="e.g. work, health (default: general)",
     )
-    listing = verbs.add_parser("list", aliases=["facts"], help="list facts (filters, pages)")
+    listing = verb(verbs, "list", "list facts (filters, pages)", **_mem("list"))
     _filters(listing)
-    search = verbs.add_parser("search", help="search facts by keyword (and meaning)")
+    search = verb(verbs, "search", "search facts by keyword (and meaning)", **_mem("search"))
     search.add_argument("query")
     search.add_argument("--semantic", action="store_true", help="also search by meaning")
     _filters(search)
-    verbs.add_parser("show", help="a fact with its evidence and history").add_argument(
+    verb(verbs, "show", "a fact with its evidence and history", **_mem("show")).add_argument(
         "id", type=cli_args.item_id
     )
-    edit = verbs.add_parser("edit", help="change a fact (recorded; undoable)")
+    edit = verb(verbs, "edit", "change a fact (recorded; undoable)", **_mem("edit"))
     edit.add_argument("id", type=cli_args.item_id)
     edit.add_argument("--statement", help="the new wording (makes it user-stated)")
     edit.add_argument("--scope", help="e.g. work, health ('' for general)")
     edit.add_argument("--importance", type=cli_args.importance, help="1-10")
-    for name, text_ in (("pin", "always use a fact, listed first"), ("unpin", "unpin a fact")):
-        verbs.add_parser(name, help=text_).add_argument("id", type=cli_args.item_id)
     for name, text_ in (
+        ("pin", "always use a fact, listed first"),
+        ("unpin", "unpin a fact"),
         ("wrong", "mark a fact wrong (stops its use)"),
         ("outdated", "mark a fact no longer true (expires now)"),
     ):
-        verbs.add_parser(name, help=text_).add_argument("id", type=cli_args.item_id)
+        verb(verbs, name, text_, **_mem(name)).add_argument("id", type=cli_args.item_id)
+    _delete(verbs, "fact")
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
@@ -113,42 +111,49 @@ def _filters(parser: argparse.ArgumentParser) -> None:
 
 
 def _review_parsers(verbs: argparse._SubParsersAction) -> None:
-    review = verbs.add_parser("review", help="the proposals waiting for approval")
+    review = verb(verbs, "list", "the proposals waiting for approval", **_mem("review"))
     review.add_argument(
-        "kind", nargs="?", help="fact, conflict, reflection, sleep, agent, core, ..."
+        "--kind", help="only this kind: fact, conflict, reflection, sleep, agent, core, ..."
     )
     review.add_argument("--json", action="store_true", help="print JSON lines")
     for name in ("approve", "reject"):
-        action = verbs.add_parser(name, help=f"{name} a proposal (or --all of a kind)")
+        action = verb(
+            verbs, name, f"{name} a proposal, or --all of them", **_mem(name), settle=_every
+        )
         action.add_argument(
             "id",
             nargs="?",
             type=cli_args.proposal,
-            help="a fact's id, or core#ID for a core memory edit (see review)",
+            help="a fact's id, or core#ID for a core memory edit (see review list)",
         )
         action.add_argument(
-            "--all",
-            nargs="?",
-            const="*",
-            metavar="KIND",
-            help=f"{name} every pending item (of KIND)",
+            "--all", dest="every", action="store_true", help=f"{name} every pending proposal"
         )
+        action.add_argument("--kind", help="with --all: only the proposals of this kind")
         if name == "approve":
             action.add_argument("--statement", help="reword it, then approve")
 
 
+def _every(args: argparse.Namespace) -> str | None:
+    """Read ``--all [--kind KIND]`` as `memory_actions` takes it; say what is wrong, if so."""
+    if args.kind is not None and not args.every:
+        return "--kind says which proposals --all means: add --all, or drop --kind."
+    args.all = (args.kind or "*") if args.every else None
+    return None
+
+
 def _history_parsers(verbs: argparse._SubParsersAction) -> None:
-    history = verbs.add_parser("history", help="every memory change, newest first")
+    history = verb(verbs, "list", "every memory change, newest first", **_mem("history"))
     history.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
     history.add_argument("--kind", choices=["fact", "core"], help="only facts or core blocks")
     history.add_argument("--json", action="store_true", help="print JSON lines")
-    undo = verbs.add_parser("undo", help="undo one change (see history)")
+    undo = verb(verbs, "undo", "undo one change (see history list)", **_mem("undo"))
     undo.add_argument(
         "change",
         type=cli_args.change,
         help="a change id from history, e.g. fact#12 or core#3 (or 12)",
     )
-    believed = verbs.add_parser("believed", help="what Hippo believed on a date")
+    believed = verb(verbs, "believed", "what Hippo believed at a time", **_mem("believed"))
     believed.add_argument("query", nargs="?", help="about what (all facts if omitted)")
     believed.add_argument(
         "--as-of",
@@ -158,30 +163,83 @@ def _history_parsers(verbs: argparse._SubParsersAction) -> None:
     believed.add_argument("--json", action="store_true", help="print JSON lines")
 
 
-def _artefact_parsers(verbs: argparse._SubParsersAction) -> None:
-    for name, what in (
-        ("sessions", "sessions"),
-        ("episodes", "episodes"),
-        ("events", "events"),
-        ("documents", "ingested documents"),
-    ):
-        listing = verbs.add_parser(name, help=f"list {what}, or delete one")
-        listing.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
-        listing.add_argument(
-            "--delete", type=cli_args.item_id, metavar="ID", help="delete this one for good"
-        )
-        listing.add_argument("--json", action="store_true", help="print JSON lines")
-    rm = verbs.add_parser("rm", help="delete a fact, session, episode, event or document")
-    rm.add_argument("kind", choices=_RM_KINDS)
-    rm.add_argument("id", type=cli_args.item_id)
-    verbs.add_parser("core", help="show the core memory blocks with their limits")
-    activity = verbs.add_parser("activity", help="sessions, messages and memories per day")
+def _session_parsers(verbs: argparse._SubParsersAction) -> None:
+    listing = verb(verbs, "list", "recent sessions, newest first", command="sessions")
+    _listing_options(listing)
+    _delete(verbs, "session")
+
+
+def _message_parsers(verbs: argparse._SubParsersAction) -> None:
+    search = verb(verbs, "search", "search every message by keyword and meaning")
+    search.set_defaults(command="search")
+    search.add_argument("query")
+    search.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many hits (10)")
+    search.add_argument("--json", action="store_true", help="print JSON lines")
+
+
+def _episode_parsers(verbs: argparse._SubParsersAction) -> None:
+    _listing_options(verb(verbs, "list", "recent episodes", **_mem("episodes", delete=None)))
+    _delete(verbs, "episode")
+
+
+def _document_parsers(verbs: argparse._SubParsersAction) -> None:
+    add = verb(verbs, "add", "add text/Markdown files or folders", command="ingest")
+    add.add_argument("paths", nargs="+", metavar="PATH")
+    listing = verb(verbs, "list", "ingested documents", **_mem("documents", delete=None))
+    _listing_options(listing)
+    _delete(verbs, "document")
+
+
+def _core_parsers(verbs: argparse._SubParsersAction) -> None:
+    verb(verbs, "list", "show the core memory blocks with their limits", **_mem("core"))
+
+
+def _event_parsers(verbs: argparse._SubParsersAction) -> None:
+    add = verb(verbs, "add", "record an event (sensory memory)", command="log", json=False)
+    add.add_argument("text", help='what happened, e.g. "finished a 5k run"')
+    add.add_argument("--source", default="cli", help="where the event comes from (cli)")
+    add.add_argument(
+        "--ttl-hours", type=cli_args.hours, help="forget it after this many hours (7 days)"
+    )
+    many = verb(
+        verbs,
+        "import",
+        'record events from JSON lines: {"text", "source", "occurred_at", "expires_at", '
+        '"ttl_hours", "importance"}',
+        command="log",
+        json=True,
+        text=None,
+        ttl_hours=None,
+    )
+    many.add_argument("file", nargs="?", default="-", help="a file of JSON lines (`-`: stdin)")
+    many.add_argument("--source", default="cli", help="where events without one come from")
+    _listing_options(verb(verbs, "list", "recent events", **_mem("events", delete=None)))
+    _delete(verbs, "event")
+
+
+def _listing_options(listing: argparse.ArgumentParser) -> None:
+    listing.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
+    listing.add_argument("--json", action="store_true", help="print JSON lines")
+
+
+def _delete(verbs: argparse._SubParsersAction, kind: str) -> None:
+    gone = verb(verbs, "delete", f"delete a {kind} for good", **_mem("rm", kind=kind))
+    gone.add_argument("id", type=cli_args.item_id)
+
+
+def _memory_parsers(verbs: argparse._SubParsersAction) -> None:
+    recall = verb(verbs, "recall", "what Hippo would recall for a text, with scores")
+    recall.set_defaults(command="recall")
+    recall.add_argument("query")
+    recall.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many (10)")
+    recall.add_argument("--json", action="store_true", help="print JSON lines")
+    verb(verbs, "embed", "embed memories still waiting for vectors, now", command="embed")
+    verb(verbs, "stats", "how much is remembered, per tier", **_mem("stats"))
+    activity = verb(verbs, "activity", "sessions, messages and memories per day")
+    activity.set_defaults(**_mem("activity"))
     activity.add_argument("--days", type=cli_args.days, default=30, help="how many days (30)")
-    verbs.add_parser("stats", help="how much is remembered, per tier")
-
-
-def _file_parsers(verbs: argparse._SubParsersAction) -> None:
-    forget = verbs.add_parser("forget", help="delete everything that mentions a text, for real")
+    forget = verb(verbs, "forget", "delete everything that mentions a text, for real")
+    forget.set_defaults(**_mem("forget"))
     forget.add_argument("text")
     forget.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
     forget.add_argument(
@@ -195,33 +253,31 @@ def _file_parsers(verbs: argparse._SubParsersAction) -> None:
         action="store_true",
         help="forget it in every profile (by default only in the profile in use)",
     )
-    export = verbs.add_parser("export", help="export the profile (JSON or Markdown)")
-    export.add_argument("-o", "--output", help="write to this file (default: stdout)")
-    export.add_argument("--format", choices=["json", "markdown"], default="json")
-    export.add_argument("--force", action="store_true", help="replace the -o file if it exists")
-    export.add_argument(
-        "--encrypt",
-        action="store_true",
-        help="seal it with a passphrase you type (needs -o); `hippo import` asks for it",
-    )
-    backup = verbs.add_parser("backup", help="copy the whole data file (owner-only)")
+
+
+def _backup_parsers(verbs: argparse._SubParsersAction) -> None:
+    backup = verb(verbs, "create", "copy the whole data file (owner-only)", **_mem("backup"))
     backup.add_argument(
         "path", nargs="?", help="the new file, in a folder that exists (default: backups/)"
     )
     backup.add_argument("--force", action="store_true", help="replace the file if it exists")
-    backups = verbs.add_parser(
-        "backups", help="list the backups next to the data file (for `memory restore`)"
-    )
+    backups = verb(verbs, "list", "the backups next to the data file", **_mem("backups"))
     backups.add_argument("--json", action="store_true", help="print JSON lines")
-    verbs.add_parser("path", help="print the data file's path")
-    restore = verbs.add_parser(
-        "restore", help="replace the data file with a backup (the old file is kept aside)"
+    restore = verb(
+        verbs,
+        "restore",
+        "replace the data file with a backup (the old file is kept aside)",
+        **_mem("restore"),
     )
-    restore.add_argument("backup", help="a backup file, or a name `hippo memory backups` lists")
+    restore.add_argument("backup", help="a backup file, or a name `hippo backup list` shows")
     restore.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
-    verbs.add_parser(
-        "rekey", help="re-encrypt the data file and its backups with a new key (keyring)"
-    )
+
+
+def _db_parsers(db: argparse._SubParsersAction) -> None:
+    verb(db, "path", "print the data file's path", command="path")
+    verb(
+        db, "rekey", "re-encrypt the data file and its backups with a new key (keyring)"
+    ).set_defaults(**_mem("rekey"))
 
 
 @contextmanager
@@ -236,13 +292,13 @@ def _admin(config: Config) -> Iterator[MemoryAdmin]:
 
 
 def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    """Run `hippo memory ACTION`."""
-    from assistant.cli_memory_actions import ACTIONS
+    """Run a verb of a memory noun (``fact list``, ``backup create``, ...)."""
+    from assistant.cli.memory_actions import ACTIONS
 
     if args.memory_command == "restore":  # the data file must not be open for this one
         return restore_command(args, config, out)
     if args.memory_command == "backups":  # a listing of files: the data file may be damaged
-        from assistant.cli_backups import backups_command
+        from assistant.cli.backups import backups_command
 
         return backups_command(args, config, out)
     if args.memory_command == "rekey":  # needs the file closed: no engine
@@ -252,7 +308,7 @@ def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int
 
 
 def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    """Run `hippo memory restore BACKUP`: check it, confirm, swap it in."""
+    """Run `hippo backup restore BACKUP`: check it, confirm, swap it in."""
     from assistant.backup_restore import find_backup, restore_backup
 
     backup = find_backup(config.db_path, args.backup)
@@ -270,7 +326,7 @@ def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
 
 
 def _rekey(config: Config, out: TextIO) -> int:
-    from assistant.cli_progress import LineProgress
+    from assistant.cli.progress import LineProgress
     from assistant.datakey import KeyStore
     from assistant.encryption import rekey
 
@@ -280,7 +336,7 @@ def _rekey(config: Config, out: TextIO) -> int:
 
 
 def import_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    """Run `hippo import FILE --profile NAME`."""
+    """Run `hippo profile import FILE NAME`."""
     from assistant.admin import load_export
     from assistant.admin.sealed import is_sealed, unseal
 
@@ -327,7 +383,7 @@ def _export_text(path: Path, data: bytes) -> str:
     except UnicodeDecodeError as exc:
         raise InvalidInput(
             f"{printable_path(path)} is not a Hippo export: it is not UTF-8 text (byte "
-            f"0x{data[exc.start]:02x} at offset {exc.start}). Export one with `hippo memory "
+            f"0x{data[exc.start]:02x} at offset {exc.start}). Export one with `hippo profile "
             "export`."
         ) from None
 

@@ -2,7 +2,7 @@
 
 A typo in ``--profile`` must not start an empty memory without a word: a name that is
 not a profile yet is refused with the close names, unless ``--create-profile`` asks
-for it (``hippo import --profile NEW`` creates its own).
+for it (``hippo profile import FILE NEW`` creates its own).
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import argparse
 import shlex
 from typing import TYPE_CHECKING, TextIO
 
-from assistant import cli_args
+from assistant.cli import args as cli_args
+from assistant.cli.memory import IMPORT_MAX_MB
+from assistant.cli.tree import noun, verb
 from assistant.config import Config
 from assistant.errors import NotFound
 
@@ -26,17 +28,47 @@ _NO_PROFILE = frozenset({"path", "token", "models", "pull", "profile", "import",
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """Add ``profile`` with its actions to the `hippo` parser."""
-    profile = sub.add_parser("profile", help="list, rename or delete memory profiles")
-    verbs = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
-    listing = verbs.add_parser("list", help="every profile, with what it holds")
+    """Add ``profile`` with its verbs to the `hippo` parser."""
+    noun(sub, "profile", "memory profiles: list, rename, delete, export, import", _parsers)
+
+
+def _parsers(verbs: argparse._SubParsersAction) -> None:
+    listing = verb(verbs, "list", "every profile, with what it holds", command="profile")
     listing.add_argument("--json", action="store_true", help="print JSON lines")
-    rename = verbs.add_parser("rename", help="rename a profile (its memories stay with it)")
+    rename = verb(verbs, "rename", "rename a profile (its memories stay with it)")
+    rename.set_defaults(command="profile")
     rename.add_argument("old")
     rename.add_argument("new")
-    delete = verbs.add_parser("delete", help="delete a profile and all its memories, for good")
+    delete = verb(verbs, "delete", "delete a profile and all its memories, for good")
+    delete.set_defaults(command="profile")
     delete.add_argument("name")
     delete.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
+    _transfer_parsers(verbs)
+
+
+def _transfer_parsers(verbs: argparse._SubParsersAction) -> None:
+    export = verb(verbs, "export", "export the profile in use (JSON or Markdown)")
+    export.set_defaults(command="memory", memory_command="export")
+    export.add_argument("-o", "--output", help="write to this file (default: stdout)")
+    export.add_argument("--format", choices=["json", "markdown"], default="json")
+    export.add_argument("--force", action="store_true", help="replace the -o file if it exists")
+    export.add_argument(
+        "--encrypt",
+        action="store_true",
+        help="seal it with a passphrase you type (needs -o); `hippo profile import` asks for it",
+    )
+    imp = verb(verbs, "import", "restore an exported file into a new profile", command="import")
+    imp.add_argument("file", help="a JSON or Markdown file from `hippo profile export`")
+    imp.add_argument(
+        "into", metavar="NAME", help="the new profile to restore into (must not exist)"
+    )
+    imp.add_argument(
+        "--max-mb",
+        type=cli_args.megabytes,
+        default=IMPORT_MAX_MB,
+        metavar="MB",
+        help=f"refuse a file larger than this ({IMPORT_MAX_MB}): import holds it in memory",
+    )
 
 
 def _store(config: Config) -> tuple[ProfileStore, Database]:
@@ -97,7 +129,7 @@ def profile_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
 
 
 def _list(store: ProfileStore, args: argparse.Namespace, out: TextIO) -> int:
-    from assistant.cli_memory import dump_json
+    from assistant.cli.memory import dump_json
 
     for p in store.summaries():
         if args.json:
@@ -126,7 +158,7 @@ def _delete(store: ProfileStore, db: Database, args: argparse.Namespace, out: Te
     if not args.yes:
         question = (
             f"Delete profile {args.name!r} and every memory in it, for good? Make a backup "
-            "first with `hippo memory backup` if unsure. [y/N] "
+            "first with `hippo backup create` if unsure. [y/N] "
         )
         if not cli_args.confirmed(question, out):
             print("Nothing was deleted.", file=out)

@@ -1,4 +1,5 @@
-"""The actions of `hippo memory`: each reads its arguments, calls `MemoryAdmin`, prints."""
+"""The verbs of the memory nouns (`hippo fact list`, ...): each reads its arguments, calls
+`MemoryAdmin`, prints."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from assistant import cli_args
 from assistant.admin import MemoryAdmin, text
-from assistant.cli_memory import ask_passphrase, dump_json, parse_time
+from assistant.cli import args as cli_args
+from assistant.cli.memory import ask_passphrase, dump_json, parse_time
 from assistant.errors import InvalidInput
 from assistant.files import writable_target
 from assistant.terminal import json_visible
@@ -53,7 +54,7 @@ def _facts(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    from assistant.cli_ask import read_message
+    from assistant.cli.ask import read_message
 
     statement = read_message(args.text, sys.stdin) if args.text == "-" else args.text
     scope = args.fact_scope if args.fact_scope is not None else args.scope
@@ -63,7 +64,7 @@ def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     else:  # instruction-like words wait for the user's own look
         print(
             f"Kept for review, not yet used: {text.fact_line(fact)}\nIt reads like an "
-            f"instruction; use it with `hippo memory approve {fact.id}`.",
+            f"instruction; use it with `hippo review approve {fact.id}`.",
             file=out,
         )
     return 0
@@ -114,7 +115,7 @@ def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 def _decide(verb: str) -> Action:
     def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if (args.id is None) == (args.all is None):
-            raise InvalidInput(f"Say which proposal to {verb}: an id, or --all [KIND].")
+            raise InvalidInput(f"Say which proposal to {verb}: an id, or --all [--kind KIND].")
         if args.all is not None:
             kind = None if args.all == "*" else args.all
             done = (
@@ -312,7 +313,8 @@ def _export(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         _write_private(path, sealed)
         print(
             f"Exported profile {admin.profile.name!r} to {printable_path(path)}, sealed with "
-            "your passphrase (`hippo import` asks for it; without it the file can't be read).",
+            "your passphrase (`hippo profile import` asks for it; without it the file can't "
+            "be read).",
             file=out,
         )
         return 0

@@ -7,7 +7,7 @@
 - Exit status: a usage error exits 1, like every other refusal. argparse's convention
   is 2, but Hippo's contract is simpler for scripts: 0 done, 1 refused or failed (and
   `hippo sleep`'s 3, "another run holds the lock").
-- Output: stdout whose reader leaves (``hippo search x | head -1``) is silenced, and
+- Output: stdout whose reader leaves (``hippo message search x | head -1``) is silenced, and
   the command finishes its work quietly, as Unix filters do.
 """
 
@@ -135,27 +135,27 @@ def _tagged_id(value: str, what: str, listing: str) -> tuple[str, int]:
     if found is None or not 1 <= int(found.group(2)) <= MAX_ID:
         raise argparse.ArgumentTypeError(
             f"{value!r} is not a {what} id: give a fact's id (12), or core#ID for a core "
-            f"memory one, as `hippo memory {listing}` lists them"
+            f"memory one, as `hippo {listing}` lists them"
         )
     return found.group(1) or "fact", int(found.group(2))
 
 
 def change(value: str) -> tuple[str, int]:
-    """A change id from `hippo memory history`: ``fact#12``, ``core#3`` or ``12`` (a fact's).
+    """A change id from `hippo history list`: ``fact#12``, ``core#3`` or ``12`` (a fact's).
 
     Returns:
         ("fact" or "core", the number).
     """
-    return _tagged_id(value, "change", "history")
+    return _tagged_id(value, "change", "history list")
 
 
 def proposal(value: str) -> tuple[str, int]:
-    """A proposal id from `hippo memory review`: ``12`` (a fact) or ``core#3``.
+    """A proposal id from `hippo review list`: ``12`` (a fact) or ``core#3``.
 
     Returns:
         ("fact" or "core", the number).
     """
-    return _tagged_id(value, "proposal", "review")
+    return _tagged_id(value, "proposal", "review list")
 
 
 def check_text(args: argparse.Namespace) -> None:
@@ -180,7 +180,7 @@ def check_text(args: argparse.Namespace) -> None:
 class QuietPipe:
     """stdout that goes quiet when its reader leaves, instead of raising.
 
-    ``hippo search x | head -1``: once `head` exits, a write raises BrokenPipeError.
+    ``hippo message search x | head -1``: once `head` exits, a write raises BrokenPipeError.
     The command's work (a reply being stored, say) is finished rather than cut short,
     and its output goes to /dev/null from then on; the exit status is the command's.
     """
