@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
 from assistant.memory.budget import ContextBudget
+from assistant.memory.incognito import RoutedMessages, RoutedUsage
 from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
-from assistant.memory.store import MessageStore
 from assistant.memory.vectors import VectorStore
 from assistant.memory.weights import Digests, stamp
 from data_schema.connect import Database
@@ -94,7 +94,8 @@ class Hippo:
         self.embedding_model = embedding_model
         self.context_tokens = context_tokens
         self.clock = clock or SystemClock()
-        self.messages = MessageStore(lambda: self.db.conn, self.clock)
+        # Incognito chats are kept in memory by this store: they never reach the file.
+        self.messages = RoutedMessages(lambda: self.db.conn, self.clock)
         self.vectors = VectorStore(lambda: self.db.conn, self.clock)
         self.working_strategy: Strategy = working_strategy
         self.context_budget = context_budget or ContextBudget()
@@ -115,9 +116,7 @@ class Hippo:
     @functools.cached_property
     def usage(self) -> UsageStore:
         """Which memories went into each reply."""
-        from assistant.memory.usage import UsageStore
-
-        return UsageStore(lambda: self.db.conn)
+        return RoutedUsage(lambda: self.db.conn, self.messages.incognito)
 
     @functools.cached_property
     def episodes(self) -> EpisodeStore:
