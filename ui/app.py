@@ -306,7 +306,7 @@ class HippoApp(MemoryCommands):
         from scheduler.runner import SleepScheduler
 
         notice = self.engine.away_notice()
-        if notice is not None:
+        if notice is not None and (notice.to_review or notice.superseded):  # only news
             self.call_from_thread(
                 self.notify, notice.text, title="Memory", timeout=12, markup=False
             )

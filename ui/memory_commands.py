@@ -10,11 +10,9 @@ from textual import work
 from textual.app import App, SystemCommand
 
 from assistant.errors import HippoError
-from ui.failures import explained
-from ui.format import clip
 from ui.screens.chat import ChatScreen
 from ui.slash import COMMANDS, SlashCommand, help_text
-from ui.widgets import Conversation, MessageView
+from ui.widgets import MessageView
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -125,36 +123,8 @@ class MemoryCommands(App[None]):
             self.notify(str(exc), title="No new chat", severity="error", markup=False)
 
     async def remember(self, text: str) -> None:
-        """Save ``text`` as your message, and a fact you stated that cites it."""
-        from assistant.memory.facts import Evidence
-        from assistant.turns import UserSaved
-
-        text = text.strip()
-        if not text:
-            self.notify(f"Say what to remember: {COMMANDS['remember']}", markup=False)
-            return
-        chat = self.chat
-        engine = self.engine
-        try:
-            session_id = chat.ensure_session()
-            with engine.db.conn:  # the message and its fact, or neither
-                said = engine.messages.add_message(session_id, "user", text)
-                engine.facts.add(
-                    engine.profile.id,
-                    text,
-                    source_kind="user_stated",
-                    actor="user",
-                    evidence=[Evidence("message", said.id)],
-                )
-        except Exception as exc:
-            if (why := explained(exc, engine.db)) is None:
-                raise  # a bug
-            self.notify(why, title="Not remembered", severity="error", markup=False)
-            return
-        self.engine.wake()  # embed the new message and fact
-        await chat.query_one(Conversation).apply(UserSaved(said))
-        self.notify(f"Remembered: {clip(text, 80)}", title="Memory updated", markup=False)
-        chat.status.refresh_pending()
+        """Save ``text`` as your message and a fact you stated (the chat says what happened)."""
+        await self.chat.remember(text)
 
     def profile_help(self, name: str) -> None:
         """Say how to switch profiles (a profile is chosen when Hippo starts)."""

@@ -137,6 +137,12 @@ class RoutedMessages(MessageStore):
             return self.incognito.session(session_id)
         return super().session(session_id)
 
+    def rename_session(self, session_id: int, title: str) -> Session:
+        """Give a session a title, wherever it lives."""
+        if is_incognito_id(session_id):
+            return self.incognito.rename_session(session_id, title)
+        return super().rename_session(session_id, title)
+
     def end_session(self, session_id: int) -> None:
         """Mark a file session over; an incognito one ends when it is dropped."""
         if not is_incognito_id(session_id):
