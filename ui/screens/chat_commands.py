@@ -14,7 +14,7 @@ from textual.screen import Screen
 
 from ui.failures import explained
 from ui.format import clip
-from ui.slash import COMMANDS, SlashCommand, closest_command
+from ui.slash import COMMANDS, SlashCommand, closest_command, parse_slash
 from ui.widgets import Conversation, PromptInput
 
 if TYPE_CHECKING:
@@ -123,7 +123,8 @@ class ChatCommands(Screen[None]):
 
     async def _slash_edit(self, _: str) -> None:
         prompt = self.query_one(PromptInput)
-        last = prompt.sent[-1] if prompt.sent else None
+        said = [text for text in prompt.sent if parse_slash(text) is None]
+        last = said[-1] if said else None
         if last is None:
             self.notify("There is no message of yours to edit yet.", markup=False)
             return
