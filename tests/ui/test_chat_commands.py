@@ -260,3 +260,24 @@ async def test_toasts_do_not_cover_the_last_reply(engine, config, fake_ollama):
         reply = messages_shown(app)[-1].region
         for toast in app.screen.query(Toast):
             assert not toast.region.overlaps(reply)
+
+
+async def test_sessions_can_be_searched_by_title(engine, config):
+    from textual.widgets import OptionList
+
+    from ui.screens import SessionListScreen
+
+    for title in ("Lisbon trip", "Tax return", "Lisbon restaurants"):
+        session = engine.new_session()
+        engine.messages.add_message(session.id, "user", title)
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
+        options = app.screen.query_one("#session-list", OptionList)
+        assert options.option_count == 3
+        await pilot.press("slash")
+        await wait_until(pilot, lambda: app.screen.query("#dialog-input"), what="the search box")
+        await pilot.press(*"lisbon", "enter")
+        await wait_until(pilot, lambda: options.option_count == 2, what="two Lisbon sessions")

@@ -58,6 +58,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_session", "New session"),
+        Binding("slash", "search", "Search titles"),
         Binding("d,delete", "delete_session", "Delete session"),
         Binding("escape", "close", "Back"),
     ]
@@ -85,6 +86,28 @@ class SessionListScreen(Screen[SessionChoice | None]):
                 yield Button("New session", id="sessions-new", variant="primary")
                 yield Button("Back", id="sessions-back")
         yield Footer()
+
+    def action_search(self) -> None:
+        """Ask for words, and list only the sessions whose title holds them all."""
+        from ui.screens.dialogs import TextDialog
+
+        self.app.push_screen(
+            TextDialog("Search session titles (empty: all)", allow_empty=True), self._filter
+        )
+
+    def _filter(self, words: str | None) -> None:
+        if words is None:
+            return
+        wanted = words.lower().split()
+        now = self.engine.clock.now()
+        found = [s for s in self.engine.sessions() if all(w in s.title.lower() for w in wanted)]
+        options = self.query_one("#session-list", OptionList)
+        options.clear_options()
+        options.add_options(Option(_prompt(s, now), id=str(s.id)) for s in found)
+        self.sub_title = f"Sessions matching {words.strip()!r}" if wanted else "Sessions"
+        if not found:
+            self.notify(f"No session title holds {words.strip()!r}.", markup=False)
+        options.focus()
 
     def on_mount(self) -> None:
         self.sub_title = "Sessions"
