@@ -194,7 +194,12 @@ class ChatScreen(ChatCommands):
         from ui.screens.welcome import WELCOME, mark_welcomed, welcomed
 
         folder = self._config.config_dir
-        if welcomed(folder) or engine.last_session() is not None:
+        if welcomed(folder):
+            return
+        try:
+            if engine.last_session() is not None:
+                return
+        except Exception:  # a damaged file: the app's check says so; no greeting over it
             return
         await self.query_one(Conversation).show_welcome(WELCOME)
         mark_welcomed(folder)
