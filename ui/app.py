@@ -340,7 +340,7 @@ class HippoApp(MemoryCommands):
         status.refresh_pending()
         report = message.report
         caught_up = report.trigger == "catch_up"
-        if report.proposals or report.errors or caught_up:
+        if report.proposals or report.errors:  # a run that changed nothing is no news
             review = len(report.to_review)
             errors = f", {len(report.errors)} problem(s)" if report.errors else ""
             what = (

@@ -281,3 +281,18 @@ async def test_sessions_can_be_searched_by_title(engine, config):
         await wait_until(pilot, lambda: app.screen.query("#dialog-input"), what="the search box")
         await pilot.press(*"lisbon", "enter")
         await wait_until(pilot, lambda: options.option_count == 2, what="two Lisbon sessions")
+
+
+async def test_the_away_note_appears_only_when_there_is_news(engine, config):
+    from assistant.sleep import unseen_report
+
+    engine.consolidate(trigger="manual")  # a run that found nothing
+    quiet = unseen_report(engine, mark_seen=False)
+    assert quiet is not None and (quiet.to_review, quiet.superseded) == (0, 0)
+    app = HippoApp(engine, config, schedule_sleep=True)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await chat_ready(pilot)
+        await wait_until(pilot, lambda: app._scheduler is not None, what="the sleep scheduler")
+        await wait_until(pilot, lambda: unseen_report(engine, mark_seen=False) is None)
+        await pilot.pause()
+        assert not notified(app, "While you were away")
