@@ -296,3 +296,31 @@ async def test_the_away_note_appears_only_when_there_is_news(engine, config):
         await wait_until(pilot, lambda: unseen_report(engine, mark_seen=False) is None)
         await pilot.pause()
         assert not notified(app, "While you were away")
+
+
+async def test_a_session_is_renamed_and_exported_from_the_sessions_screen(engine, config, tmp_path):
+    from textual.widgets import Input
+
+    from ui.screens import SessionListScreen
+
+    session = engine.new_session()
+    engine.messages.add_message(session.id, "user", "Notes about the garden")
+    target = tmp_path / "garden.md"
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await chat_ready(pilot)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.screen.query("#dialog-input"), what="the title box")
+        app.screen.query_one("#dialog-input", Input).value = "Garden plans"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: engine.session(session.id).title == "Garden plans")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
+        await pilot.press("e")
+        await wait_until(pilot, lambda: app.screen.query("#dialog-input"), what="the file box")
+        app.screen.query_one("#dialog-input", Input).value = str(target)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: notified(app, "Saved to"))
+    assert target.read_text().startswith("# Garden plans\n")
+    assert "Notes about the garden" in target.read_text()

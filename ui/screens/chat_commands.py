@@ -27,6 +27,7 @@ __all__ = [
     "needs_engine",
     "remembered_notice",
     "session_markdown",
+    "write_markdown",
 ]
 
 _FENCE = re.compile(r"^(```+|~~~+)[^\n]*\n(.*?)^\1[ \t]*$", re.DOTALL | re.MULTILINE)
@@ -206,7 +207,7 @@ class ChatCommands(Screen[None]):
             return
         target = Path(path).expanduser() if path else Path.cwd() / f"hippo-chat-{session_id}.md"
         try:
-            written = await asyncio.to_thread(_export, self.engine, session_id, target)  # type: ignore[attr-defined]
+            written = await asyncio.to_thread(write_markdown, self.engine, session_id, target)  # type: ignore[attr-defined]
         except OSError as exc:
             self.notify(
                 f"Could not write {target}: {exc.strerror or exc}. Give another file name: "
@@ -268,7 +269,7 @@ def _no_such_model(name: str, embedding_only: bool, chat: list[str]) -> str:
     )
 
 
-def _export(engine: Hippo, session_id: int, target: Path) -> Path:
+def write_markdown(engine: Hippo, session_id: int, target: Path) -> Path:
     """Write the session to ``target`` (never over an existing file); return its path."""
     text = session_markdown(engine, session_id)
     with target.open("x", encoding="utf-8") as out:  # "x": refuse to overwrite
