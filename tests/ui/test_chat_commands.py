@@ -230,6 +230,11 @@ async def test_an_open_incognito_chat_is_not_in_the_file(engine, config, fake_ol
         finally:
             other.close()
         assert rows == (0,) and sessions == (0,)
+        prompt = app.chat.query_one(PromptInput)
+        assert "My secret plan involves Initech" in prompt.sent
+        await send_command(pilot, "/new")
+        await wait_until(pilot, lambda: not app.chat.incognito, what="the incognito chat to end")
+        assert not any("Initech" in text for text in prompt.sent)  # up/down forgot it too
 
 
 async def test_a_new_user_is_greeted_once(engine, config):

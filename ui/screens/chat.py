@@ -95,6 +95,12 @@ class ChatScreen(ChatCommands):
         margin-bottom: 0;
         max-height: 60%;
     }
+    #welcome {
+        height: auto;
+        margin: 1 0;
+        padding: 0 1;
+        border: round $accent 60%;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -144,6 +150,7 @@ class ChatScreen(ChatCommands):
         self._wait = _Wait()
         self._wait_ticks: Timer | None = None
         self._model_before: str | None = None  # the model /model replaced, for this chat
+        self._history_mark: int | None = None  # input history's length when incognito began
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -327,6 +334,10 @@ class ChatScreen(ChatCommands):
             await asyncio.to_thread(_forget_incognito, self.engine, self.session_id)
             if announce:
                 self.notify("The incognito chat was deleted.", title="Incognito", markup=False)
+        prompt = next(iter(self.query(PromptInput)), None)  # gone when the app closes
+        if self.incognito and self._history_mark is not None and prompt is not None:
+            del prompt.sent[self._history_mark :]  # up/down forget it too
+        self._history_mark = None
         self.incognito = False
 
     def ensure_session(self) -> int:
@@ -523,7 +534,9 @@ class ChatScreen(ChatCommands):
     async def action_new_incognito(self) -> None:
         """Start an incognito chat: nothing of it is kept once you leave it."""
         await self.open_session(None, incognito=True)
-        self.query_one(PromptInput).focus()
+        prompt = self.query_one(PromptInput)
+        self._history_mark = len(prompt.sent)  # what is typed from here goes with the chat
+        prompt.focus()
         self.notify(
             "Incognito: this chat is deleted when you leave it, and sleep never learns from it.",
             title="Incognito",

@@ -20,6 +20,8 @@ from ui.widgets import Conversation, PromptInput
 if TYPE_CHECKING:
     from assistant.engine import Hippo
     from assistant.memory.facts import Fact
+    from assistant.memory.models import Session
+    from ui.widgets import StatusLine
 
 __all__ = [
     "ChatCommands",
@@ -78,7 +80,22 @@ def session_markdown(engine: Hippo, session_id: int) -> str:
 
 
 class ChatCommands(Screen[None]):
-    """The chat's own slash commands (mixed into `ChatScreen`)."""
+    """The chat's own slash commands (the base of `ChatScreen`, which provides what follows)."""
+
+    if TYPE_CHECKING:
+        engine: Hippo
+        session_id: int | None
+        incognito: bool
+        scope: str
+        streaming: bool
+        status: StatusLine
+
+        def require_engine(self) -> bool: ...
+        def ensure_session(self) -> int: ...
+        def start_retry(self) -> None: ...
+        def use_model(self, name: str) -> None: ...
+        def _title(self, session: Session | None) -> str: ...
+        async def action_new_session(self) -> None: ...
 
     async def run_local(self, command: SlashCommand) -> bool:
         """Carry out ``command`` if it is the chat's own; say so (True), else leave it (False).
@@ -96,7 +113,7 @@ class ChatCommands(Screen[None]):
             return True
         if name not in _LOCAL:
             return False
-        if name in _NEEDS_ENGINE and not self.require_engine():  # type: ignore[attr-defined]
+        if name in _NEEDS_ENGINE and not self.require_engine():
             return True
         handler = getattr(self, f"_slash_{name}")
         await handler(argument)
@@ -113,7 +130,7 @@ class ChatCommands(Screen[None]):
             self.app.push_screen(HelpScreen())
 
     async def _slash_new(self, _: str) -> None:
-        await self.action_new_session()  # type: ignore[attr-defined]
+        await self.action_new_session()
 
     async def _slash_clear(self, _: str) -> None:
         await self.query_one(Conversation).clear()
@@ -134,17 +151,17 @@ class ChatCommands(Screen[None]):
         prompt.focus()
 
     async def _slash_retry(self, _: str) -> None:
-        if self.streaming:  # type: ignore[attr-defined]
+        if self.streaming:
             self.notify("A reply is still streaming: press Esc to stop it first.", markup=False)
             return
-        if self.session_id is None:  # type: ignore[attr-defined]
+        if self.session_id is None:
             self.notify("There is no reply to retry yet: send a message first.", markup=False)
             return
         await self.query_one(Conversation).drop_last_replies()
-        self.start_retry()  # type: ignore[attr-defined]
+        self.start_retry()
 
     async def _slash_model(self, name: str) -> None:
-        engine: Hippo = self.engine  # type: ignore[attr-defined]
+        engine: Hippo = self.engine
         try:
             models = await asyncio.to_thread(engine.models)
         except Exception as exc:
@@ -166,7 +183,7 @@ class ChatCommands(Screen[None]):
             self.notify(_no_such_model(name, found is not None, chat), title="Model not changed",
                         severity="error", markup=False)  # fmt: skip
             return
-        self.use_model(found.name)  # type: ignore[attr-defined]
+        self.use_model(found.name)
         self.notify(
             f"This chat now answers with {found.name} (F2 changes the model for good).",
             title="Model", markup=False,
@@ -192,22 +209,22 @@ class ChatCommands(Screen[None]):
         if not title.strip():
             self.notify(f"Say the new title: {COMMANDS['rename']}", markup=False)
             return
-        if self.session_id is None:  # type: ignore[attr-defined]
+        if self.session_id is None:
             self.notify("Send a message first: an empty chat has nothing to rename.", markup=False)
             return
-        engine: Hippo = self.engine  # type: ignore[attr-defined]
-        session = engine.messages.rename_session(self.session_id, title)  # type: ignore[attr-defined]
-        self.sub_title = self._title(session)  # type: ignore[attr-defined]
+        engine: Hippo = self.engine
+        session = engine.messages.rename_session(self.session_id, title)
+        self.sub_title = self._title(session)
         self.notify(f"Renamed: {session.title}", markup=False)
 
     async def _slash_export(self, path: str) -> None:
-        session_id = self.session_id  # type: ignore[attr-defined]
+        session_id = self.session_id
         if session_id is None:
             self.notify("Send a message first: an empty chat has nothing to export.", markup=False)
             return
         target = Path(path).expanduser() if path else Path.cwd() / f"hippo-chat-{session_id}.md"
         try:
-            written = await asyncio.to_thread(write_markdown, self.engine, session_id, target)  # type: ignore[attr-defined]
+            written = await asyncio.to_thread(write_markdown, self.engine, session_id, target)
         except OSError as exc:
             self.notify(
                 f"Could not write {target}: {exc.strerror or exc}. Give another file name: "
@@ -230,21 +247,21 @@ class ChatCommands(Screen[None]):
         if not text:
             self.notify(f"Say what to remember: {COMMANDS['remember']}", markup=False)
             return
-        if self.incognito:  # type: ignore[attr-defined]
+        if self.incognito:
             self.notify(
                 "Not remembered: this is an incognito chat, and nothing of it is kept. "
                 "Leave it (/new) and use /remember there.",
                 title="Incognito", severity="warning", markup=False,
             )  # fmt: skip
             return
-        engine: Hippo = self.engine  # type: ignore[attr-defined]
+        engine: Hippo = self.engine
         try:
-            session_id = self.ensure_session()  # type: ignore[attr-defined]
+            session_id = self.ensure_session()
             with engine.db.conn:  # the message and its fact, or neither
                 said = engine.messages.add_message(session_id, "user", text)
                 fact = engine.facts.add(
                     engine.profile.id, text, source_kind="user_stated", actor="user",
-                    scope=self.scope, evidence=[Evidence("message", said.id)],  # type: ignore[attr-defined]
+                    scope=self.scope, evidence=[Evidence("message", said.id)],
                 )  # fmt: skip
         except Exception as exc:
             if (why := explained(exc, engine.db)) is None:
@@ -255,7 +272,7 @@ class ChatCommands(Screen[None]):
         await self.query_one(Conversation).apply(UserSaved(said))
         title, notice = remembered_notice(fact)
         self.notify(notice, title=title, markup=False)
-        self.status.refresh_pending()  # type: ignore[attr-defined]
+        self.status.refresh_pending()
 
 
 def _no_such_model(name: str, embedding_only: bool, chat: list[str]) -> str:
