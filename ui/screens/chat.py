@@ -108,7 +108,8 @@ class ChatScreen(ChatCommands):
         Binding("ctrl+q", "app.quit", "Quit", priority=True),
         Binding("escape", "cancel_reply", "Stop reply"),
         Binding("ctrl+y", "copy_last_reply", "Copy reply", priority=True),
-        Binding("ctrl+n", "new_session", "New session"),
+        # Left out of the footer for room (F1 and /help list it): ctrl+q and F1 matter more.
+        Binding("ctrl+n", "new_session", "New session", show=False),
     ]
 
     class Turn(Message):
