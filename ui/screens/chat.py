@@ -218,8 +218,7 @@ class ChatScreen(ChatCommands):
         earlier: list[str] = []
         for session in reversed(self.engine.sessions(limit=_HISTORY_SESSIONS)):
             earlier += [m.content for m in self.engine.history(session.id, 100) if m.role == "user"]
-        prompt = self.query_one(PromptInput)
-        self.app.call_from_thread(prompt.load_history, earlier)
+        self.app.call_from_thread(lambda: self.query_one(PromptInput).load_history(earlier))
 
     @property
     def engine(self) -> Hippo:
