@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, OllamaError
 from assistant.memory.budget import ContextBudget
-from assistant.memory.incognito import RoutedMessages, RoutedUsage
+from assistant.memory.incognito import RoutedMessages
 from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
 from assistant.memory.vectors import VectorStore
 from assistant.memory.weights import Digests, stamp
@@ -116,6 +116,8 @@ class Hippo:
     @functools.cached_property
     def usage(self) -> UsageStore:
         """Which memories went into each reply."""
+        from assistant.memory.incognito_usage import RoutedUsage
+
         return RoutedUsage(lambda: self.db.conn, self.messages.incognito)
 
     @functools.cached_property

@@ -8,7 +8,8 @@ leaves nothing behind. Their ids start at `FIRST_ID`, far above any id the file
 will reach, so one id says where a session or message lives.
 
 `RoutedMessages` is the engine's message store: it sends each call about an incognito
-session or message to the in-memory store, and every other call to the file.
+session or message to the in-memory store, and every other call to the file
+(`assistant.memory.incognito_usage` does the same for the memories each reply used).
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ import apsw
 from assistant.clock import Clock
 from assistant.memory.models import Message, MessageStatus, Role, Session
 from assistant.memory.store import MessageStore
-from assistant.memory.usage import MemoryUse, UsageStore
 
-__all__ = ["FIRST_ID", "IncognitoMessages", "RoutedMessages", "RoutedUsage", "is_incognito_id"]
+__all__ = ["FIRST_ID", "IncognitoMessages", "RoutedMessages", "is_incognito_id"]
 
 FIRST_ID = 1 << 50
 """Incognito sessions and messages are numbered from here (the file's ids stay far below)."""
@@ -64,9 +64,10 @@ class IncognitoMessages(MessageStore):
         self._file = file
         self._memory: apsw.Connection | None = None
         self._made = threading.Lock()
-        super().__init__(self._connection, clock)
+        super().__init__(self.connection, clock)
 
-    def _connection(self) -> apsw.Connection:
+    def connection(self) -> apsw.Connection:
+        """The in-memory database (made on first use: most runs never open an incognito chat)."""
         # Made on first use: most runs never open an incognito chat.
         with self._made:
             if self._memory is None:
@@ -78,7 +79,7 @@ class IncognitoMessages(MessageStore):
 
     def drop(self, session_id: int) -> int:
         """Forget an incognito session and its messages; return how many messages went."""
-        conn = self._connection()
+        conn = self.connection()
         with conn:
             conn.execute(
                 "DELETE FROM reply_memories WHERE message_id IN"
@@ -92,7 +93,7 @@ class IncognitoMessages(MessageStore):
 
     def delete_messages(self, ids: Sequence[int]) -> None:
         """Delete these incognito messages (a reply being answered again)."""
-        conn = self._connection()
+        conn = self.connection()
         marks = ",".join("?" * len(ids))
         with conn:
             conn.execute(f"DELETE FROM reply_memories WHERE message_id IN ({marks})", list(ids))
@@ -100,7 +101,7 @@ class IncognitoMessages(MessageStore):
 
     def session_ids(self) -> list[int]:
         """The incognito sessions held now."""
-        return [row[0] for row in self._connection().execute("SELECT id FROM sessions")]
+        return [row[0] for row in self.connection().execute("SELECT id FROM sessions")]
 
 
 class RoutedMessages(MessageStore):
@@ -213,27 +214,3 @@ class RoutedMessages(MessageStore):
         if is_incognito_id(message_id):
             return self.incognito.discard_empty_reply(message_id)
         return super().discard_empty_reply(message_id)
-
-
-class RoutedUsage(UsageStore):
-    """Which memories went into each reply; an incognito reply's record stays in memory.
-
-    Args:
-        conn: returns the calling thread's connection to the data file.
-        incognito: the in-memory store of incognito chats.
-    """
-
-    def __init__(self, conn: Callable[[], apsw.Connection], incognito: IncognitoMessages) -> None:
-        super().__init__(conn)
-        self._hidden = UsageStore(incognito._connection)
-
-    def record(self, uses: Sequence[MemoryUse]) -> None:
-        """Store the memories used for a reply where the reply lives."""
-        super().record([u for u in uses if not is_incognito_id(u.message_id)])
-        self._hidden.record([u for u in uses if is_incognito_id(u.message_id)])
-
-    def for_reply(self, message_id: int) -> list[MemoryUse]:
-        """The memories used for a reply, wherever it lives."""
-        if is_incognito_id(message_id):
-            return self._hidden.for_reply(message_id)
-        return super().for_reply(message_id)
