@@ -19,8 +19,8 @@ from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError, InvalidInput, NotFound, OllamaError
 from assistant.llm.names import full_name
 from assistant.memory.budget import ContextBudget
+from assistant.memory.incognito import RoutedMessages
 from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
-from assistant.memory.store import MessageStore
 from assistant.memory.vectors import VectorStore
 from assistant.memory.weights import Digests, stamp
 from assistant.settings import SleepSettings
@@ -100,7 +100,8 @@ class Hippo:
         self.embedding_model = embedding_model
         self.context_tokens = context_tokens
         self.clock = clock or SystemClock()
-        self.messages = MessageStore(lambda: self.db.conn, self.clock)
+        # Incognito chats are kept in memory by this store: they never reach the file.
+        self.messages = RoutedMessages(lambda: self.db.conn, self.clock)
         self.vectors = VectorStore(lambda: self.db.conn, self.clock)
         self.working_strategy: Strategy = working_strategy
         self.context_budget = context_budget or ContextBudget()
@@ -122,9 +123,9 @@ class Hippo:
     @functools.cached_property
     def usage(self) -> UsageStore:
         """Which memories went into each reply."""
-        from assistant.memory.usage import UsageStore
+        from assistant.memory.incognito_usage import RoutedUsage
 
-        return UsageStore(lambda: self.db.conn)
+        return RoutedUsage(lambda: self.db.conn, self.messages.incognito)
 
     @functools.cached_property
     def episodes(self) -> EpisodeStore:

@@ -112,9 +112,8 @@ def _files(*folders: str) -> list[Path]:
 
 def _is_cli(path: Path) -> bool:
     rel = path.relative_to(ROOT).as_posix()
-    return (
-        rel.startswith("assistant/cli/")
-        or (rel.startswith("assistant/cli") and rel.count("/") == 1)
+    return rel.startswith("assistant/cli/") or (
+        rel.startswith("assistant/cli") and rel.count("/") == 1
     )
 
 

@@ -323,7 +323,7 @@ class HippoApp(App[None]):
         from scheduler.runner import SleepScheduler
 
         notice = self.engine.away_notice()
-        if notice is not None:
+        if notice is not None and (notice.to_review or notice.superseded):  # only news
             self.call_from_thread(
                 self.notify, notice.text, title="Memory", timeout=12, markup=False
             )
@@ -356,7 +356,7 @@ class HippoApp(App[None]):
         status.refresh_pending()
         report = message.report
         caught_up = report.trigger == "catch_up"
-        if report.proposals or report.errors or caught_up:
+        if report.proposals or report.errors:  # a run that changed nothing is no news
             review = len(report.to_review)
             errors = f", {len(report.errors)} problem(s)" if report.errors else ""
             what = (

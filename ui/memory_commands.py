@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from assistant.errors import HippoError
-from ui.format import clip
+from ui.screens.chat import ChatScreen
 from ui.slash import COMMANDS, SlashCommand, help_text
-from ui.widgets import Conversation
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -142,23 +141,8 @@ class MemoryCommands:
             self._app.notify(str(exc), title="No new chat", severity="error", markup=False)
 
     async def remember(self, text: str) -> None:
-        """Save ``text`` as your message, and a fact you stated that cites it."""
-        from assistant.turns import UserSaved
-
-        text = text.strip()
-        if not text:
-            self._app.notify(f"Say what to remember: {COMMANDS['remember']}", markup=False)
-            return
-        chat, engine = self._chat, self.engine
-        try:
-            session_id = chat.ensure_session()
-            said, _ = engine.admin.facts.remember(text, session_id)  # the message and its fact
-        except HippoError as exc:  # anything else is a bug, and raises
-            self._app.notify(str(exc), title="Not remembered", severity="error", markup=False)
-            return
-        await chat.query_one(Conversation).apply(UserSaved(said))
-        self._app.notify(f"Remembered: {clip(text, 80)}", title="Memory updated", markup=False)
-        chat.status.refresh_pending()
+        """Save ``text`` as your message and a fact you stated (the chat says what happened)."""
+        await self._chat.remember(text)
 
     def profile_help(self, name: str = "") -> None:
         """Say how to switch profiles (a profile is chosen when Hippo starts)."""

@@ -268,9 +268,10 @@ class FactsAdmin:
         self._sessions.wake()
         return fact
 
-    def remember(self, text: str, session_id: int) -> tuple[Message, Fact]:
+    def remember(self, text: str, session_id: int, scope: str = "") -> tuple[Message, Fact]:
         """``/remember`` in a chat: ``text`` kept as the user's message in that session, and
-        a user-stated fact citing it; both are stored, or neither. Returns both.
+        a user-stated fact citing it, in the chat's ``scope``; both are stored, or neither.
+        Returns both (the fact says whether it is active or waits for review).
 
         Raises:
             MemoryWriteError: the text is empty.
@@ -278,7 +279,7 @@ class FactsAdmin:
         """
         with self._atomic():
             said = self._messages.add_message(session_id, "user", text)
-            fact = self._add_stated(text, said.id, "")
+            fact = self._add_stated(text, said.id, scope)
         self._sessions.wake()  # embed the new message and fact
         return said, fact
 

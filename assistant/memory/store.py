@@ -224,6 +224,17 @@ class MessageStore(Store):
             (to_iso(self._clock.now()), session_id),
         )
 
+    def rename_session(self, session_id: int, title: str) -> Session:
+        """Give a session a title (the user's words; the first message's are the default).
+
+        Raises:
+            StorageError: there is no such session.
+        """
+        self._conn().execute(
+            "UPDATE sessions SET title = ? WHERE id = ?", (" ".join(title.split()), session_id)
+        )
+        return self.session(session_id)
+
     # -- messages ---------------------------------------------------------------
 
     def add_message(

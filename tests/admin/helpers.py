@@ -21,7 +21,9 @@ def chat(
     engine: Hippo, at: datetime, *turns: str, incognito: bool = False, scope: str = ""
 ) -> tuple[Session, list[Message]]:
     """A conversation at ``at``: turns alternate user, assistant, a minute apart."""
-    session = engine.messages.create_session(
+    # An incognito one in the file, as an older Hippo left it (today's live in memory).
+    store = engine.messages.file if incognito else engine.messages
+    session = store.create_session(
         engine.profile.id, started_at=at, incognito=incognito, scope=scope
     )
     said = [

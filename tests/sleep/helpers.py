@@ -32,7 +32,9 @@ def chat(
     engine: Hippo, at: datetime, *turns: str, scope: str = "", incognito: bool = False
 ) -> tuple[Session, list[Message]]:
     """A finished conversation at ``at``: turns alternate user, assistant (a minute apart)."""
-    session = engine.messages.create_session(
+    # An incognito one in the file, as an older Hippo left it (today's live in memory).
+    store = engine.messages.file if incognito else engine.messages
+    session = store.create_session(
         engine.profile.id, started_at=at, scope=scope, incognito=incognito
     )
     said = []

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from assistant.errors import ConfigError, OllamaError, OllamaUnreachable
 from assistant.terminal import visible
+from ui.screens.chat_commands import ChatCommands, needs_engine
 from ui.slash import SlashCommand, parse_slash
 from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
 
@@ -40,6 +40,7 @@ HISTORY_LIMIT = 100
 """How many messages of a session are shown: never all, a file may hold 100k."""
 
 _STOP_WAIT_S = 3.0
+_HISTORY_SESSIONS = 10  # up/down reach the messages of this many recent sessions
 _PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line, /help lists commands"
 _REVEAL_TRIES = 40
 _REVEAL_WAIT_S = 0.05
@@ -77,17 +78,38 @@ def read_last_session(engine: Hippo) -> SessionShown | None:
     return read_session(engine, last.id) if last is not None else None
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(ChatCommands):
     """Talk to Hippo in one session; the reply streams while the input stays usable.
 
     Args:
         config: the settings in use, shown in the status line until the engine is there.
     """
 
+    # Toasts at the top right, under the header: the newest reply is at the bottom, and
+    # a notice must never cover it.
+    DEFAULT_CSS = """
+    ChatScreen ToastRack {
+        dock: top;
+        align: right top;
+        margin-top: 1;
+        margin-bottom: 0;
+        max-height: 60%;
+    }
+    #welcome {
+        height: auto;
+        margin: 1 0;
+        padding: 0 1;
+        border: round $accent 60%;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "show_help", "Help"),
+        Binding("ctrl+q", "app.quit", "Quit", priority=True),
         Binding("escape", "cancel_reply", "Stop reply"),
         Binding("ctrl+y", "copy_last_reply", "Copy reply", priority=True),
-        Binding("ctrl+n", "new_session", "New session"),
+        # Left out of the footer for room (F1 and /help list it): ctrl+q and F1 matter more.
+        Binding("ctrl+n", "new_session", "New session", show=False),
     ]
 
     class Turn(Message):
@@ -128,6 +150,8 @@ class ChatScreen(Screen[None]):
         self._idle.set()
         self._wait = _Wait()
         self._wait_ticks: Timer | None = None
+        self._model_before: str | None = None  # the model /model replaced, for this chat
+        self._history_mark: int | None = None  # input history's length when incognito began
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -168,9 +192,35 @@ class ChatScreen(Screen[None]):
         )
         if resumed is not None:
             await self._show(resumed)
+        elif self._queued is None:
+            await self._greet_once(engine)
+        self._load_history()
         if self._queued is not None:
             text, self._queued = self._queued, None
             self._start_turn(text, pasted=self._queued_pasted)
+
+    async def _greet_once(self, engine: Hippo) -> None:
+        """Greet a new user (an empty file, never greeted in this config folder)."""
+        from ui.screens.welcome import WELCOME, mark_welcomed, welcomed
+
+        folder = self._config.config_dir
+        if welcomed(folder):
+            return
+        try:
+            if engine.last_session() is not None:
+                return
+        except Exception:  # a damaged file: the app's check says so; no greeting over it
+            return
+        await self.query_one(Conversation).show_welcome(WELCOME)
+        mark_welcomed(folder)
+
+    @work(thread=True, exclusive=True, group="input-history", exit_on_error=False)
+    def _load_history(self) -> None:
+        """Give up/down in the message box the messages of recent sessions (off the UI thread)."""
+        earlier: list[str] = []
+        for session in reversed(self.engine.sessions(limit=_HISTORY_SESSIONS)):
+            earlier += [m.content for m in self.engine.history(session.id, 100) if m.role == "user"]
+        self.app.call_from_thread(lambda: self.query_one(PromptInput).load_history(earlier))
 
     @property
     def engine(self) -> Hippo:
@@ -242,6 +292,8 @@ class ChatScreen(Screen[None]):
         self, shown: SessionShown | None, *, incognito: bool = False, scope: str = ""
     ) -> None:
         session = shown.session if shown is not None else None
+        if session is None or session.id != self.session_id:
+            self._restore_model()  # /model holds for one chat
         self.session_id = session.id if session is not None else None
         self.incognito = session.incognito if session is not None else incognito
         self.scope = session.scope if session is not None else scope
@@ -281,9 +333,13 @@ class ChatScreen(Screen[None]):
             # After its reply has stopped (nothing may write to it once deleted), and off
             # the UI thread: deleting scrubs the data file.
             await asyncio.to_thread(self._idle.wait, _STOP_WAIT_S)
-            await asyncio.to_thread(self.engine.admin.forget.end_session, self.session_id)
+            await asyncio.to_thread(_forget_incognito, self.engine, self.session_id)
             if announce:
                 self.notify("The incognito chat was deleted.", title="Incognito", markup=False)
+        prompt = next(iter(self.query(PromptInput)), None)  # gone when the app closes
+        if self.incognito and self._history_mark is not None and prompt is not None:
+            del prompt.sent[self._history_mark :]  # up/down forget it too
+        self._history_mark = None
         self.incognito = False
 
     def ensure_session(self) -> int:
@@ -301,10 +357,12 @@ class ChatScreen(Screen[None]):
         slash commands other than /help wait, their text left in the box.
         """
         if (command := parse_slash(submitted.text)) is not None:
-            if command.name != "help" and not self.require_engine():
+            if needs_engine(command) and not self.require_engine():
                 return
+            submitted.prompt.remember(submitted.text)
             submitted.prompt.clear()
-            self.post_message(self.Command(command))
+            if not await self.run_local(command):
+                self.post_message(self.Command(command))
             return
         if self.streaming:
             self.notify("A reply is still streaming: press Esc to stop it first.")
@@ -315,7 +373,9 @@ class ChatScreen(Screen[None]):
         text = submitted.text.strip()
         text = text[1:] if text.startswith("//") else submitted.text
         pasted = submitted.pasted
+        submitted.prompt.remember(submitted.text)
         submitted.prompt.clear()
+        await self.query_one(Conversation).hide_welcome()
         if not self.ready:
             self._queued, self._queued_pasted = text, pasted
             await self.query_one(Conversation).queue(text)
@@ -331,12 +391,45 @@ class ChatScreen(Screen[None]):
             self._wait_ticks = self.set_interval(_WAIT_TICK_S, self._say_what_it_waits_for)
         self._stream_turn(session_id, text, self._cancel, pasted)
 
+    def start_retry(self) -> None:
+        """Answer the last message again; its old reply was taken off the screen."""
+        assert self.session_id is not None
+        self._cancel = threading.Event()
+        self._idle.clear()
+        self._wait = _Wait()
+        if self._wait_ticks is None:
+            self._wait_ticks = self.set_interval(_WAIT_TICK_S, self._say_what_it_waits_for)
+        self._stream_turn(self.session_id, "", self._cancel, again=True)
+
+    def use_model(self, name: str) -> None:
+        """Answer with ``name`` in this chat; the model in use before comes back with the next."""
+        if self._model_before is None:
+            self._model_before = self.engine.chat_model
+        self.engine.chat_model = self.status.chat_model = name
+
+    def _restore_model(self) -> None:
+        if self._model_before is not None and self._engine is not None:
+            self._engine.chat_model = self.status.chat_model = self._model_before
+            self._model_before = None
+
     @work(thread=True, group="reply")
     def _stream_turn(
-        self, session_id: int, text: str, cancel: threading.Event, pasted: bool = False
+        self,
+        session_id: int,
+        text: str,
+        cancel: threading.Event,
+        pasted: bool = False,
+        *,
+        again: bool = False,
     ) -> None:
         try:
-            for event in self.engine.send(session_id, text, cancel=cancel, pasted=pasted):
+            if again:
+                from assistant.regenerate import regenerate
+
+                events = regenerate(self.engine, session_id, cancel=cancel)
+            else:
+                events = self.engine.send(session_id, text, cancel=cancel, pasted=pasted)
+            for event in events:
                 self.post_message(self.Turn(event))
         except Exception as exc:  # whatever broke, the chat must stay usable
             self.post_message(self.TurnCrashed(text, exc))
@@ -443,7 +536,9 @@ class ChatScreen(Screen[None]):
     async def action_new_incognito(self) -> None:
         """Start an incognito chat: nothing of it is kept once you leave it."""
         await self.open_session(None, incognito=True)
-        self.query_one(PromptInput).focus()
+        prompt = self.query_one(PromptInput)
+        self._history_mark = len(prompt.sent)  # what is typed from here goes with the chat
+        prompt.focus()
         self.notify(
             "Incognito: this chat is deleted when you leave it, and sleep never learns from it.",
             title="Incognito",
@@ -480,6 +575,16 @@ class _Wait:
             "stream": f"Waiting for {chat_model} to go on…",
         }[self.stage]
         return f"{what} {waited:.0f} s · Esc stops"
+
+
+def _forget_incognito(engine: Hippo, session_id: int) -> None:
+    """Drop an incognito chat: from memory, where it lives, or from the file (an old one)."""
+    from assistant.memory.incognito import is_incognito_id
+
+    if is_incognito_id(session_id):
+        engine.messages.incognito.drop(session_id)
+    else:  # written by a Hippo that kept incognito chats in the file
+        engine.admin.forget.end_session(session_id)
 
 
 def _host_shown(host: str | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
@@ -15,7 +16,7 @@ from textual.widgets.option_list import Option
 from assistant.errors import HippoError
 from assistant.terminal import visible
 from ui.format import short_date
-from ui.screens.dialogs import ConfirmDialog
+from ui.screens.dialogs import ConfirmDialog, TextDialog
 from ui.screens.styles import SCREENS_CSS
 
 if TYPE_CHECKING:
@@ -58,6 +59,9 @@ class SessionListScreen(Screen[SessionChoice | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_session", "New session"),
+        Binding("slash", "search", "Search titles"),
+        Binding("r", "rename_session", "Rename"),
+        Binding("e", "export_session", "Export"),
         Binding("d,delete", "delete_session", "Delete session"),
         Binding("escape", "close", "Back"),
     ]
@@ -85,6 +89,72 @@ class SessionListScreen(Screen[SessionChoice | None]):
                 yield Button("New session", id="sessions-new", variant="primary")
                 yield Button("Back", id="sessions-back")
         yield Footer()
+
+    def _highlighted(self) -> int | None:
+        options = self.query_one("#session-list", OptionList)
+        if options.highlighted is None:
+            return None
+        option = options.get_option_at_index(options.highlighted)
+        return int(option.id) if option.id is not None else None
+
+    def action_rename_session(self) -> None:
+        """Give the highlighted session a title of your own."""
+        if (session_id := self._highlighted()) is None:
+            return
+        title = self.engine.session(session_id).title
+
+        def answered(text: str | None) -> None:
+            if text:
+                session = self.engine.messages.rename_session(session_id, text)
+                now = self.engine.clock.now()
+                options = self.query_one("#session-list", OptionList)
+                options.replace_option_prompt(str(session_id), _prompt(session, now))
+                self.notify(f"Renamed: {session.title}", markup=False)
+
+        self.app.push_screen(TextDialog("New title for this session", title), answered)
+
+    def action_export_session(self) -> None:
+        """Save the highlighted session as a Markdown file (never over an existing one)."""
+        if (session_id := self._highlighted()) is None:
+            return
+        suggested = str(Path.cwd() / f"hippo-chat-{session_id}.md")
+
+        def answered(path: str | None) -> None:
+            if not path:
+                return
+            from ui.screens.chat_commands import write_markdown
+
+            try:
+                written = write_markdown(self.engine, session_id, Path(path).expanduser())
+            except OSError as exc:
+                self.notify(
+                    f"Could not write {path}: {exc.strerror or exc}. Try another file name.",
+                    title="Not exported", severity="error", markup=False,
+                )  # fmt: skip
+                return
+            self.notify(f"Saved to {written}", title="Exported", markup=False)
+
+        self.app.push_screen(TextDialog("Export this session to (Markdown)", suggested), answered)
+
+    def action_search(self) -> None:
+        """Ask for words, and list only the sessions whose title holds them all."""
+        self.app.push_screen(
+            TextDialog("Search session titles (empty: all)", allow_empty=True), self._filter
+        )
+
+    def _filter(self, words: str | None) -> None:
+        if words is None:
+            return
+        wanted = words.lower().split()
+        now = self.engine.clock.now()
+        found = [s for s in self.engine.sessions() if all(w in s.title.lower() for w in wanted)]
+        options = self.query_one("#session-list", OptionList)
+        options.clear_options()
+        options.add_options(Option(_prompt(s, now), id=str(s.id)) for s in found)
+        self.sub_title = f"Sessions matching {words.strip()!r}" if wanted else "Sessions"
+        if not found:
+            self.notify(f"No session title holds {words.strip()!r}.", markup=False)
+        options.focus()
 
     def on_mount(self) -> None:
         self.sub_title = "Sessions"

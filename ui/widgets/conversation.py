@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
 
 from ui.widgets.message import MessageView
 
@@ -91,7 +93,9 @@ class Conversation(VerticalScroll):
 
         match event:
             case UserSaved(message=message):
-                if (queued := self._queued()) is not None:
+                if self._shows(message.id):
+                    pass  # answered again (/retry): the question is already there
+                elif (queued := self._queued()) is not None:
                     await queued.finish(message)  # the queued message, now stored
                 else:
                     await self.mount(MessageView.from_message(message))
@@ -123,6 +127,32 @@ class Conversation(VerticalScroll):
             self._reply = None
         if (queued := self._queued()) is not None:
             await queued.remove()
+
+    def _shows(self, message_id: int) -> bool:
+        return any(view.message_id == message_id for view in self.query_children(MessageView))
+
+    async def clear(self) -> None:
+        """Take every message off the screen (they stay stored; the session goes on)."""
+        self.workers.cancel_group(self, "history")
+        self._shown += 1
+        self._pending_older = 0
+        await self.remove_children([c for c in self.children if not c.has_class("-queued")])
+
+    async def drop_last_replies(self) -> None:
+        """Take the replies after the last message of the user's off the screen (/retry)."""
+        views = list(self.query_children(MessageView))
+        users = [n for n, view in enumerate(views) if view.role == "user"]
+        if users:
+            await self.remove_children(views[users[-1] + 1 :])
+
+    async def show_welcome(self, text: str) -> None:
+        """Greet a new user above where the first message will go."""
+        if not self.query_children("#welcome"):
+            await self.mount(Static(Content(text), id="welcome"), before=0)
+
+    async def hide_welcome(self) -> None:
+        """The user has started: the greeting goes."""
+        await self.query_children("#welcome").remove()
 
     def last_reply(self) -> MessageView | None:
         """The newest assistant message shown, if any."""
