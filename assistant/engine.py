@@ -1,47 +1,60 @@
 """The engine: one object the UI, the CLI and the scheduler share. Headless and synchronous.
 
-Slow calls (chat, embed, pull) are meant to run off the UI thread; the engine keeps
-one SQLite connection per thread, so any thread may call it.
+``Hippo`` wires the parts and delegates to them; data flows one way, from the facade
+down: ``Memory`` (the stores, retrieval, ``recall``), a ``Turn`` per message (given
+memory, the gateway and the settings), the ``EmbeddingWorker`` (background embedding
+and summaries), ``ShownModels`` (what Ollama says of each model). None of them knows
+the engine. Slow calls (chat, embed, pull) are meant to run off the UI thread; the
+engine keeps one SQLite connection per thread, so any thread may call it.
+
+Shared between the turn, embedder and UI threads: ``TurnSettings`` (immutable,
+replaced whole under ``_settings_lock``), the profile (immutable, replaced whole), the
+gateway (replaced whole), the notices (a deque, safe to share), and the parts' own
+guarded state (see each).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from assistant.clock import Clock, SystemClock
-from assistant.errors import HippoError, OllamaError
+from assistant.errors import HippoError
+from assistant.llm.shown import ShownModels, full_name
 from assistant.memory.budget import ContextBudget
-from assistant.memory.models import Message, MessageHit, Profile, Session, scope_name
+from assistant.memory.embedder import Embedder, Probe, reading_probe
+from assistant.memory.embedding import EmbeddingWorker
+from assistant.memory.models import Message, Profile, Session, scope_name
+from assistant.memory.recall import Memory
 from assistant.memory.store import MessageStore
 from assistant.memory.vectors import VectorStore
-from assistant.memory.weights import Digests, stamp
+from assistant.turn_settings import TurnSettings
 from data_schema.connect import Database
 
 # Only what opening the file and `hippo log` need is imported here: scripts call
-# `hippo log` in loops, and each import costs every call. Chat, search and summary
+# `hippo log` in loops, and each import costs every call. Chat, search, admin and sleep
 # modules load on first use, in the methods that need them.
 if TYPE_CHECKING:
     from assistant.admin import MemoryAdmin
     from assistant.llm.events import ModelInfo, PullProgress
     from assistant.llm.gateway import OllamaGateway
     from assistant.memory.archival import ArchiveStore, IngestReport
-    from assistant.memory.context import Stores, TurnContext
+    from assistant.memory.context import TurnContext
     from assistant.memory.core import CoreMemory
     from assistant.memory.core_proposals import CoreEditMode, CoreProposals
-    from assistant.memory.embedding import EmbeddingWorker
     from assistant.memory.entities import EntityStore
     from assistant.memory.episodes import EpisodeStore
     from assistant.memory.events import Event, EventStore, LogResult
     from assistant.memory.facts import FactStore
-    from assistant.memory.reading import Reading, ReadingProbe
-    from assistant.memory.retrieval import Memory, Retriever
+    from assistant.memory.models import MessageHit
+    from assistant.memory.retrieval import MemoryItem, Retriever
     from assistant.memory.scoring import RetrievalWeights
+    from assistant.memory.summary import Summaries
     from assistant.memory.usage import MemoryUse, UsageStore
     from assistant.memory.working import Strategy
     from assistant.sleep import AwayNotice, SleepReport
@@ -49,9 +62,41 @@ if TYPE_CHECKING:
 
 __all__ = ["Hippo"]
 
-_SEARCH_CANDIDATES = 50
-# Embedding models on Ollama that read many languages, Chinese among them.
-_MULTILINGUAL = ("embeddinggemma", "bge-m3")
+T = TypeVar("T")
+
+
+class _Part(Generic[T]):
+    """An attribute of one of the engine's parts, read through the engine."""
+
+    def __init__(self, part: str) -> None:
+        self._part = part
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _Part[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> T: ...
+    def __get__(self, obj: object, owner: type) -> T | _Part[T]:
+        return self if obj is None else getattr(getattr(obj, self._part), self._name)
+
+
+class _Setting(Generic[T]):
+    """One of the turn settings, read from the current value and set by replacing it."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _Setting[T]: ...
+    @overload
+    def __get__(self, obj: Hippo, owner: type) -> T: ...
+    def __get__(self, obj: Hippo | None, owner: type) -> T | _Setting[T]:
+        return self if obj is None else getattr(obj.settings, self._name)
+
+    def __set__(self, obj: Hippo, value: T) -> None:
+        obj._change_settings(**{self._name: value})
 
 
 class Hippo:
@@ -71,7 +116,30 @@ class Hippo:
         core_edits: ``review`` (the default): the model's core memory edits wait for the
             user's approval; ``apply``: they apply at once, except from a turn that holds
             instruction-like or pasted text.
+        save_every_s: how often a streaming reply's partial text is saved.
+        reading: the probe of how well the embedding model reads each script (default:
+            asks the model once per script and keeps the answer in the data file).
     """
+
+    db: _Part[Database] = _Part("memory")
+    clock: _Part[Clock] = _Part("memory")
+    messages: _Part[MessageStore] = _Part("memory")
+    vectors: _Part[VectorStore] = _Part("memory")
+    usage: _Part[UsageStore] = _Part("memory")
+    episodes: _Part[EpisodeStore] = _Part("memory")
+    archive: _Part[ArchiveStore] = _Part("memory")
+    events: _Part[EventStore] = _Part("memory")
+    facts: _Part[FactStore] = _Part("memory")
+    core: _Part[CoreMemory] = _Part("memory")
+    core_proposals: _Part[CoreProposals] = _Part("memory")
+    entities: _Part[EntityStore] = _Part("memory")
+    retriever: _Part[Retriever] = _Part("memory")
+    embedded: _Part[threading.Event] = _Part("_worker")
+    chat_model: _Setting[str] = _Setting()
+    context_tokens: _Setting[int] = _Setting()
+    working_strategy: _Setting[Strategy] = _Setting()
+    context_budget: _Setting[ContextBudget] = _Setting()
+    core_edits: _Setting[CoreEditMode] = _Setting()
 
     def __init__(
         self,
@@ -87,139 +155,137 @@ class Hippo:
         context_budget: ContextBudget | None = None,
         weights: RetrievalWeights | None = None,
         core_edits: CoreEditMode = "review",
+        save_every_s: float = 1.0,
+        reading: Probe | None = None,
     ) -> None:
-        self.db = db if isinstance(db, Database) else Database(db)
-        self.llm = llm
-        self.chat_model = chat_model
-        self.embedding_model = embedding_model
-        self.context_tokens = context_tokens
-        self.clock = clock or SystemClock()
-        self.messages = MessageStore(lambda: self.db.conn, self.clock)
-        self.vectors = VectorStore(lambda: self.db.conn, self.clock)
-        self.working_strategy: Strategy = working_strategy
-        self.context_budget = context_budget or ContextBudget()
-        self._weights = weights
-        self.core_edits: CoreEditMode = core_edits
-        self.profile: Profile = self.messages.profile(profile)
-        self.messages.mark_interrupted()
-        self._shown: dict[str, ModelInfo] = {}
-        self.embedded = threading.Event()  # set after each stored batch, for waiters
-        self._new_text = threading.Event()
-        self._worker: EmbeddingWorker | None = None
-        self._summaries_due: set[int] = set()
-        self._digests = Digests()
+        database = db if isinstance(db, Database) else Database(db)
+        clock = clock or SystemClock()
+        self._llm = llm
+        self._settings_lock = threading.Lock()
+        self.settings = TurnSettings(
+            chat_model,
+            context_tokens,
+            working_strategy,
+            context_budget or ContextBudget(),
+            core_edits,
+            save_every_s,
+        )
         self._notices: deque[str] = deque()
-
-    # -- tiers, built on first use: start-up needs only messages and vectors ----------
-
-    @functools.cached_property
-    def usage(self) -> UsageStore:
-        """Which memories went into each reply."""
-        from assistant.memory.usage import UsageStore
-
-        return UsageStore(lambda: self.db.conn)
-
-    @functools.cached_property
-    def episodes(self) -> EpisodeStore:
-        """Mid-term memory: what happened in each session."""
-        from assistant.memory.episodes import EpisodeStore
-
-        return EpisodeStore(lambda: self.db.conn, self.clock)
-
-    @functools.cached_property
-    def archive(self) -> ArchiveStore:
-        """Archival memory: documents and notes."""
-        from assistant.memory.archival import ArchiveStore
-
-        return ArchiveStore(lambda: self.db.conn, self.clock)
-
-    @functools.cached_property
-    def events(self) -> EventStore:
-        """Sensory memory: events from outside the chat."""
-        from assistant.memory.events import EventStore
-
-        return EventStore(lambda: self.db.conn, self.clock)
+        conn = lambda: database.conn  # noqa: E731 - a getter: one connection per thread
+        messages = MessageStore(conn, clock)
+        vectors = VectorStore(conn, clock)
+        self.embedder = Embedder(
+            llm,
+            embedding_model,
+            vectors,
+            reading or (lambda: reading_probe(self.embedder.embed, conn, clock, self._notices)),
+            clock_now=clock.now,
+            notices=self._notices,
+        )
+        self.memory = Memory(
+            database,
+            clock,
+            messages.profile(profile),
+            messages=messages,
+            vectors=vectors,
+            embedder=self.embedder,
+            weights=weights,
+        )
+        messages.mark_interrupted()
+        self.shown = ShownModels(llm)
 
     @functools.cached_property
-    def facts(self) -> FactStore:
-        """The long-term profile: facts with evidence and history."""
-        from assistant.memory.facts import FactStore
+    def summaries(self) -> Summaries:
+        """The sessions' running summaries, folded in the background."""
+        from assistant.memory.summary import Summaries  # not at start-up: `hippo log`
 
-        return FactStore(lambda: self.db.conn, self.clock)
-
-    @functools.cached_property
-    def core(self) -> CoreMemory:
-        """Core memory: the human and persona blocks."""
-        from assistant.memory.core import CoreMemory
-
-        return CoreMemory(lambda: self.db.conn, self.clock)
+        return Summaries(self.messages, self._llm, self.shown, lambda: self.settings)
 
     @functools.cached_property
-    def core_proposals(self) -> CoreProposals:
-        """The model's core memory edits awaiting the user's review."""
-        from assistant.memory.core_proposals import CoreProposals
-
-        return CoreProposals(lambda: self.db.conn, self.clock)
-
-    @functools.cached_property
-    def entities(self) -> EntityStore:
-        """Entities and their links to memory items."""
-        from assistant.memory.entities import EntityStore
-
-        return EntityStore(lambda: self.db.conn, self.clock)
-
-    @functools.cached_property
-    def retriever(self) -> Retriever:
-        """One retrieval over every tier."""
-        from assistant.memory.retrieval import Retriever
-        from assistant.memory.tier_adapters import ChunkTier, EpisodeTier, EventTier, FactTier
-        from assistant.memory.tiers import MessageTier
-
-        return Retriever(
-            [
-                MessageTier(self.messages),
-                FactTier(self.facts),
-                EpisodeTier(self.episodes),
-                ChunkTier(self.archive),
-                EventTier(self.events),
-            ],
+    def _worker(self) -> EmbeddingWorker:
+        """The background work: embedding, summaries, indexing (built on first use)."""
+        return EmbeddingWorker(
             self.vectors,
-            lambda: self.vectors.model(self.vector_key),
-            self._weights,
+            self.embedder,
+            self.summaries,
+            self.clock,
+            write_failed=self.db.write_failed,
         )
 
-    @functools.cached_property
-    def _reading(self) -> ReadingProbe:
-        """How well the embedding model reads each script, asked once per model and script."""
-        from assistant.memory.reading import ReadingProbe, ReadingStore
+    # -- settings and wiring -----------------------------------------------------------
 
-        return ReadingProbe(
-            self.llm.embed,
-            ReadingStore(lambda: self.db.conn, self.clock),
-            on_measured=self._unread_script,
-        )
+    def _change_settings(self, **changes: Any) -> TurnSettings:
+        """Change turn settings (``chat_model``, ``context_budget``...); a turn already
+        under way keeps those it started with."""
+        with self._settings_lock:
+            self.settings = dataclasses.replace(self.settings, **changes)
+            return self.settings
 
-    def _unread_script(self, model: str, script: str, trust: float) -> None:
-        """Tell the user, once per model and script, that the model does not read it."""
-        from assistant.memory.reading import SCRIPT_NAMES
+    @property
+    def llm(self) -> OllamaGateway:
+        """The gateway to Ollama."""
+        return self._llm
 
-        if trust > 0:
-            return
-        language = SCRIPT_NAMES.get(script, script)
-        others = ", ".join(m for m in _MULTILINGUAL if _full_name(m) != _full_name(model))
-        self._notices.append(
-            f"The embedding model {model} does not read {language}: Hippo finds your "
-            f"{language} memories by their words, not their meaning. A model that reads it "
-            f"({others}) can be chosen with F2, or `hippo models use --embedding NAME`."
-        )
+    @llm.setter
+    def llm(self, gateway: OllamaGateway) -> None:
+        self.use_gateway(gateway)
 
-    @functools.cached_property
-    def _stores(self) -> Stores:
-        from assistant.memory.context import Stores
+    @property
+    def ollama_host(self) -> str:
+        """The URL of the Ollama host the engine talks to."""
+        return self._llm.host
 
-        return Stores(self.core, self.facts, self.episodes, self.events, self.entities)
+    def probe(self) -> str:
+        """Ollama's version: the cheapest proof that the host is up.
 
-    # -- sessions ---------------------------------------------------------------
+        Raises:
+            OllamaError: the host is unreachable or did not answer as Ollama does.
+        """
+        return self._llm.probe()
+
+    def stop_calls(self) -> None:
+        """Stop every call to Ollama in flight now (they fail with ``OllamaStopped``)."""
+        self._llm.abort()
+
+    def use_token(self, token: str) -> None:
+        """Send ``token`` to the same host from now on (a host behind an auth proxy)."""
+        self.use_gateway(self._llm.with_token(token))
+
+    def use_gateway(self, llm: OllamaGateway) -> None:
+        """Talk to Ollama through ``llm`` from now on, and close the gateway used so far.
+
+        Every part takes the new gateway; what was learnt through the old one (models'
+        details, the installed digests) is asked afresh.
+        """
+        old = self._llm
+        self._llm = self.embedder.llm = self.shown.llm = llm
+        if "summaries" in self.__dict__:
+            self.summaries.llm = llm
+        self.shown.clear()
+        self.embedder.listing.expire()
+        if old is not llm:
+            old.close()
+
+    @property
+    def profile(self) -> Profile:
+        """The profile worked in; nothing crosses profiles."""
+        return self.memory.profile
+
+    @profile.setter
+    def profile(self, profile: Profile) -> None:
+        self.memory.profile = profile
+
+    @property
+    def embedding_model(self) -> str:
+        """The model that embeds messages and queries."""
+        return self.embedder.model
+
+    @property
+    def vector_key(self) -> str:
+        """The embedding model's full name, which keys its vectors (``name:latest``...)."""
+        return self.embedder.vector_key
+
+    # -- sessions ------------------------------------------------------------------------
 
     def new_session(self, *, incognito: bool = False, scope: str = "") -> Session:
         """Start a new conversation in the current profile.
@@ -237,11 +303,7 @@ class Hippo:
         )
 
     def end_session(self, session_id: int) -> None:
-        """Mark a conversation over: its app closed, its `ask` ended, or another was opened.
-
-        Sleep consolidates a session once it is over (or idle long enough), so
-        ``hippo sleep --now`` takes it at once.
-        """
+        """Mark a conversation over; sleep consolidates it at its next run."""
         self.messages.end_session(session_id)
 
     def discard_empty_reply(self, reply_id: int) -> bool:
@@ -267,7 +329,7 @@ class Hippo:
         """The conversation's last ``limit`` messages, oldest first."""
         return self.messages.recent_messages(self.session(session_id).id, limit)
 
-    # -- chat -------------------------------------------------------------------
+    # -- chat ------------------------------------------------------------------------------
 
     def send(
         self,
@@ -277,25 +339,33 @@ class Hippo:
         cancel: threading.Event | None = None,
         pasted: bool = False,
     ) -> Iterator[TurnEvent]:
-        """Answer ``text`` in a session, streaming typed events.
+        """Answer ``text`` in a session, streaming typed events (see ``assistant.chat.Turn``).
 
         The user's message is stored before anything is sent; the reply is stored as
         it streams and closed as done, cancelled (``cancel`` set, or the caller stops
         iterating) or failed. Errors arrive as ``ReplyFailed``, except one: a message
         the data file can't take (a full disk) raises ``StorageError`` as iteration
-        starts, with nothing of it saved.
-
-        ``pasted``: the user pasted the text (a bracketed paste). A message that quotes
-        an email, a page or a chat log is taken as pasted too. What sleep draws from a
-        pasted message waits for review: it is not the user's own word.
+        starts, with nothing of it saved. ``pasted``: the user pasted the text; what
+        sleep draws from a pasted message waits for review.
         """
         if not text.strip():
             raise HippoError("The message is empty: type something to send.")
         session = self.session(session_id)
-        from assistant.chat import ChatTurn  # with the tools: needed at the first send only
+        from assistant.chat import Turn  # with the tools: needed at the first send only
 
         cancel = cancel or threading.Event()
-        return self._stopping_on(ChatTurn(self, session, text, cancel, pasted=pasted).run(), cancel)
+        turn = Turn(
+            self.memory,
+            self.llm,
+            self.settings,
+            shown=self.shown,
+            chores=self._worker,
+            session=session,
+            text=text,
+            cancel=cancel,
+            pasted=pasted,
+        )
+        return self._stopping_on(turn.run(), cancel)
 
     def _stopping_on(
         self, events: Iterator[TurnEvent], cancel: threading.Event
@@ -307,84 +377,18 @@ class Hippo:
 
     def context_for(self, session: Session, user: Message) -> TurnContext:
         """The prompt for answering ``user``: memory sections and working memory."""
-        from assistant.memory.working import select_turns
+        from assistant.chat import context_for  # with the chat: first use only
 
-        summary, upto = self.messages.summary(session.id)
-        working = select_turns(
-            self.messages.recent_messages(session.id, 400),
-            strategy=self.working_strategy,
-            budget=self.context_window(self.chat_model) // 2,
-            summary=summary,
-            summary_upto=upto,
-        )
-        from assistant.memory.context import build_context
-
-        scopes = (session.scope,) if session.scope else None
-        return build_context(
-            stores=self._stores,
-            profile_id=self.profile.id,
-            now=self.clock.now(),
-            working=working,
-            recall=lambda exclude: self.recall(
-                user.content, limit=12, scopes=scopes, exclude=exclude
-            ),
-            query=user.content,
-            scopes=scopes,
-            budget=self.context_budget,
-        )
-
-    def record_use(self, reply_id: int, used: Sequence[tuple[str, Memory]]) -> None:
-        """Remember which memories went into a reply, and count the use of each fact."""
-        from assistant.memory.usage import memory_uses
-
-        self.usage.record(memory_uses(reply_id, list(used)))
-        self.facts.touch([m.item_id for _, m in used if m.kind == "fact"], self.clock.now())
-
-    def memories_used(self, reply_id: int) -> list[MemoryUse]:
-        """What memory went into a reply, with the scores it had then."""
-        return self.usage.for_reply(reply_id)
+        window = self.context_window(self.chat_model)
+        return context_for(self.memory, self.settings, window, session, user)
 
     def after_reply(self, session_id: int) -> None:
         """Queue the session's summary update for the background worker."""
-        if self.working_strategy in ("summary", "summary_buffer"):
-            self._summaries_due.add(session_id)
-        self.wake()
+        self._worker.summarise_later(session_id)
 
     def update_summaries(self) -> int:
-        """Fold turns that left the prompt into their sessions' summaries; return how many.
-
-        Runs after replies, in the background; a failure keeps the old summary.
-        """
-        from assistant.memory.summary import fold_into_summary
-        from assistant.memory.working import select_turns
-
-        done = 0
-        for session_id in list(self._summaries_due):
-            self._summaries_due.discard(session_id)
-            summary, upto = self.messages.summary(session_id)
-            working = select_turns(
-                self.messages.recent_messages(session_id, 400),
-                strategy=self.working_strategy,
-                budget=self.context_window(self.chat_model) // 2,
-                summary=summary,
-                summary_upto=upto,
-            )
-            if not working.to_summarise:
-                continue
-            try:
-                text = fold_into_summary(
-                    self.llm,
-                    self.chat_model,
-                    summary,
-                    working.to_summarise,
-                    can_think="thinking" in self.model_capabilities(self.chat_model),
-                )
-            except OllamaError:
-                self._summaries_due.add(session_id)
-                break
-            self.messages.set_summary(session_id, text, working.to_summarise[-1].id)
-            done += 1
-        return done
+        """Fold turns that left the prompt into their sessions' summaries; return how many."""
+        return self.summaries.update()
 
     def chat_options(self) -> dict[str, int]:
         """Ollama options for chat calls: a context window that fits what Hippo sends."""
@@ -395,141 +399,48 @@ class Hippo:
         return {"num_ctx": self.context_window(model)}
 
     def context_window(self, model: str) -> int:
-        """The tokens Hippo fills for ``model``: ``context_tokens``, or less where the model
-        reads less (its context length from ``/api/show``), as asking for more than the
-        model has makes Ollama truncate the prompt from the start."""
-        shown = self._show(model)
-        length = shown.context_length if shown is not None else None
-        return min(self.context_tokens, length) if length else self.context_tokens
+        """The tokens Hippo fills for ``model``: ``context_tokens``, or less where it reads less."""
+        return self.shown.window(model, self.context_tokens)
 
     def model_capabilities(self, model: str) -> frozenset[str]:
         """What ``model`` can do (tools, thinking...), asked once; empty if unknown."""
-        shown = self._show(model)
-        return shown.capabilities if shown is not None else frozenset()
+        return self.shown.capabilities(model)
 
-    def _show(self, model: str) -> ModelInfo | None:
-        """What ``/api/show`` says about ``model``, asked once; None while it can't be asked."""
-        if model not in self._shown:
-            try:
-                self._shown[model] = self.llm.show(model)
-            except OllamaError:
-                return None
-        return self._shown[model]
+    # -- recall, archival and events (see ``Memory``) ---------------------------------------
 
-    # -- recall -----------------------------------------------------------------
-
-    def search_messages(self, query: str, limit: int = 10) -> list[MessageHit]:
-        """Messages of the current profile that match ``query`` by keyword or meaning.
-
-        Keyword (FTS5 BM25, on each message's own words) and vector (sqlite-vec cosine)
-        candidates are fused; when
-        Ollama can't embed the query, keyword hits alone are returned.
-        """
-        from assistant.memory.search import fuse_hits
-
-        # Keyword hits match in the message itself: a match only in the turn before or
-        # after would show an unrelated message as a keyword hit.
-        keyword = self.messages.keyword_search(
-            self.profile.id, query, _SEARCH_CANDIDATES, own_text=True
-        )
-        vector, trust = self.nearest("message", query, _SEARCH_CANDIDATES)
-        ranked = fuse_hits(keyword, vector, trust)[:limit]
-        found = self.messages.messages_by_id([message_id for message_id, *_ in ranked])
-        return [
-            MessageHit(found[mid], score, kw, vec, trust)
-            for mid, score, kw, vec in ranked
-            if mid in found
-        ]
-
-    def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], float]:
-        """The ``kind`` items nearest to ``query`` in meaning, and how far to trust them.
-
-        Returns (id, cosine) pairs, best first, and the embedding model's trust on the
-        query's script (see ``reading``). No vector was ever made, an empty query, or an
-        Ollama that can't embed: no pairs.
-        """
-        model = self.vectors.model(self.vector_key)
-        if model is None:
-            return [], 1.0
-        query_vector, reading = self._embedded(query)
-        if query_vector is None or reading is None:
-            return [], 1.0
-        found = self.vectors.nearest(model, kind, self.profile.id, query_vector, limit)
-        return found, reading.trust
-
-    def _embedded(self, text: str) -> tuple[Sequence[float] | None, Reading | None]:
-        """``text``'s embedding as a query, and what the probe knows of the model on its
-        script (see ``reading``).
-
-        An empty text, or an Ollama that can't embed: neither.
-        """
-        if not text.strip():
-            return None, None
-        try:
-            (vector,) = self.llm.embed(self.embedding_model, [text], purpose="query")
-        except OllamaError:
-            return None, None
-        self.check_embedding_size(len(vector))
-        return vector, self._reading.reading(self.embedding_model, text)
-
-    def recall(
-        self,
-        text: str,
-        *,
-        limit: int = 10,
-        kinds: tuple[str, ...] | None = None,
-        as_of: datetime | None = None,
-        scopes: tuple[str, ...] | None = None,
-        exclude: frozenset[tuple[str, int]] = frozenset(),
-        query_vector: Sequence[float] | None = None,
-    ) -> list[Memory]:
+    def recall(self, text: str, **options: Any) -> list[MemoryItem]:
         """Memories from every tier that bear on ``text``, scored and de-duplicated.
 
-        Args:
-            text: what to recall for (usually the user's message).
-            limit: how many memories at most.
-            kinds: which tiers (default: all).
-            as_of: recall as things stood at this past time.
-            scopes: the session's scopes (None: all).
-            exclude: (kind, id) items already in the prompt.
-            query_vector: the text's embedding, if already made; otherwise it is made
-                here, and on failure retrieval falls back to keywords.
+        Options: ``limit``, ``kinds``, ``as_of``, ``scopes``, ``exclude``, ``query_vector``
+        (see ``Memory.recall``).
         """
-        if query_vector is None:
-            query_vector, reading = self._embedded(text)
-        else:
-            reading = self._reading.reading(self.embedding_model, text)
-        from assistant.memory.retrieval import Query
+        return self.memory.recall(text, **options)
 
-        query = Query(
-            text=text,
-            profile_id=self.profile.id,
-            now=self.clock.now(),
-            limit=limit,
-            kinds=kinds or tuple(self.retriever.tiers),
-            scopes=scopes,
-            as_of=as_of,
-            exclude=exclude,
-            vector=query_vector,
-            vector_trust=reading.trust if reading else 1.0,
-            vector_gap=reading.gap if reading else None,
-        )
-        return self.retriever.retrieve(query)
+    def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], float]:
+        """The ``kind`` items nearest to ``query`` in meaning, and how far to trust them."""
+        return self.memory.nearest(kind, query, limit)
 
-    # -- archival and events -------------------------------------------------------
+    def search_messages(self, query: str, limit: int = 10) -> list[MessageHit]:
+        """Messages that match ``query`` by keyword or meaning (see ``Memory``)."""
+        return self.memory.search_messages(query, limit)
+
+    def record_use(self, reply_id: int, used: Iterable[tuple[str, MemoryItem]]) -> None:
+        """Remember which memories went into a reply, and count the use of each fact."""
+        self.memory.record_use(reply_id, list(used))
+
+    def memories_used(self, reply_id: int) -> list[MemoryUse]:
+        """What memory went into a reply, with the scores it had then."""
+        return self.memory.memories_used(reply_id)
 
     def ingest(self, path: Path | str) -> IngestReport:
-        """Add a text/Markdown file, or every such file under a folder, to archival memory.
-
-        An unchanged file is skipped; a changed one replaces its chunks.
-        """
+        """Add a text/Markdown file, or every such file under a folder, to archival memory."""
         report = self.archive.ingest_path(self.profile.id, path)
         self.wake()
         return report
 
     def log_event(self, text: str, **details: object) -> Event:
         """Record a real-time signal from outside the chat (``hippo log``)."""
-        event = self.events.log(self.profile.id, text, **details)  # type: ignore[arg-type]
+        event = self.events.log(self.profile.id, text, **details)
         self.wake()
         return event
 
@@ -539,51 +450,48 @@ class Hippo:
         self.wake()
         return result
 
-    # -- embeddings ---------------------------------------------------------------
+    # -- embeddings and background work (see ``EmbeddingWorker``) ----------------------------
 
     def embed_pending(self, batch_size: int = 32, max_batches: int | None = None) -> int:
-        """Embed queued messages in batches; return how many were stored.
+        """Embed queued memories now, in batches; return how many were stored."""
+        return self._worker.embed_pending(batch_size, max_batches)
 
-        A failed batch stays queued with a growing delay and is retried later; the
-        messages themselves are never touched.
-        """
-        from assistant.memory.embedding import embed_queued
+    def maintain(self, stop: threading.Event | None = None) -> None:
+        """Background memory work: embed, fold summaries, index large tables."""
+        self._worker.maintain(stop)
 
-        return embed_queued(self, batch_size, max_batches)
+    def wait_for_text(self, timeout: float) -> bool:
+        """Block until new text is stored (or ``timeout``)."""
+        return self._worker.wait_for_text(timeout)
 
-    @property
-    def vector_key(self) -> str:
-        """The embedding model's full name, which keys its vectors (``name:latest``...)."""
-        return _full_name(self.embedding_model)
+    def wake(self) -> None:
+        """New text to embed: wake the background worker."""
+        if "_worker" in self.__dict__:  # none yet: no thread waits, and one starts awake
+            self._worker.wake()
+
+    def start_background(self) -> None:
+        """Start embedding new memories in a background thread (idempotent)."""
+        self._worker.start()
+
+    def stop_background(self) -> None:
+        """Stop the background thread, if running."""
+        self._worker.stop()
+
+    def pending_embeddings(self) -> int:
+        """How many memories wait for a vector."""
+        return self.vectors.queued()
 
     def embedding_digest(self) -> str | None:
-        """What new vectors are recorded as made with: weights and prefix (see ``stamp``).
-
-        The weights are named by their digest in Ollama's latest listing, if any.
-        """
-        return stamp(self._digests.known(self.vector_key), self.vector_key)
+        """What new vectors are recorded as made with (see ``Embedder.digest``)."""
+        return self.embedder.digest()
 
     def check_embedding_weights(self) -> None:
-        """Re-embed everything if the embedding model's weights changed (a pull, say).
-
-        Background work, before embedding: it lists Ollama's models when its latest
-        listing is a few minutes old (see `assistant.memory.weights`).
-        """
-        from assistant.memory.weights import renew_if_reweighted
-
-        digest = self._digests.current(self.vector_key, self.llm.digests, self.clock.now())
-        notice = renew_if_reweighted(self.vectors, self._reading, self.vector_key, digest)
-        if notice is not None:
-            self._notices.append(notice)
+        """Re-embed everything if the embedding model's weights changed (a pull, say)."""
+        self.embedder.check_weights()
 
     def check_embedding_size(self, dim: int) -> None:
-        """Re-embed everything if the embedding model now makes vectors of ``dim`` numbers
-        where the stored ones have another size (see `assistant.memory.weights`)."""
-        from assistant.memory.weights import renew_if_resized
-
-        notice = renew_if_resized(self.vectors, self._reading, self.vector_key, dim)
-        if notice is not None:
-            self._notices.append(notice)
+        """Re-embed everything if the embedding model now makes vectors of another size."""
+        self.embedder.check_size(dim)
 
     def take_notices(self) -> list[str]:
         """What background work has to tell the user, in plain words; each is given once."""
@@ -595,49 +503,7 @@ class Hippo:
             taken.append(self._notices.popleft())
         return taken
 
-    def pending_embeddings(self) -> int:
-        """How many memories wait for a vector."""
-        return self.vectors.queued()
-
-    def maintain(self, stop: threading.Event | None = None) -> None:
-        """Background memory work: embed, fold old turns into summaries, index large tables.
-
-        ``stop`` is checked between batches, so a closing app is not held up.
-        """
-        from assistant.memory.embedding import embed_queued
-
-        embed_queued(self, stop=stop)
-        if stop is None or not stop.is_set():
-            self.update_summaries()
-        model = self.vectors.model(self.vector_key)
-        if model is not None and (stop is None or not stop.is_set()):
-            self.vectors.build_cells(model, stop)
-
-    def wait_for_text(self, timeout: float) -> bool:
-        """Block until a new message is stored (or ``timeout``); for the embedding worker."""
-        woke = self._new_text.wait(timeout)
-        self._new_text.clear()
-        return woke
-
-    def wake(self) -> None:
-        """Wake whatever waits in ``wait_for_text`` (new text, or time to stop)."""
-        self._new_text.set()
-
-    def start_background(self) -> None:
-        """Start embedding new messages in a background thread (idempotent)."""
-        from assistant.memory.embedding import EmbeddingWorker
-
-        if self._worker is None:
-            self._worker = EmbeddingWorker(self)
-            self._worker.start()
-
-    def stop_background(self) -> None:
-        """Stop the background embedding thread, if running."""
-        if self._worker is not None:
-            self._worker.stop()
-            self._worker = None
-
-    # -- models -----------------------------------------------------------------
+    # -- models ----------------------------------------------------------------------------
 
     def models(self) -> list[ModelInfo]:
         """Installed models with their capabilities."""
@@ -651,10 +517,10 @@ class Hippo:
         """
         listed = self.llm.list_models()
         digests = {info.name: info.digest for info in listed if info.digest}
-        self._digests.saw(digests, self.clock.now())  # spares background work a listing
-        installed = {_full_name(info.name) for info in listed}
+        self.embedder.listing.saw(digests, self.clock.now())  # spares background a listing
+        installed = {full_name(info.name) for info in listed}
         wanted = dict.fromkeys([self.chat_model, self.embedding_model])
-        return [name for name in wanted if _full_name(name) not in installed]
+        return [name for name in wanted if full_name(name) not in installed]
 
     def use_models(self, *, chat: str | None = None, embedding: str | None = None) -> None:
         """Switch the chat and/or embedding model (the caller saves the choice).
@@ -662,44 +528,35 @@ class Hippo:
         A new embedding model re-embeds every message in the background.
         """
         if chat:
-            self.chat_model = chat
-        if embedding and _full_name(embedding) != self.vector_key:
-            self.embedding_model = embedding
+            self._change_settings(chat_model=chat)
+        if embedding and self.embedder.use(embedding):
             self.vectors.requeue_missing(self.vector_key)
             self.wake()
 
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
         """Download a model, with progress summed over its layers."""
         yield from self.llm.pull(model, cancel=cancel)
-        self._shown.pop(model, None)
-        self._digests.expire()  # the pull may have brought new weights
+        self.shown.forget(model)
+        self.embedder.listing.expire()  # the pull may have brought new weights
 
-    # -- memory inspector --------------------------------------------------------------
+    # -- memory inspector and sleep ---------------------------------------------------------
 
     @functools.cached_property
     def admin(self) -> MemoryAdmin:
         """See, search, correct, review, undo, forget and export memory (``MemoryAdmin``)."""
-        from assistant.admin import MemoryAdmin
+        from assistant.admin import MemoryAdmin  # the inspector's code: first use only
 
         return MemoryAdmin(self)
 
-    # -- sleep (consolidation) -------------------------------------------------------
-
     def consolidate(self, **options: Any) -> SleepReport:
         """Run the nightly consolidation now (see ``assistant.sleep.run_sleep``)."""
-        from assistant.sleep import run_sleep
+        from assistant.sleep import run_sleep  # sleep's code: first use only
 
         return run_sleep(self, **options)
 
-    def sleep_due(self) -> bool:
-        """Whether a night's consolidation was missed and should be caught up."""
-        from assistant.sleep import pending_catch_up
-
-        return pending_catch_up(self)
-
     def away_notice(self) -> AwayNotice | None:
         """ "While you were away: ..." once after a consolidation, else None."""
-        from assistant.sleep import unseen_report
+        from assistant.sleep import unseen_report  # sleep's code: first use only
 
         return unseen_report(self)
 
@@ -709,14 +566,11 @@ class Hippo:
         Calls to Ollama in flight are stopped first, so that no thread waiting on a hung
         host delays the close.
         """
-        if self._worker is not None:
-            self._worker.stopping()
-        self.llm.abort()
-        self.stop_background()
+        worker = self.__dict__.get("_worker")
+        if worker is not None:
+            worker.stopping()
+        self._llm.abort()
+        if worker is not None:
+            worker.stop()
         self.db.close()
         self.llm.close()
-
-
-def _full_name(model: str) -> str:
-    """Ollama's name for a model: ``name:latest`` where no tag is given."""
-    return model if ":" in model.rsplit("/", 1)[-1] else f"{model}:latest"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 if TYPE_CHECKING:
-    from assistant.memory.retrieval import Memory
+    from assistant.memory.retrieval import MemoryItem
 
 __all__ = ["MemoryUse", "UsageStore", "memory_uses"]
 
@@ -84,7 +84,7 @@ class UsageStore:
         return row is not None
 
 
-def memory_uses(reply_id: int, used: Sequence[tuple[str, Memory]]) -> list[MemoryUse]:
+def memory_uses(reply_id: int, used: Sequence[tuple[str, MemoryItem]]) -> list[MemoryUse]:
     """The rows that record which memories went into a reply, in prompt order."""
     return [
         MemoryUse(

@@ -115,16 +115,37 @@ def test_search_leaves_the_ranking_to_keywords_where_the_model_does_not_read_the
     assert hit.score == pytest.approx(hit.keyword)
 
 
-def test_search_fuses_the_similarities_of_a_model_that_reads_the_script(
-    engine, fake_ollama, monkeypatch
-):
-    _say(engine, engine.new_session(), "我的护照三月到期")
-    _say(engine, engine.new_session(), "海边散步")
-    engine.embed_pending()
-    monkeypatch.setattr(engine._reading, "reading", lambda model, text: Reading(1.0))
-    hits = engine.search_messages("护照什么时候到期")
-    assert [h.message.content for h in hits] == ["我的护照三月到期", "海边散步"]
-    assert hits[0].score > hits[0].keyword * 0.6
+class ReadsEveryScript:
+    """A reading probe for a model that reads every script in full."""
+
+    def reading(self, model: str, text: str) -> Reading:
+        return Reading(1.0)
+
+    def forget(self, model: str) -> None:
+        pass
+
+
+def test_search_fuses_the_similarities_of_a_model_that_reads_the_script(config, clock, fake_ollama):
+    from assistant.engine import Hippo
+    from assistant.llm.gateway import OllamaGateway
+
+    engine = Hippo(
+        config.db_path,
+        OllamaGateway(config.ollama_host),
+        chat_model=config.chat_model,
+        embedding_model=config.embedding_model,
+        clock=clock,
+        reading=ReadsEveryScript(),
+    )
+    try:
+        _say(engine, engine.new_session(), "我的护照三月到期")
+        _say(engine, engine.new_session(), "海边散步")
+        engine.embed_pending()
+        hits = engine.search_messages("护照什么时候到期")
+        assert [h.message.content for h in hits] == ["我的护照三月到期", "海边散步"]
+        assert hits[0].score > hits[0].keyword * 0.6
+    finally:
+        engine.close()
 
 
 def test_vector_search_stays_inside_the_profile(engine, fake_ollama, config):
