@@ -97,11 +97,8 @@ class Turn:
         settings: the settings as they stand when the turn starts.
         shown: what Ollama says of each model (window, capabilities).
         chores: where the turn hands on background work.
-        session: the session.
-        text: the user's message.
-        cancel: set to stop the reply.
-        pasted: the user pasted the text (else it counts as pasted only if it quotes an
-            email, a page or a chat log).
+
+    A ``Turn`` answers one message: call `run` once.
     """
 
     def __init__(
@@ -112,31 +109,44 @@ class Turn:
         *,
         shown: ShownModels,
         chores: Chores,
-        session: Session,
-        text: str,
-        cancel: threading.Event,
-        pasted: bool = False,
     ) -> None:
         self._memory = memory
         self._llm = llm
         self._settings = settings
         self._shown = shown
         self._chores = chores
-        self._session = session
-        self._text = text
-        self._origin = "pasted" if pasted or looks_pasted(text) else "typed"
-        self._cancel = cancel
         self._taint: Callable[[], str] = lambda: ""
         self._content: list[str] = []
         self._thinking: list[str] = []
         self._saved_at = time.monotonic()
 
-    def run(self) -> Iterator[TurnEvent]:
+    def run(
+        self, session: Session, text: str, cancel: threading.Event, *, pasted: bool = False
+    ) -> Iterator[TurnEvent]:
         """Stream the turn's events; errors arrive as ``ReplyFailed``.
 
+        The user's message is stored before anything is sent; the reply is stored as it
+        streams and closed as done, cancelled (``cancel`` set, or the caller stops
+        iterating) or failed.
+
+        Args:
+            session: the session.
+            text: the user's message.
+            cancel: set to stop the reply.
+            pasted: the user pasted the text (else it counts as pasted only if it quotes
+                an email, a page or a chat log).
+
         Raises:
-            StorageError: the message could not be saved (nothing of it was).
+            StorageError: the message could not be saved (nothing of it was): a data
+                file that can't take it (a full disk), raised as iteration starts.
         """
+        self._session = session
+        self._text = text
+        self._origin = "pasted" if pasted or looks_pasted(text) else "typed"
+        self._cancel = cancel
+        return self._events()
+
+    def _events(self) -> Iterator[TurnEvent]:
         user, reply = self._save_message()
         self._chores.wake()
         yield UserSaved(user)
@@ -148,7 +158,7 @@ class Turn:
             context = context_for(memory, self._settings, window, session, user)
             memory.record_use(reply.id, context.used)
             earlier = [m["content"] for m in context.messages[1:] if m["role"] == "user"]
-            quoted = [memory.text for _, memory in context.used] + earlier
+            quoted = [item.text for _, item in context.used] + earlier
             self._taint = lambda: turn_taint(user, quoted)
             yield MemoryUsed(reply.id, tuple(context.used))
             size = sum(estimate_tokens(m["content"]) for m in context.messages)

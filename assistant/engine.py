@@ -8,7 +8,7 @@ the engine. Slow calls (chat, embed, pull) are meant to run off the UI thread; t
 engine keeps one SQLite connection per thread, so any thread may call it.
 
 Shared between the turn, embedder and UI threads: ``TurnSettings`` (immutable,
-replaced whole under ``_settings_lock``), the profile (immutable, replaced whole), the
+replaced whole under ``_lock``), the profile (immutable, replaced whole), the
 gateway (replaced whole), the notices (a deque, safe to share), and the parts' own
 guarded state (see each).
 """
@@ -21,10 +21,11 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any
 
 from assistant.clock import Clock, SystemClock
 from assistant.errors import HippoError
+from assistant.facade import Part, Setting
 from assistant.llm.shown import ShownModels, full_name
 from assistant.memory.budget import ContextBudget
 from assistant.memory.embedder import Embedder, Probe, reading_probe
@@ -62,42 +63,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Hippo"]
 
-T = TypeVar("T")
-
-
-class _Part(Generic[T]):
-    """An attribute of one of the engine's parts, read through the engine."""
-
-    def __init__(self, part: str) -> None:
-        self._part = part
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = name
-
-    @overload
-    def __get__(self, obj: None, owner: type) -> _Part[T]: ...
-    @overload
-    def __get__(self, obj: object, owner: type) -> T: ...
-    def __get__(self, obj: object, owner: type) -> T | _Part[T]:
-        return self if obj is None else getattr(getattr(obj, self._part), self._name)
-
-
-class _Setting(Generic[T]):
-    """One of the turn settings, read from the current value and set by replacing it."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._name = name
-
-    @overload
-    def __get__(self, obj: None, owner: type) -> _Setting[T]: ...
-    @overload
-    def __get__(self, obj: Hippo, owner: type) -> T: ...
-    def __get__(self, obj: Hippo | None, owner: type) -> T | _Setting[T]:
-        return self if obj is None else getattr(obj.settings, self._name)
-
-    def __set__(self, obj: Hippo, value: T) -> None:
-        obj._change_settings(**{self._name: value})
-
 
 class Hippo:
     """Hippo's memory and chat engine over one data file.
@@ -121,25 +86,25 @@ class Hippo:
             asks the model once per script and keeps the answer in the data file).
     """
 
-    db: _Part[Database] = _Part("memory")
-    clock: _Part[Clock] = _Part("memory")
-    messages: _Part[MessageStore] = _Part("memory")
-    vectors: _Part[VectorStore] = _Part("memory")
-    usage: _Part[UsageStore] = _Part("memory")
-    episodes: _Part[EpisodeStore] = _Part("memory")
-    archive: _Part[ArchiveStore] = _Part("memory")
-    events: _Part[EventStore] = _Part("memory")
-    facts: _Part[FactStore] = _Part("memory")
-    core: _Part[CoreMemory] = _Part("memory")
-    core_proposals: _Part[CoreProposals] = _Part("memory")
-    entities: _Part[EntityStore] = _Part("memory")
-    retriever: _Part[Retriever] = _Part("memory")
-    embedded: _Part[threading.Event] = _Part("_worker")
-    chat_model: _Setting[str] = _Setting()
-    context_tokens: _Setting[int] = _Setting()
-    working_strategy: _Setting[Strategy] = _Setting()
-    context_budget: _Setting[ContextBudget] = _Setting()
-    core_edits: _Setting[CoreEditMode] = _Setting()
+    db: Part[Database] = Part("memory")
+    clock: Part[Clock] = Part("memory")
+    messages: Part[MessageStore] = Part("memory")
+    vectors: Part[VectorStore] = Part("memory")
+    usage: Part[UsageStore] = Part("memory")
+    episodes: Part[EpisodeStore] = Part("memory")
+    archive: Part[ArchiveStore] = Part("memory")
+    events: Part[EventStore] = Part("memory")
+    facts: Part[FactStore] = Part("memory")
+    core: Part[CoreMemory] = Part("memory")
+    core_proposals: Part[CoreProposals] = Part("memory")
+    entities: Part[EntityStore] = Part("memory")
+    retriever: Part[Retriever] = Part("memory")
+    embedded: Part[threading.Event] = Part("_worker")
+    chat_model: Setting[str] = Setting()
+    context_tokens: Setting[int] = Setting()
+    working_strategy: Setting[Strategy] = Setting()
+    context_budget: Setting[ContextBudget] = Setting()
+    core_edits: Setting[CoreEditMode] = Setting()
 
     def __init__(
         self,
@@ -161,7 +126,7 @@ class Hippo:
         database = db if isinstance(db, Database) else Database(db)
         clock = clock or SystemClock()
         self._llm = llm
-        self._settings_lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the settings' replacement, the worker's build
         self.settings = TurnSettings(
             chat_model,
             context_tokens,
@@ -193,31 +158,37 @@ class Hippo:
         )
         messages.mark_interrupted()
         self.shown = ShownModels(llm)
+        self._built_worker: EmbeddingWorker | None = None
 
-    @functools.cached_property
+    @property
     def summaries(self) -> Summaries:
         """The sessions' running summaries, folded in the background."""
-        from assistant.memory.summary import Summaries  # not at start-up: `hippo log`
+        return self._worker.summaries
 
-        return Summaries(self.messages, self._llm, self.shown, lambda: self.settings)
-
-    @functools.cached_property
+    @property
     def _worker(self) -> EmbeddingWorker:
-        """The background work: embedding, summaries, indexing (built on first use)."""
-        return EmbeddingWorker(
-            self.vectors,
-            self.embedder,
-            self.summaries,
-            self.clock,
-            write_failed=self.db.write_failed,
-        )
+        """The background work: embedding, summaries, indexing (built once, on first use)."""
+        with self._lock:
+            if self._built_worker is None:
+                # Not at start-up: `hippo log` loads none of the summary and working code.
+                from assistant.memory.summary import Summaries
+
+                summaries = Summaries(self.messages, self._llm, self.shown, lambda: self.settings)
+                self._built_worker = EmbeddingWorker(
+                    self.vectors,
+                    self.embedder,
+                    summaries,
+                    self.clock,
+                    write_failed=self.db.write_failed,
+                )
+            return self._built_worker
 
     # -- settings and wiring -----------------------------------------------------------
 
-    def _change_settings(self, **changes: Any) -> TurnSettings:
+    def change_settings(self, **changes: Any) -> TurnSettings:
         """Change turn settings (``chat_model``, ``context_budget``...); a turn already
         under way keeps those it started with."""
-        with self._settings_lock:
+        with self._lock:
             self.settings = dataclasses.replace(self.settings, **changes)
             return self.settings
 
@@ -236,11 +207,7 @@ class Hippo:
         return self._llm.host
 
     def probe(self) -> str:
-        """Ollama's version: the cheapest proof that the host is up.
-
-        Raises:
-            OllamaError: the host is unreachable or did not answer as Ollama does.
-        """
+        """Ollama's version, the cheapest proof that the host is up (or ``OllamaError``)."""
         return self._llm.probe()
 
     def stop_calls(self) -> None:
@@ -252,15 +219,12 @@ class Hippo:
         self.use_gateway(self._llm.with_token(token))
 
     def use_gateway(self, llm: OllamaGateway) -> None:
-        """Talk to Ollama through ``llm`` from now on, and close the gateway used so far.
-
-        Every part takes the new gateway; what was learnt through the old one (models'
-        details, the installed digests) is asked afresh.
-        """
+        """Talk to Ollama through ``llm`` from now on (every part takes it), close the old
+        gateway, and ask afresh what was learnt through it (models' details, digests)."""
         old = self._llm
         self._llm = self.embedder.llm = self.shown.llm = llm
-        if "summaries" in self.__dict__:
-            self.summaries.llm = llm
+        if self._built_worker is not None:
+            self._built_worker.summaries.llm = llm
         self.shown.clear()
         self.embedder.listing.expire()
         if old is not llm:
@@ -288,19 +252,11 @@ class Hippo:
     # -- sessions ------------------------------------------------------------------------
 
     def new_session(self, *, incognito: bool = False, scope: str = "") -> Session:
-        """Start a new conversation in the current profile.
-
-        Args:
-            incognito: nothing of it is kept once it ends.
-            scope: what it is about (e.g. work): it recalls general memories and those
-                of its scope only, and facts learnt in it take the scope.
-
-        Raises:
-            MemoryWriteError: ``scope`` is not a scope name.
-        """
-        return self.messages.create_session(
-            self.profile.id, incognito=incognito, scope=scope_name(scope)
-        )
+        """Start a conversation: ``incognito``, nothing of it is kept once it ends;
+        ``scope`` (e.g. work), it recalls general memories and those of its scope only,
+        and facts learnt in it take the scope (``MemoryWriteError`` if not a scope name)."""
+        scope = scope_name(scope)
+        return self.messages.create_session(self.profile.id, incognito=incognito, scope=scope)
 
     def end_session(self, session_id: int) -> None:
         """Mark a conversation over; sleep consolidates it at its next run."""
@@ -339,33 +295,17 @@ class Hippo:
         cancel: threading.Event | None = None,
         pasted: bool = False,
     ) -> Iterator[TurnEvent]:
-        """Answer ``text`` in a session, streaming typed events (see ``assistant.chat.Turn``).
-
-        The user's message is stored before anything is sent; the reply is stored as
-        it streams and closed as done, cancelled (``cancel`` set, or the caller stops
-        iterating) or failed. Errors arrive as ``ReplyFailed``, except one: a message
-        the data file can't take (a full disk) raises ``StorageError`` as iteration
-        starts, with nothing of it saved. ``pasted``: the user pasted the text; what
-        sleep draws from a pasted message waits for review.
-        """
+        """Answer ``text`` in a session, streaming typed events (see ``assistant.chat.Turn``:
+        the reply ends done, cancelled by ``cancel``, or failed). ``pasted``: the user
+        pasted the text, so what sleep draws from it waits for review."""
         if not text.strip():
             raise HippoError("The message is empty: type something to send.")
         session = self.session(session_id)
         from assistant.chat import Turn  # with the tools: needed at the first send only
 
         cancel = cancel or threading.Event()
-        turn = Turn(
-            self.memory,
-            self.llm,
-            self.settings,
-            shown=self.shown,
-            chores=self._worker,
-            session=session,
-            text=text,
-            cancel=cancel,
-            pasted=pasted,
-        )
-        return self._stopping_on(turn.run(), cancel)
+        turn = Turn(self.memory, self._llm, self.settings, shown=self.shown, chores=self._worker)
+        return self._stopping_on(turn.run(session, text, cancel, pasted=pasted), cancel)
 
     def _stopping_on(
         self, events: Iterator[TurnEvent], cancel: threading.Event
@@ -382,18 +322,6 @@ class Hippo:
         window = self.context_window(self.chat_model)
         return context_for(self.memory, self.settings, window, session, user)
 
-    def after_reply(self, session_id: int) -> None:
-        """Queue the session's summary update for the background worker."""
-        self._worker.summarise_later(session_id)
-
-    def update_summaries(self) -> int:
-        """Fold turns that left the prompt into their sessions' summaries; return how many."""
-        return self.summaries.update()
-
-    def chat_options(self) -> dict[str, int]:
-        """Ollama options for chat calls: a context window that fits what Hippo sends."""
-        return self.model_options(self.chat_model)
-
     def model_options(self, model: str) -> dict[str, int]:
         """Ollama options for calls to ``model``: its window (see ``context_window``)."""
         return {"num_ctx": self.context_window(model)}
@@ -409,11 +337,7 @@ class Hippo:
     # -- recall, archival and events (see ``Memory``) ---------------------------------------
 
     def recall(self, text: str, **options: Any) -> list[MemoryItem]:
-        """Memories from every tier that bear on ``text``, scored and de-duplicated.
-
-        Options: ``limit``, ``kinds``, ``as_of``, ``scopes``, ``exclude``, ``query_vector``
-        (see ``Memory.recall``).
-        """
+        """Memories from every tier that bear on ``text`` (options: see ``Memory.recall``)."""
         return self.memory.recall(text, **options)
 
     def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], float]:
@@ -460,14 +384,10 @@ class Hippo:
         """Background memory work: embed, fold summaries, index large tables."""
         self._worker.maintain(stop)
 
-    def wait_for_text(self, timeout: float) -> bool:
-        """Block until new text is stored (or ``timeout``)."""
-        return self._worker.wait_for_text(timeout)
-
     def wake(self) -> None:
         """New text to embed: wake the background worker."""
-        if "_worker" in self.__dict__:  # none yet: no thread waits, and one starts awake
-            self._worker.wake()
+        if self._built_worker is not None:  # none yet: no thread waits, and one starts awake
+            self._built_worker.wake()
 
     def start_background(self) -> None:
         """Start embedding new memories in a background thread (idempotent)."""
@@ -480,18 +400,6 @@ class Hippo:
     def pending_embeddings(self) -> int:
         """How many memories wait for a vector."""
         return self.vectors.queued()
-
-    def embedding_digest(self) -> str | None:
-        """What new vectors are recorded as made with (see ``Embedder.digest``)."""
-        return self.embedder.digest()
-
-    def check_embedding_weights(self) -> None:
-        """Re-embed everything if the embedding model's weights changed (a pull, say)."""
-        self.embedder.check_weights()
-
-    def check_embedding_size(self, dim: int) -> None:
-        """Re-embed everything if the embedding model now makes vectors of another size."""
-        self.embedder.check_size(dim)
 
     def take_notices(self) -> list[str]:
         """What background work has to tell the user, in plain words; each is given once."""
@@ -510,11 +418,7 @@ class Hippo:
         return self.llm.list_models()
 
     def missing_models(self) -> list[str]:
-        """The configured chat and embedding models that the host lacks.
-
-        Raises:
-            OllamaError: the host can't be asked.
-        """
+        """The configured chat and embedding models the host lacks (or ``OllamaError``)."""
         listed = self.llm.list_models()
         digests = {info.name: info.digest for info in listed if info.digest}
         self.embedder.listing.saw(digests, self.clock.now())  # spares background a listing
@@ -523,12 +427,9 @@ class Hippo:
         return [name for name in wanted if full_name(name) not in installed]
 
     def use_models(self, *, chat: str | None = None, embedding: str | None = None) -> None:
-        """Switch the chat and/or embedding model (the caller saves the choice).
-
-        A new embedding model re-embeds every message in the background.
-        """
+        """Switch models (the caller saves the choice); a new embedding model re-embeds."""
         if chat:
-            self._change_settings(chat_model=chat)
+            self.change_settings(chat_model=chat)
         if embedding and self.embedder.use(embedding):
             self.vectors.requeue_missing(self.vector_key)
             self.wake()
@@ -561,12 +462,9 @@ class Hippo:
         return unseen_report(self)
 
     def close(self) -> None:
-        """Stop background work, close the data file's connections and the gateway.
-
-        Calls to Ollama in flight are stopped first, so that no thread waiting on a hung
-        host delays the close.
-        """
-        worker = self.__dict__.get("_worker")
+        """Stop background work, close the data file and the gateway; calls to Ollama in
+        flight are stopped first, so that no thread waiting on a hung host delays it."""
+        worker = self._built_worker
         if worker is not None:
             worker.stopping()
         self._llm.abort()

@@ -99,7 +99,7 @@ class EmbeddingWorker:
     ) -> None:
         self._vectors = vectors
         self._embedder = embedder
-        self._summaries = summaries
+        self.summaries = summaries
         self._clock = clock
         self._write_failed = write_failed
         self._idle_s = idle_s
@@ -117,7 +117,7 @@ class EmbeddingWorker:
 
     def summarise_later(self, session_id: int) -> None:
         """Queue the session's summary update for the background, and wake it."""
-        self._summaries.due(session_id)
+        self.summaries.due(session_id)
         self.wake()
 
     def wait_for_text(self, timeout: float) -> bool:
@@ -146,7 +146,7 @@ class EmbeddingWorker:
             self._vectors, self._embedder, self._clock, stop=stop, stored_batch=self.embedded
         )
         if stop is None or not stop.is_set():
-            self._summaries.update()
+            self.summaries.update()
         model = self._vectors.model(self._embedder.vector_key)
         if model is not None and (stop is None or not stop.is_set()):
             self._vectors.build_cells(model, stop)
