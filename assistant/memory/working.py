@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assistant.memory.models import Message
+from assistant.tokens import estimate_tokens
 
 __all__ = ["STRATEGIES", "Strategy", "WorkingMemory", "select_turns"]
 
@@ -81,8 +82,6 @@ def select_turns(
 
 
 def _cost(text: str) -> int:
-    from assistant.tokens import estimate_tokens
-
     return estimate_tokens(text)
 
 
