@@ -23,8 +23,8 @@ from assistant.memory.context import TurnContext, build_context, in_prompt
 from assistant.memory.importance import rate_importance
 from assistant.memory.injection import looks_pasted
 from assistant.memory.models import Message, MessageStatus, Session
-from assistant.memory.summary import working_memory
 from assistant.memory.tools import TOOL_SPECS, MemoryTools, turn_taint
+from assistant.memory.working import working_memory
 from assistant.tokens import estimate_tokens
 from assistant.turns import (
     MemoryUsed,

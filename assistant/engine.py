@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from assistant.memory.scoring import RetrievalWeights
     from assistant.memory.summary import Summaries
     from assistant.memory.usage import MemoryUse, UsageStore
+    from assistant.memory.vector_cells import CellSizes
     from assistant.memory.working import Strategy
     from assistant.sleep import AwayNotice, SleepReport
     from assistant.turns import TurnEvent
@@ -84,6 +85,7 @@ class Hippo:
         save_every_s: how often a streaming reply's partial text is saved.
         reading: the probe of how well the embedding model reads each script (default:
             asks the model once per script and keeps the answer in the data file).
+        cells: how large vector tables are split into cells and searched.
     """
 
     db: Part[Database] = Part("memory")
@@ -122,6 +124,7 @@ class Hippo:
         core_edits: CoreEditMode = "review",
         save_every_s: float = 1.0,
         reading: Probe | None = None,
+        cells: CellSizes | None = None,
     ) -> None:
         database = db if isinstance(db, Database) else Database(db)
         clock = clock or SystemClock()
@@ -138,7 +141,7 @@ class Hippo:
         self._notices: deque[str] = deque()
         conn = lambda: database.conn  # noqa: E731 - a getter: one connection per thread
         messages = MessageStore(conn, clock)
-        vectors = VectorStore(conn, clock)
+        vectors = VectorStore(conn, clock, cells)
         self.embedder = Embedder(
             llm,
             embedding_model,

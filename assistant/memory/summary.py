@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from assistant.errors import OllamaError
 from assistant.memory.models import Message
-from assistant.memory.working import WorkingMemory, select_turns
+from assistant.memory.working import working_memory
 
 if TYPE_CHECKING:
     from assistant.llm.gateway import OllamaGateway
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from assistant.memory.store import MessageStore
     from assistant.turn_settings import TurnSettings
 
-__all__ = ["SUMMARY_PROMPT", "Summaries", "fold_into_summary", "working_memory"]
+__all__ = ["SUMMARY_PROMPT", "Summaries", "fold_into_summary"]
 
 SUMMARY_PROMPT = (
     "You keep a running summary of a conversation between a user and their assistant. "
@@ -49,21 +49,6 @@ def fold_into_summary(
         think=False if can_think else None,
     )
     return result.content.strip() or summary
-
-
-def working_memory(
-    messages: MessageStore, session_id: int, settings: TurnSettings, window: int
-) -> WorkingMemory:
-    """The session's turns for the prompt, as the settings' strategy chooses them in half
-    the model's ``window``."""
-    summary, upto = messages.summary(session_id)
-    return select_turns(
-        messages.recent_messages(session_id, 400),
-        strategy=settings.working_strategy,
-        budget=window // 2,
-        summary=summary,
-        summary_upto=upto,
-    )
 
 
 class Summaries:

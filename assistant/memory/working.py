@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from assistant.memory.models import Message
 from assistant.tokens import estimate_tokens
 
-__all__ = ["STRATEGIES", "Strategy", "WorkingMemory", "select_turns"]
+if TYPE_CHECKING:
+    from assistant.memory.store import MessageStore
+    from assistant.turn_settings import TurnSettings
+
+__all__ = ["STRATEGIES", "Strategy", "WorkingMemory", "select_turns", "working_memory"]
 
 Strategy = Literal["buffer", "window", "summary", "summary_buffer"]
 STRATEGIES: tuple[Strategy, ...] = ("buffer", "window", "summary", "summary_buffer")
@@ -95,3 +99,18 @@ def _newest_within(turns: list[Message], room: int) -> list[Message]:
         kept.append(message)
         room -= cost
     return kept[::-1]
+
+
+def working_memory(
+    messages: MessageStore, session_id: int, settings: TurnSettings, window: int
+) -> WorkingMemory:
+    """The session's turns for the prompt, as the settings' strategy chooses them in half
+    the model's ``window``."""
+    summary, upto = messages.summary(session_id)
+    return select_turns(
+        messages.recent_messages(session_id, 400),
+        strategy=settings.working_strategy,
+        budget=window // 2,
+        summary=summary,
+        summary_upto=upto,
+    )

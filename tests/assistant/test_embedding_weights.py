@@ -186,11 +186,11 @@ def test_the_start_up_listing_spares_background_work_a_listing(engine, fake_olla
     assert len([r for r in fake_ollama.requests if r.path == "/api/tags"]) == listed
 
 
-def test_new_weights_clear_the_cells_too(engine, fake_ollama, clock, monkeypatch):
-    from assistant.memory import vector_cells, vectors
+def test_new_weights_clear_the_cells_too(engine, fake_ollama, clock):
+    from assistant.memory import vector_cells
+    from assistant.memory.vector_cells import CellSizes
 
-    monkeypatch.setattr(vectors, "CELLS_MIN_ROWS", 20)
-    monkeypatch.setattr(vector_cells, "CELLS", 4)
+    engine.vectors.cells = CellSizes(cells=4, min_rows=20)  # a few dozen vectors get cells
     session = engine.new_session()
     for i in range(30):
         engine.messages.add_message(session.id, "user", f"note {i} about gardening and tomatoes")

@@ -233,13 +233,11 @@ def test_the_user_is_told_once_that_the_model_does_not_read_their_language(
     assert again.take_notices() == []  # the answer is kept in the file: not the next run either
 
 
-def test_background_work_gives_a_large_archive_cells_and_recall_uses_them(
-    engine, fake_ollama, monkeypatch
-):
-    from assistant.memory import vector_cells, vectors
+def test_background_work_gives_a_large_archive_cells_and_recall_uses_them(engine, fake_ollama):
+    from assistant.memory import vector_cells
+    from assistant.memory.vector_cells import CellSizes
 
-    monkeypatch.setattr(vectors, "CELLS_MIN_ROWS", 20)
-    monkeypatch.setattr(vector_cells, "CELLS", 4)
+    engine.vectors.cells = CellSizes(cells=4, min_rows=20)  # a few dozen vectors get cells
     session = engine.new_session()
     _say(engine, session, *[f"note {i} about gardening and tomatoes" for i in range(30)])
     wanted = engine.messages.add_message(session.id, "user", "my passport expires in March")
