@@ -73,7 +73,7 @@ def context_for(
         session: the session.
         user: the message to answer (already stored).
     """
-    working = working_memory(memory.messages, session.id, settings, window)
+    working = working_memory(memory.messages, session.id, settings.working_strategy, window)
     scopes = (session.scope,) if session.scope else None
     recalled = memory.recall(user.content, limit=12, scopes=scopes, exclude=in_prompt(working))
     return build_context(

@@ -17,7 +17,6 @@ from assistant.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from assistant.memory.store import MessageStore
-    from assistant.turn_settings import TurnSettings
 
 __all__ = ["STRATEGIES", "Strategy", "WorkingMemory", "select_turns", "working_memory"]
 
@@ -102,14 +101,14 @@ def _newest_within(turns: list[Message], room: int) -> list[Message]:
 
 
 def working_memory(
-    messages: MessageStore, session_id: int, settings: TurnSettings, window: int
+    messages: MessageStore, session_id: int, strategy: Strategy, window: int
 ) -> WorkingMemory:
-    """The session's turns for the prompt, as the settings' strategy chooses them in half
-    the model's ``window``."""
+    """The session's turns for the prompt, as ``strategy`` chooses them in half the
+    model's ``window``."""
     summary, upto = messages.summary(session_id)
     return select_turns(
         messages.recent_messages(session_id, 400),
-        strategy=settings.working_strategy,
+        strategy=strategy,
         budget=window // 2,
         summary=summary,
         summary_upto=upto,
