@@ -367,7 +367,7 @@ class Hippo:
 
     def log_event(self, text: str, **details: object) -> Event:
         """Record a real-time signal from outside the chat (``hippo log``)."""
-        event = self.events.log(self.profile.id, text, **details)
+        event = self.events.log(self.profile.id, text, **details)  # type: ignore[arg-type]
         self.wake()
         return event
 

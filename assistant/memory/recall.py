@@ -161,11 +161,11 @@ class Memory:
 
     def _build_retriever(self) -> Retriever:
         # The tiers load the fact, episode, archive and event modules: first use only.
-        from assistant.memory.retrieval import Retriever
+        from assistant.memory.retrieval import Retriever, Tier
         from assistant.memory.tier_adapters import ChunkTier, EpisodeTier, EventTier, FactTier
         from assistant.memory.tiers import MessageTier
 
-        tiers = [
+        tiers: list[Tier] = [
             MessageTier(self.messages),
             FactTier(self.facts),
             EpisodeTier(self.episodes),
