@@ -13,16 +13,18 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import apsw
 
 from assistant.errors import HippoError
 from assistant.llm.events import Done, TextDelta, ToolCall
+from assistant.memory.context import TurnContext, build_context, in_prompt
 from assistant.memory.importance import rate_importance
 from assistant.memory.injection import looks_pasted
 from assistant.memory.models import Message, MessageStatus, Session
 from assistant.memory.tools import TOOL_SPECS, MemoryTools, turn_taint
+from assistant.memory.working import working_memory
 from assistant.tokens import estimate_tokens
 from assistant.turns import (
     MemoryUsed,
@@ -37,67 +39,129 @@ from assistant.turns import (
 )
 
 if TYPE_CHECKING:
-    from assistant.engine import Hippo
+    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.shown import ShownModels
+    from assistant.memory.recall import Memory
+    from assistant.turn_settings import TurnSettings
 
-__all__ = ["MAX_TOOL_ROUNDS", "ChatTurn"]
+__all__ = ["MAX_TOOL_ROUNDS", "Chores", "Turn", "context_for"]
 
 MAX_TOOL_ROUNDS = 3
-# How often a streaming reply's partial text is saved, so a killed process keeps it.
-_SAVE_EVERY_S = 1.0
 
 
-class ChatTurn:
+class Chores(Protocol):
+    """The background work a turn hands on (the embedding worker does it)."""
+
+    def wake(self) -> None:
+        """New text was stored: embed it."""
+        ...
+
+    def summarise_later(self, session_id: int) -> None:
+        """A reply was stored: fold turns that left the prompt into the summary."""
+        ...
+
+
+def context_for(
+    memory: Memory, settings: TurnSettings, window: int, session: Session, user: Message
+) -> TurnContext:
+    """The prompt for answering ``user``: memory sections and working memory.
+
+    Args:
+        memory: the memory to recall from.
+        settings: the turn's settings (working-memory strategy, budgets).
+        window: the chat model's context window, in tokens (working memory gets half).
+        session: the session.
+        user: the message to answer (already stored).
+    """
+    working = working_memory(memory.messages, session.id, settings.working_strategy, window)
+    scopes = (session.scope,) if session.scope else None
+    recalled = memory.recall(user.content, limit=12, scopes=scopes, exclude=in_prompt(working))
+    return build_context(
+        stores=memory.stores,
+        profile_id=memory.profile.id,
+        now=memory.clock.now(),
+        working=working,
+        recalled=recalled,
+        query=user.content,
+        scopes=scopes,
+        budget=settings.context_budget,
+    )
+
+
+class Turn:
     """Answers one user message in a session.
 
     Args:
-        engine: the engine.
-        session: the session.
-        text: the user's message.
-        cancel: set to stop the reply.
-        pasted: the user pasted the text (else it counts as pasted only if it quotes an
-            email, a page or a chat log).
+        memory: the memory of the profile.
+        llm: the gateway to Ollama.
+        settings: the settings as they stand when the turn starts.
+        shown: what Ollama says of each model (window, capabilities).
+        chores: where the turn hands on background work.
+
+    A ``Turn`` answers one message: call `run` once.
     """
 
     def __init__(
         self,
-        engine: Hippo,
-        session: Session,
-        text: str,
-        cancel: threading.Event,
+        memory: Memory,
+        llm: OllamaGateway,
+        settings: TurnSettings,
         *,
-        pasted: bool = False,
+        shown: ShownModels,
+        chores: Chores,
     ) -> None:
-        self._engine = engine
-        self._session = session
-        self._text = text
-        self._origin = "pasted" if pasted or looks_pasted(text) else "typed"
-        self._cancel = cancel
+        self._memory = memory
+        self._llm = llm
+        self._settings = settings
+        self._shown = shown
+        self._chores = chores
         self._taint: Callable[[], str] = lambda: ""
         self._content: list[str] = []
         self._thinking: list[str] = []
         self._saved_at = time.monotonic()
 
-    def run(self) -> Iterator[TurnEvent]:
+    def run(
+        self, session: Session, text: str, cancel: threading.Event, *, pasted: bool = False
+    ) -> Iterator[TurnEvent]:
         """Stream the turn's events; errors arrive as ``ReplyFailed``.
 
+        The user's message is stored before anything is sent; the reply is stored as it
+        streams and closed as done, cancelled (``cancel`` set, or the caller stops
+        iterating) or failed.
+
+        Args:
+            session: the session.
+            text: the user's message.
+            cancel: set to stop the reply.
+            pasted: the user pasted the text (else it counts as pasted only if it quotes
+                an email, a page or a chat log).
+
         Raises:
-            StorageError: the message could not be saved (nothing of it was).
+            StorageError: the message could not be saved (nothing of it was): a data
+                file that can't take it (a full disk), raised as iteration starts.
         """
+        self._session = session
+        self._text = text
+        self._origin = "pasted" if pasted or looks_pasted(text) else "typed"
+        self._cancel = cancel
+        return self._events()
+
+    def _events(self) -> Iterator[TurnEvent]:
         user, reply = self._save_message()
-        self._engine.wake()
+        self._chores.wake()
         yield UserSaved(user)
         yield ReplyStarted(reply)
-        engine, session = self._engine, self._session
+        memory, session, model = self._memory, self._session, self._settings.chat_model
         outcome: TurnEvent | None = None
         try:
-            context = engine.context_for(session, user)
-            engine.record_use(reply.id, context.used)
+            window = self._shown.window(model, self._settings.context_tokens)
+            context = context_for(memory, self._settings, window, session, user)
+            memory.record_use(reply.id, context.used)
             earlier = [m["content"] for m in context.messages[1:] if m["role"] == "user"]
-            quoted = [memory.text for _, memory in context.used] + earlier
+            quoted = [item.text for _, item in context.used] + earlier
             self._taint = lambda: turn_taint(user, quoted)
             yield MemoryUsed(reply.id, tuple(context.used))
             size = sum(estimate_tokens(m["content"]) for m in context.messages)
-            window = engine.context_window(engine.chat_model)
             if size > window:
                 yield PromptTooLong(size, window)
             yield from self._rounds(reply, user, context.messages)
@@ -105,9 +169,9 @@ class ChatTurn:
                 outcome = ReplyCancelled(self._save(reply, "cancelled"))
             else:
                 outcome = ReplyDone(self._save(reply, "complete"))
-                engine.after_reply(session.id)
+                self._chores.summarise_later(session.id)
         except apsw.Error as exc:
-            error = engine.db.write_failed(exc)
+            error = memory.db.write_failed(exc)
             outcome = ReplyFailed(self._close(reply, "failed", str(error)), error)
         except HippoError as exc:
             outcome = ReplyFailed(self._close(reply, "failed", str(exc)), exc)
@@ -118,10 +182,10 @@ class ChatTurn:
 
     def _save_message(self) -> tuple[Message, Message]:
         """Store the user's message and the reply's placeholder: both, or neither."""
-        engine, session = self._engine, self._session
-        messages = engine.messages
+        memory, session = self._memory, self._session
+        messages = memory.messages
         try:
-            with engine.db.conn:
+            with memory.db.conn:
                 user = messages.add_message(
                     session.id,
                     "user",
@@ -130,10 +194,10 @@ class ChatTurn:
                     origin=self._origin,
                 )
                 reply = messages.add_message(
-                    session.id, "assistant", "", status="streaming", model=engine.chat_model
+                    session.id, "assistant", "", status="streaming", model=self._settings.chat_model
                 )
         except apsw.Error as exc:
-            raise engine.db.write_failed(exc) from exc
+            raise memory.db.write_failed(exc) from exc
         return user, reply
 
     def _close(self, reply: Message, status: MessageStatus, error: str = "") -> Message:
@@ -152,24 +216,32 @@ class ChatTurn:
     def _rounds(
         self, reply: Message, user: Message, messages: list[dict[str, Any]]
     ) -> Iterator[TurnEvent]:
-        engine = self._engine
-        capabilities = engine.model_capabilities(engine.chat_model)
+        model = self._settings.chat_model
+        capabilities = self._shown.capabilities(model)
         think = True if "thinking" in capabilities else None
         tools = (
-            MemoryTools(engine, self._session, user, self._taint)
+            MemoryTools(
+                self._memory,
+                self._session,
+                user,
+                self._taint,
+                core_edits=self._settings.core_edits,
+                noted=self._chores.wake,
+            )
             if "tools" in capabilities
             else None
         )
+        options = {"num_ctx": self._shown.window(model, self._settings.context_tokens)}
         for round_ in range(MAX_TOOL_ROUNDS + 1):
             offer = TOOL_SPECS if tools is not None and round_ < MAX_TOOL_ROUNDS else None
             calls: list[ToolCall] = []
             said = len(self._content)
-            for event in engine.llm.chat(
-                engine.chat_model,
+            for event in self._llm.chat(
+                model,
                 messages,
                 tools=offer,
                 think=think,
-                options=engine.chat_options(),
+                options=options,
                 cancel=self._cancel,
             ):
                 if isinstance(event, Done):
@@ -202,13 +274,13 @@ class ChatTurn:
                 )
 
     def _save_now_and_then(self, reply: Message) -> None:
-        if time.monotonic() - self._saved_at > _SAVE_EVERY_S:
+        if time.monotonic() - self._saved_at > self._settings.save_every_s:
             self._save(reply, "streaming")
             self._saved_at = time.monotonic()
 
     def _save(self, reply: Message, status: MessageStatus, error: str = "") -> Message:
         content = "".join(self._content)
-        return self._engine.messages.update_message(
+        return self._memory.messages.update_message(
             reply.id,
             content=content,
             thinking="".join(self._thinking),

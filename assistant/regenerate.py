@@ -1,6 +1,6 @@
 """Answer a session's last message again: its old reply goes, a new one streams in its place.
 
-Kept apart from the chat turn itself: a `ChatTurn` that reuses the stored user message
+Kept apart from the chat turn itself: a `Turn` that reuses the stored user message
 instead of storing it again, so a retried turn never leaves a duplicate question.
 """
 
@@ -10,13 +10,12 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from assistant.chat import ChatTurn
+from assistant.chat import Turn
 from assistant.errors import HippoError
-from assistant.memory.incognito import is_incognito_id
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
-    from assistant.memory.models import Message, Session
+    from assistant.memory.models import Message
     from assistant.turns import TurnEvent
 
 __all__ = ["last_exchange", "regenerate"]
@@ -52,38 +51,29 @@ def regenerate(
     user, replies = last_exchange(engine, session_id)
     _delete_replies(engine, [reply.id for reply in replies])
     cancel = cancel or threading.Event()
+    turn = _AnswerAgain(
+        engine.memory, engine.llm, engine.turn_settings, shown=engine.shown, chores=engine.chores
+    )
+    turn.user = user
     with engine.llm.stopping_on(cancel):
-        yield from _AnswerAgain(engine, session, user, cancel).run()
+        yield from turn.run(session, user.content, cancel, pasted=user.origin == "pasted")
 
 
 def _delete_replies(engine: Hippo, ids: list[int]) -> None:
     """Delete replies for good: from memory (incognito), or from the file with their index,
     vectors and whatever was drawn only from them."""
-    if not ids:
-        return
-    if is_incognito_id(ids[0]):
-        engine.messages.incognito.delete_messages(ids)
-        return
-    from assistant.admin.purge_find import PurgeFinder
-    from assistant.admin.purge_run import PurgeRunner
-
-    conn = lambda: engine.db.conn  # noqa: E731  (the calling thread's connection)
-    plan = PurgeFinder(conn).by_items(engine.profile.id, "message", ids)
-    PurgeRunner(conn, engine.clock).run(plan, engine.profile.id)
+    if ids:
+        engine.admin.forget.delete_replies(ids)
 
 
-class _AnswerAgain(ChatTurn):
+class _AnswerAgain(Turn):
     """A turn over a user message already stored: only the reply is new."""
 
-    def __init__(
-        self, engine: Hippo, session: Session, user: Message, cancel: threading.Event
-    ) -> None:
-        super().__init__(engine, session, user.content, cancel, pasted=user.origin == "pasted")
-        self._user = user
+    user: Message
+    """The message answered again (set before `run`)."""
 
     def _save_message(self) -> tuple[Message, Message]:
-        engine = self._engine
-        reply = engine.messages.add_message(
-            self._session.id, "assistant", "", status="streaming", model=engine.chat_model
+        reply = self._memory.messages.add_message(
+            self._session.id, "assistant", "", status="streaming", model=self._settings.chat_model
         )
-        return self._user, reply
+        return self.user, reply

@@ -10,7 +10,7 @@ from assistant.llm.events import TextDelta, ThinkingDelta
 from assistant.memory.models import Message
 
 if TYPE_CHECKING:
-    from assistant.memory.retrieval import Memory
+    from assistant.memory.retrieval import MemoryItem
 
 __all__ = [
     "MemoryUsed",
@@ -68,7 +68,7 @@ class MemoryUsed:
     """The memories put into the prompt for this reply, by section, with their scores."""
 
     reply_id: int
-    memories: tuple[tuple[str, Memory], ...]
+    memories: tuple[tuple[str, MemoryItem], ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,8 @@ from assistant.engine import Hippo
 from assistant.memory.models import Message
 from assistant.memory.store import MessageStore
 from assistant.memory.textindex import index_text
-from assistant.memory.vectors import CELLS_MIN_ROWS, PendingText
+from assistant.memory.vector_cells import CellSizes
+from assistant.memory.vectors import PendingText
 from data_schema.cipher import NoEncryption, copy_into, file_state
 from data_schema.connect import Database
 
@@ -189,7 +190,7 @@ def build(path: Path, n: int, seed: int = 7, per_session: int = 40) -> None:
     model = engine.vectors.ensure_model(engine.vector_key, DIM)
     # As a file grows: its vectors get cells once there are enough of them (the app's
     # background work builds them), and the ones after go straight into the cells.
-    cells_from = min(n, CELLS_MIN_ROWS)
+    cells_from = min(n, CellSizes().min_rows)
     for start, stop in ((0, cells_from), (cells_from, n)):
         for first in range(start, stop, 5000):
             batch = [

@@ -14,7 +14,7 @@ the receipt says to delete those by hand.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -167,7 +167,16 @@ class ForgetAdmin:
         )
 
     def end_session(self, session_id: int) -> ForgetReceipt | None:
-        """Leave a session: an incognito one is deleted with all it left; others stay (None)."""
+        """Leave a session: an incognito one is deleted with all it left; others stay (None).
+
+        An incognito chat lives in memory, never in the file: it is dropped from there.
+        One an older Hippo wrote into the file is deleted from the file.
+        """
+        from assistant.memory.incognito import RoutedMessages, is_incognito_id
+
+        if is_incognito_id(session_id) and isinstance(self._messages, RoutedMessages):
+            self._messages.incognito.drop(session_id)
+            return None
         if not self._session(session_id).incognito:
             return None
         return self.delete_session(session_id)
@@ -202,6 +211,16 @@ class ForgetAdmin:
     def delete_episode(self, episode_id: int) -> ForgetReceipt:
         """Delete an episode (and facts whose only evidence it was); its messages stay."""
         return self.delete_items("episode", [episode_id], f"episode {episode_id}")
+
+    def delete_replies(self, ids: Sequence[int]) -> None:
+        """Delete replies for good (``/retry``): an incognito chat's from memory, others from
+        the file with their index, vectors and whatever was drawn only from them."""
+        from assistant.memory.incognito import RoutedMessages, is_incognito_id
+
+        if ids and is_incognito_id(ids[0]) and isinstance(self._messages, RoutedMessages):
+            self._messages.incognito.delete_messages(list(ids))
+        elif ids:
+            self._purge.run(self._purge.plans.by_items(self._pid, "message", ids), self._pid)
 
     def delete_items(
         self, kind: str, ids: Iterable[int], what: str, *, scrub: bool = False

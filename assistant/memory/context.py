@@ -11,7 +11,7 @@ instructions.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -22,13 +22,13 @@ from assistant.memory.entities import EntityStore
 from assistant.memory.episodes import EpisodeStore
 from assistant.memory.events import EventStore
 from assistant.memory.facts import Fact, FactStore
-from assistant.memory.retrieval import Memory
+from assistant.memory.retrieval import MemoryItem
 from assistant.memory.scoring import similar, terms
 from assistant.memory.tier_adapters import fact_memory
 from assistant.memory.working import WorkingMemory
 from assistant.tokens import estimate_tokens
 
-__all__ = ["SECTIONS", "ContextBudget", "TurnContext", "build_context"]
+__all__ = ["SECTIONS", "ContextBudget", "TurnContext", "build_context", "in_prompt"]
 
 SECTIONS = ("facts", "episodes", "upcoming", "events", "recalled")
 _TITLES = {
@@ -53,7 +53,7 @@ class TurnContext:
     """The messages to send, and what memory went into them."""
 
     messages: list[dict[str, str]]
-    used: list[tuple[str, Memory]] = field(default_factory=list)
+    used: list[tuple[str, MemoryItem]] = field(default_factory=list)
     memory_tokens: int = 0
 
 
@@ -68,13 +68,13 @@ class Stores:
     entities: EntityStore
 
 
-def _quote(memory: Memory, note: str = "") -> str:
+def _quote(memory: MemoryItem, note: str = "") -> str:
     when = memory.at.astimezone().strftime("%Y-%m-%d")
     extra = f"; {note}" if note else ""
     return f"- [{when}, {memory.source}{extra}] {json.dumps(memory.text, ensure_ascii=False)}"
 
 
-def _fit(candidates: Sequence[tuple[Memory, str]], budget: int) -> list[tuple[Memory, str]]:
+def _fit(candidates: Sequence[tuple[MemoryItem, str]], budget: int) -> list[tuple[MemoryItem, str]]:
     """The items (already in order of value) whose lines fit ``budget`` tokens."""
     kept, spent = [], 0
     for memory, line in candidates:
@@ -86,7 +86,7 @@ def _fit(candidates: Sequence[tuple[Memory, str]], budget: int) -> list[tuple[Me
     return kept
 
 
-def _repeats(memory: Memory, shown: Sequence[Memory]) -> bool:
+def _repeats(memory: MemoryItem, shown: Sequence[MemoryItem]) -> bool:
     """Whether ``memory`` is one of ``shown``, or says what one of them says."""
     words = terms(memory.text)
     return any(
@@ -104,10 +104,10 @@ def _fact_lines(
     stores: Stores,
     profile_id: int,
     scopes: tuple[str, ...] | None,
-    relevant: list[Memory],
+    relevant: list[MemoryItem],
     query: str,
     now: datetime,
-) -> tuple[list[tuple[Memory, str]], list[Fact]]:
+) -> tuple[list[tuple[MemoryItem, str]], list[Fact]]:
     active = stores.facts.active_facts(profile_id, scopes=scopes, limit=200)
     by_id = {f.id: f for f in active}
     order: list[int] = [f.id for f in active if f.pinned]
@@ -133,13 +133,19 @@ def _fact_lines(
     return lines, upcoming
 
 
+def in_prompt(working: WorkingMemory) -> frozenset[tuple[str, int]]:
+    """The (kind, id) items working memory already puts in the prompt: recall leaves
+    them out."""
+    return frozenset(("message", m.id) for m in working.turns)
+
+
 def build_context(
     *,
     stores: Stores,
     profile_id: int,
     now: datetime,
     working: WorkingMemory,
-    recall: Callable[[frozenset[tuple[str, int]]], list[Memory]],
+    recalled: Sequence[MemoryItem],
     query: str,
     scopes: tuple[str, ...] | None = None,
     budget: ContextBudget | None = None,
@@ -151,19 +157,18 @@ def build_context(
         profile_id: whose memory.
         now: the current time.
         working: the session's turns chosen by the working-memory strategy.
-        recall: retrieves memories for the message, given (kind, id) items to leave out.
+        recalled: the memories recalled for the message, best first, leaving out what
+            working memory holds (see `in_prompt`).
         query: the user's message.
         scopes: the session's scopes (None: all).
         budget: per-section token budgets.
     """
     budget = budget or ContextBudget()
-    in_prompt = frozenset(("message", m.id) for m in working.turns)
-    recalled = recall(in_prompt)
     relevant_facts = [m for m in recalled if m.kind == "fact"]
     fact_lines, upcoming_facts = _fact_lines(stores, profile_id, scopes, relevant_facts, query, now)
     episodes = [
         (
-            m := Memory(
+            m := MemoryItem(
                 kind="episode",
                 item_id=e.id,
                 text=f"{e.title}: {e.summary}" if e.title else e.summary,
@@ -178,7 +183,7 @@ def build_context(
     ]
     events = [
         (
-            m := Memory(
+            m := MemoryItem(
                 kind="event",
                 item_id=e.id,
                 text=e.text,
@@ -197,7 +202,7 @@ def build_context(
     # date, not among the facts too; a recalled message that says what a shown memory
     # says (the words a fact was learnt from) adds nothing.
     coming = {m.key for m, _ in upcoming}
-    sections: dict[str, list[tuple[Memory, str]]] = {
+    sections: dict[str, list[tuple[MemoryItem, str]]] = {
         "facts": _fit([item for item in fact_lines if item[0].key not in coming], budget.facts),
         "episodes": _fit(episodes, budget.episodes),
         "upcoming": upcoming,
@@ -214,14 +219,14 @@ def _assemble(
     profile_id: int,
     now: datetime,
     working: WorkingMemory,
-    sections: dict[str, list[tuple[Memory, str]]],
+    sections: dict[str, list[tuple[MemoryItem, str]]],
 ) -> TurnContext:
     blocks = stores.core.blocks(profile_id)
     parts = [system_prompt(now), "", "## Core memory"]
     for label in ("persona", "human"):
         parts += [f"<{label}>", blocks[label].value.strip() or "(empty)", f"</{label}>"]
     memory_lines: list[str] = []
-    used: list[tuple[str, Memory]] = []
+    used: list[tuple[str, MemoryItem]] = []
     for name in SECTIONS:
         if sections.get(name):
             memory_lines += ["", f"### {_TITLES[name]}"]

@@ -1,7 +1,7 @@
 """One retrieval call over every memory tier: candidates, fusion, scoring, de-duplication.
 
 Each tier (messages, episodes, facts, chunks, events) offers keyword candidates and
-loads its eligible rows as ``Memory`` values; vector candidates come from sqlite-vec.
+loads its eligible rows as ``MemoryItem`` values; vector candidates come from sqlite-vec.
 Every hit carries its score breakdown, so the UI can show why it was recalled.
 """
 
@@ -28,11 +28,11 @@ from assistant.memory.scoring import (
 )
 from assistant.memory.vectors import EmbeddingModel, VectorStore
 
-__all__ = ["Memory", "Query", "Retriever", "Tier"]
+__all__ = ["MemoryItem", "Query", "Retriever", "Tier"]
 
 
 @dataclass(frozen=True, slots=True)
-class Memory:
+class MemoryItem:
     """A remembered item, as retrieval hands it to the context and the UI.
 
     ``at`` is when it was said or learned (what recency decays from, unless it was
@@ -98,7 +98,7 @@ class Tier(Protocol):
         """(id, positive BM25) candidates for the query, best first."""
         ...
 
-    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, MemoryItem]:
         """The eligible items among ``ids`` (in profile, in scope, not expired...)."""
         ...
 
@@ -125,10 +125,10 @@ class Retriever:
         self._model = model
         self.weights = weights or RetrievalWeights()
 
-    def retrieve(self, query: Query) -> list[Memory]:
+    def retrieve(self, query: Query) -> list[MemoryItem]:
         """The best memories for ``query``, best first, at most ``query.limit``."""
         query_terms = coverage_terms(query.text)
-        scored: list[Memory] = []
+        scored: list[MemoryItem] = []
         for kind in query.kinds:
             tier = self.tiers.get(kind)
             if tier is not None:
@@ -160,7 +160,9 @@ class Retriever:
         background = statistics.median(sim for _, sim in nearest) if nearest else 0.0
         return keyword, vector, background
 
-    def _score_tier(self, tier: Tier, query: Query, query_terms: frozenset[str]) -> list[Memory]:
+    def _score_tier(
+        self, tier: Tier, query: Query, query_terms: frozenset[str]
+    ) -> list[MemoryItem]:
         keyword, vector, background = self._candidates(tier, query)
         ids = [i for i in keyword.keys() | vector.keys() if (tier.kind, i) not in query.exclude]
         if not ids:
@@ -170,7 +172,7 @@ class Retriever:
         best = max((keyword[i] for i in ids if i in keyword), default=0.0)
         searched_vectors = query.vector is not None and self._model() is not None
         w = self.weights
-        rated: dict[int, Memory] = {}
+        rated: dict[int, MemoryItem] = {}
         for item_id, memory in tier.load(ids, query).items():
             # BM25 is relative to this query; coverage makes it absolute (a hit on one
             # minor word of a long question stays weak). The speaker counts as said.
@@ -195,7 +197,7 @@ class Retriever:
         words = terms(query.text)  # names match as words (bigrams in CJK), not characters
         return [self._score(m, rated, query, words, bonus[m.item_id]) for m in kept]
 
-    def _context_bonus(self, kept: Sequence[Memory], query: Query) -> dict[int, float]:
+    def _context_bonus(self, kept: Sequence[MemoryItem], query: Query) -> dict[int, float]:
         """Priors that depend on the other candidates: their session, their time."""
         w = self.weights
         # A conversation that clearly bears on the query lends its other turns weight
@@ -213,12 +215,12 @@ class Retriever:
 
     def _score(
         self,
-        memory: Memory,
-        rated: dict[int, Memory],
+        memory: MemoryItem,
+        rated: dict[int, MemoryItem],
         query: Query,
         words: frozenset[str],
         bonus: float,
-    ) -> Memory:
+    ) -> MemoryItem:
         """Relevance, the priors, recency and importance, summed."""
         w = self.weights
         # A reply's relevance often shows in the turn before or after it, so a memory
@@ -234,14 +236,14 @@ class Retriever:
         )
         return replace(memory, recency=rec, score=score)
 
-    def _deduplicate(self, ranked: list[Memory], limit: int) -> list[Memory]:
+    def _deduplicate(self, ranked: list[MemoryItem], limit: int) -> list[MemoryItem]:
         """The best of each group of near-duplicates, in rank order, at most ``limit``.
 
         Of a reply that repeats what the user said and the user's words, the user's
         are kept (at the better rank of the two): they are the evidence, the reply a
         restatement that may have shifted the meaning.
         """
-        kept: list[Memory] = []
+        kept: list[MemoryItem] = []
         kept_terms: list[frozenset[str]] = []
         for memory in ranked:
             if len(kept) == limit and (
@@ -266,11 +268,11 @@ class Retriever:
         return kept
 
 
-def _is_reply(memory: Memory) -> bool:
+def _is_reply(memory: MemoryItem) -> bool:
     return memory.kind == "message" and memory.role == "assistant"
 
 
-def _newness(memories: Sequence[Memory]) -> dict[int, float]:
+def _newness(memories: Sequence[MemoryItem]) -> dict[int, float]:
     """Each memory's place in time among these, from 0 (oldest) to 1 (newest)."""
     ordered = sorted(memories, key=lambda m: (m.at, m.item_id))
     last = max(len(ordered) - 1, 1)

@@ -120,11 +120,21 @@ _SESSION_SELECT = (
 class MessageStore(Store):
     """Reads and writes sessions and messages of one data file.
 
-    Built with ``(conn, clock)``: see `Store`.
+    Built with ``(conn, clock)``: see `Store`. ``common_share`` and ``common_min``: a
+    query term in more than this share of messages (and at least ``common_min`` of
+    them) is too common to search by, where the query has rarer terms.
     """
 
-    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
+    def __init__(
+        self,
+        conn: Callable[[], apsw.Connection],
+        clock: Clock,
+        *,
+        common_share: float = _COMMON_SHARE,
+        common_min: int = _COMMON_MIN,
+    ) -> None:
         super().__init__(conn, clock)
+        self._common_share, self._common_min = common_share, common_min
         self._commonness: dict[str, tuple[bool, float]] = {}
 
     # -- profiles ---------------------------------------------------------------
@@ -513,7 +523,7 @@ class MessageStore(Store):
         if known is not None and now - known[1] < _COMMON_TTL:
             return known[0]
         (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
-        cap = max(_COMMON_MIN, int(last * _COMMON_SHARE))
+        cap = max(self._common_min, int(last * self._common_share))
         if last <= cap:
             return False
         (count,) = conn.execute(

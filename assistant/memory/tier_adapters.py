@@ -9,7 +9,7 @@ from assistant.memory.archival import ArchiveStore
 from assistant.memory.episodes import EpisodeStore
 from assistant.memory.events import EventStore
 from assistant.memory.facts import Fact, FactStore
-from assistant.memory.retrieval import Memory, Query
+from assistant.memory.retrieval import MemoryItem, Query
 
 __all__ = ["ChunkTier", "EpisodeTier", "EventTier", "FactTier", "fact_memory"]
 
@@ -25,7 +25,7 @@ class EpisodeTier:
     def keyword(self, query: Query, limit: int) -> list[tuple[int, float]]:
         return self._store.keyword_search(query.profile_id, query.text, limit)
 
-    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, MemoryItem]:
         out = {}
         for eid, ep in self._store.get_many(ids, query.profile_id).items():
             if query.scopes is not None and ep.scope and ep.scope not in query.scopes:
@@ -33,7 +33,7 @@ class EpisodeTier:
             if query.as_of is not None and ep.created_at > query.as_of:
                 continue
             text = f"{ep.title}: {ep.summary}" if ep.title else ep.summary
-            out[eid] = Memory(
+            out[eid] = MemoryItem(
                 kind="episode",
                 item_id=eid,
                 text=text,
@@ -56,7 +56,7 @@ class ChunkTier:
     def keyword(self, query: Query, limit: int) -> list[tuple[int, float]]:
         return self._store.keyword_search(query.profile_id, query.text, limit)
 
-    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, MemoryItem]:
         chunks = self._store.get_chunks(ids, query.profile_id)
         titles = {d.id: d.title for d in self._store.documents(query.profile_id)}
         out = {}
@@ -66,7 +66,7 @@ class ChunkTier:
             title = titles.get(chunk.document_id, "document")
             # The heading is part of what the index matched, so it is part of the text.
             text = f"[{chunk.heading}] {chunk.content}" if chunk.heading else chunk.content
-            out[cid] = Memory(
+            out[cid] = MemoryItem(
                 kind="chunk",
                 item_id=cid,
                 text=text,
@@ -90,7 +90,7 @@ class EventTier:
             query.profile_id, query.text, limit, now=query.as_of or query.now
         )
 
-    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, MemoryItem]:
         moment = query.as_of or query.now
         out = {}
         for eid, event in self._store.get_many(ids, query.profile_id).items():
@@ -98,7 +98,7 @@ class EventTier:
                 continue
             if event.expires_at is not None and event.expires_at <= moment:
                 continue
-            out[eid] = Memory(
+            out[eid] = MemoryItem(
                 kind="event",
                 item_id=eid,
                 text=event.text,
@@ -119,9 +119,9 @@ _FACT_SOURCES = {
 }
 
 
-def fact_memory(fact: Fact) -> Memory:
+def fact_memory(fact: Fact) -> MemoryItem:
     """A fact as retrieval and the context see it."""
-    return Memory(
+    return MemoryItem(
         kind="fact",
         item_id=fact.id,
         text=fact.statement,
@@ -144,7 +144,7 @@ class FactTier:
         statuses = ("active",) if query.as_of is None else ("active", "superseded", "expired")
         return self._store.keyword_search(query.profile_id, query.text, limit, statuses=statuses)
 
-    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, MemoryItem]:
         out = {}
         for fact_id in ids:
             try:

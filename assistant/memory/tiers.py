@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assistant.memory.retrieval import Memory, Query
+from assistant.memory.retrieval import MemoryItem, Query
 from assistant.memory.store import MessageStore
 
 __all__ = ["MessageTier"]
@@ -21,14 +21,14 @@ class MessageTier:
     def keyword(self, query: Query, limit: int) -> list[tuple[int, float]]:
         return self._store.keyword_search(query.profile_id, query.text, limit)
 
-    def load(self, ids: Sequence[int], query: Query) -> dict[int, Memory]:
+    def load(self, ids: Sequence[int], query: Query) -> dict[int, MemoryItem]:
         # An incognito chat keeps nothing: its words are never recalled elsewhere.
         found = self._store.recall_candidates(ids, query.profile_id)
         if query.scopes is not None:
             # Scope creep defence: a scoped session recalls unscoped sessions and its scopes.
             found = {mid: c for mid, c in found.items() if c.scope in ("", *query.scopes)}
         return {
-            mid: Memory(
+            mid: MemoryItem(
                 kind="message",
                 item_id=mid,
                 text=m.content,

@@ -22,11 +22,12 @@ from assistant.memory.entities import extract_entities
 from assistant.memory.facts import Evidence
 from assistant.memory.injection import INSTRUCTION_REASON, looks_like_instruction
 from assistant.memory.models import Message, Session
-from assistant.memory.retrieval import Memory
+from assistant.memory.retrieval import MemoryItem
 from assistant.memory.tool_args import TOOL_SPECS, ArgumentError, validated
 
 if TYPE_CHECKING:
-    from assistant.engine import Hippo
+    from assistant.memory.core_proposals import CoreEditMode
+    from assistant.memory.recall import Memory
 
 __all__ = ["TOOL_SPECS", "MemoryTools", "ToolResult", "turn_taint"]
 
@@ -88,7 +89,7 @@ def _day(text: str | None, end: bool) -> datetime | None:
     return datetime.combine(day, time.max if end else time.min).astimezone()
 
 
-def _listing(memories: list[Memory]) -> str:
+def _listing(memories: list[MemoryItem]) -> str:
     if not memories:
         return "No matching memories."
     return "\n".join(
@@ -104,21 +105,29 @@ class MemoryTools:
     """Runs the model's memory tool calls for one turn.
 
     Args:
-        engine: the engine.
+        memory: the memory the tools read and write.
         session: the session of the turn.
         user_message: the message being answered: the evidence for a remembered fact.
         taint: says why this turn's writes can't be trusted (see `turn_taint`), or '';
             asked only when the model writes, so a turn without writes never waits for it.
+        core_edits: ``review``: core memory edits wait for the user's approval;
+            ``apply``: they apply at once (unless the turn is tainted).
+        noted: called after a note is saved (its text waits to be embedded).
     """
 
     def __init__(
         self,
-        engine: Hippo,
+        memory: Memory,
         session: Session,
         user_message: Message,
         taint: Callable[[], str] = lambda: "",
+        *,
+        core_edits: CoreEditMode = "review",
+        noted: Callable[[], None] = lambda: None,
     ) -> None:
-        self._engine = engine
+        self._memory = memory
+        self._core_edits = core_edits
+        self._noted = noted
         self._session = session
         self._user = user_message
         self._taint = taint
@@ -163,17 +172,17 @@ class MemoryTools:
 
     @property
     def _pid(self) -> int:
-        return self._engine.profile.id
+        return self._memory.profile.id
 
     def _hold(self) -> str:
         """Why the model's core edit waits for review now ('' to apply it at once)."""
         if self.taint:
             return self.taint
-        return _PROPOSED if self._engine.core_edits == "review" else ""
+        return _PROPOSED if self._core_edits == "review" else ""
 
     def _core_append(self, args: dict[str, Any]) -> ToolResult:
         label, content = args["label"], args["content"].strip()
-        core, reason = self._engine.core, self._hold()
+        core, reason = self._memory.core, self._hold()
         if not reason:
             block = core.append(self._pid, label, content, actor="agent")
             return ToolResult(
@@ -182,14 +191,14 @@ class MemoryTools:
                 notice=f"Memory updated: {label} block: {content}",
             )
         core.append(self._pid, label, content, actor="agent", dry_run=True)
-        proposal = self._engine.core_proposals.propose(
+        proposal = self._memory.core_proposals.propose(
             self._pid, label, "append", content, message_id=self._user.id, reason=reason
         )
         return self._proposed("core_memory_append", proposal.id, content)
 
     def _core_replace(self, args: dict[str, Any]) -> ToolResult:
         label, old, new = args["label"], args["old_content"], args["new_content"]
-        core, reason = self._engine.core, self._hold()
+        core, reason = self._memory.core, self._hold()
         if not reason:
             core.replace(self._pid, label, old, new, actor="agent")
             return ToolResult(
@@ -198,7 +207,7 @@ class MemoryTools:
                 notice=f"Memory updated: {label} block now says {new!r}",
             )
         core.replace(self._pid, label, old, new, actor="agent", dry_run=True)
-        proposal = self._engine.core_proposals.propose(
+        proposal = self._memory.core_proposals.propose(
             self._pid,
             label,
             "replace",
@@ -221,7 +230,7 @@ class MemoryTools:
 
     def _recall(self, args: dict[str, Any]) -> ToolResult:
         start, end = _day(args.get("start_date"), False), _day(args.get("end_date"), True)
-        found = self._engine.recall(args["query"], kinds=("message",), limit=50)
+        found = self._memory.recall(args["query"], kinds=("message",), limit=50)
         found = [
             m for m in found if (start is None or m.at >= start) and (end is None or m.at <= end)
         ][:8]
@@ -232,8 +241,8 @@ class MemoryTools:
             raise ToolError(
                 f"no note was saved: this turn holds text that {self.taint}. Answer without saving."
             )
-        ids = self._engine.archive.insert_note(self._pid, args["content"], title="note")
-        self._engine.wake()
+        ids = self._memory.archive.insert_note(self._pid, args["content"], title="note")
+        self._noted()
         return ToolResult(
             "archival_insert",
             f"Saved as note chunk(s) {ids}.",
@@ -243,11 +252,11 @@ class MemoryTools:
     def _archival_search(self, args: dict[str, Any]) -> ToolResult:
         return ToolResult(
             "archival_search",
-            _listing(self._engine.recall(args["query"], kinds=("chunk",), limit=5)),
+            _listing(self._memory.recall(args["query"], kinds=("chunk",), limit=5)),
         )
 
     def _remember(self, args: dict[str, Any]) -> ToolResult:
-        fact = self._engine.facts.add(
+        fact = self._memory.facts.add(
             self._pid,
             args["statement"],
             evidence=[Evidence("message", self._user.id)],
@@ -256,7 +265,7 @@ class MemoryTools:
             scope=self._session.scope,
             importance=min(max(args.get("importance", 5), 1), 10),
         )
-        self._engine.entities.link(self._pid, "fact", fact.id, extract_entities(fact.statement))
+        self._memory.entities.link(self._pid, "fact", fact.id, extract_entities(fact.statement))
         return ToolResult(
             "remember_fact",
             f"Proposed as fact {fact.id} ({fact.status}); the user will review it.",
@@ -265,7 +274,7 @@ class MemoryTools:
         )
 
     def _forget(self, args: dict[str, Any]) -> ToolResult:
-        fact = self._engine.facts.forget(args["fact_id"], actor="agent", profile_id=self._pid)
+        fact = self._memory.facts.forget(args["fact_id"], actor="agent", profile_id=self._pid)
         return ToolResult(
             "forget_fact",
             f"Fact {fact.id} is no longer used (undoable).",

@@ -15,7 +15,7 @@ import apsw
 from assistant.memory.vectors import TEXT_SOURCES
 
 if TYPE_CHECKING:
-    from assistant.memory.retrieval import Memory
+    from assistant.memory.retrieval import MemoryItem
 
 __all__ = ["MemoryUse", "UsageStore", "memory_uses"]
 
@@ -128,7 +128,7 @@ class UsageStore:
         return {(row[0], row[1]): row[2] for row in rows}, last
 
 
-def memory_uses(reply_id: int, used: Sequence[tuple[str, Memory]]) -> list[MemoryUse]:
+def memory_uses(reply_id: int, used: Sequence[tuple[str, MemoryItem]]) -> list[MemoryUse]:
     """The rows that record which memories went into a reply, in prompt order."""
     return [
         MemoryUse(

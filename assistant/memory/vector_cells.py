@@ -2,10 +2,10 @@
 
 Exact KNN in sqlite-vec reads every vector (~500 ms at 1M 384-d rows on two cores),
 and a 1-bit prefilter ranked clustered embeddings too poorly (recall@10 0.63). Here a
-large table's vectors are grouped into ``CELLS`` cells around centroids learnt from a
+large table's vectors are grouped into ``CellSizes.cells`` cells around centroids learnt from a
 sample of them (spherical k-means, run through sqlite-vec itself: no numpy); a copy of
 each vector is stored with its cell as a second vec0 partition key, so a search reads
-only the ``NPROBE`` cells whose centroids lie nearest the query (an inverted-file
+only the ``CellSizes.nprobe`` cells whose centroids lie nearest the query (an inverted-file
 index). Distances within those cells are exact float cosines.
 
 Each vector table ``vec_<kind>_m<id>`` may have: ``veccent_<kind>_m<id>`` (centroids),
@@ -22,14 +22,14 @@ from __future__ import annotations
 import random
 from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import islice
 from threading import Event
 
 import apsw
 
 __all__ = [
-    "CELLS",
-    "NPROBE",
+    "CellSizes",
     "build",
     "centroid_table",
     "index_tables",
@@ -42,21 +42,37 @@ __all__ = [
     "schema",
 ]
 
-# 256 cells: ~4k vectors a cell at 1M rows, ~80 at 20k. 8 probed read ~3% of the table
-# (~26 ms CPU at 1M rows, against ~1 s exact); on the scale benchmark's clustered vectors
-# even 4 find the exact top 50, so 8 leaves a margin for embeddings that cluster less.
-CELLS = 256
-NPROBE = 8
 # k-means learns from this many sampled vectors a cell, for this many rounds.
 _SAMPLE_PER_CELL = 32
 _ROUNDS = 6
-# Vectors copied per transaction while building (the writer lock is held that long).
-_BATCH = 2000
 # Small chunks: a cell holds a few thousand vectors at most, and a point lookup in a
 # small chunk costs a fraction of one in vec0's default 1024-vector chunk. Each
 # (profile, cell) partition's last chunk is part empty: with 128-vector chunks that
 # was a third of the copy's size at 100k messages, with 32 a tenth.
 _CHUNK_SIZE = 32
+
+
+@dataclass(frozen=True, slots=True)
+class CellSizes:
+    """How large vector tables are split into cells and searched (tests use small ones).
+
+    Attributes:
+        cells: how many cells a table's vectors are grouped into. 256: ~4k vectors a
+            cell at 1M rows, ~80 at 20k.
+        nprobe: how many cells nearest the query a search reads. 8 read ~3% of the
+            table (~26 ms CPU at 1M rows, against ~1 s exact); on the scale benchmark's
+            clustered vectors even 4 find the exact top 50, so 8 leaves a margin for
+            embeddings that cluster less.
+        min_rows: below this many vectors a table is searched exactly (under ~10 ms);
+            from it on, the maintenance work gives it cells.
+        batch: vectors copied per transaction while building (the writer lock is held
+            that long).
+    """
+
+    cells: int = 256
+    nprobe: int = 8
+    min_rows: int = 20_000
+    batch: int = 2000
 
 
 def partition_table(table: str) -> str:
@@ -115,14 +131,14 @@ def insert_sql(table: str) -> str:
 
 
 def nearest(
-    conn: apsw.Connection, table: str, profile_id: int, packed: bytes, k: int
+    conn: apsw.Connection, table: str, profile_id: int, packed: bytes, k: int, nprobe: int
 ) -> list[tuple[int, float]]:
-    """The ``k`` nearest vectors in the ``NPROBE`` cells nearest ``packed``: (id, distance)."""
+    """The ``k`` nearest vectors in the ``nprobe`` cells nearest ``packed``: (id, distance)."""
     cells = [
         row[0]
         for row in conn.execute(
             f"SELECT cell FROM {centroid_table(table)} WHERE embedding MATCH ? AND k = ?",
-            (packed, NPROBE),
+            (packed, nprobe),
         )
     ]
     sql = (
@@ -147,14 +163,21 @@ def scan(
     ).fetchall()
 
 
-def build(conn: apsw.Connection, table: str, dim: int, stop: Event | None = None) -> bool:
+def build(
+    conn: apsw.Connection,
+    table: str,
+    dim: int,
+    stop: Event | None = None,
+    sizes: CellSizes = CellSizes(),
+) -> bool:
     """Learn ``table``'s cells (once), copy every vector into them, then drop ``table``.
 
     Resumable: a build stopped between batches (``stop``) carries on where it left
     off next time. Returns whether the index is complete.
     """
     if not is_trained(conn, table):
-        centroids = _kmeans(_sample(conn, table, CELLS * _SAMPLE_PER_CELL), conn, table, dim)
+        sample = _sample(conn, table, sizes.cells * _SAMPLE_PER_CELL)
+        centroids = _kmeans(sample, sizes.cells, conn, table, dim)
         with conn:
             for statement in schema(table, dim):
                 conn.execute(statement)
@@ -162,7 +185,7 @@ def build(conn: apsw.Connection, table: str, dim: int, stop: Event | None = None
             conn.execute("INSERT INTO vector_cells(vectors, complete) VALUES (?, 0)", (table,))
     conn.execute(f"DROP TABLE IF EXISTS {_BACKLOG}")
     try:
-        if not _assign(conn, table, stop) or not _copy(conn, table, stop):
+        if not _assign(conn, table, stop, sizes.batch) or not _copy(conn, table, stop, sizes.batch):
             return False
     finally:
         conn.execute(f"DROP TABLE IF EXISTS {_BACKLOG}")
@@ -180,7 +203,7 @@ def build(conn: apsw.Connection, table: str, dim: int, stop: Event | None = None
 _BACKLOG = "temp.cell_backlog"
 
 
-def _assign(conn: apsw.Connection, table: str, stop: Event | None) -> bool:
+def _assign(conn: apsw.Connection, table: str, stop: Event | None, size: int) -> bool:
     """Put every vector of ``table`` not yet copied, and its cell, in the backlog."""
     conn.execute(
         f"CREATE TABLE {_BACKLOG} (item_id INTEGER PRIMARY KEY, profile_id INTEGER,"
@@ -193,7 +216,7 @@ def _assign(conn: apsw.Connection, table: str, stop: Event | None) -> bool:
     part = partition_table(table)
     rows = conn.execute(f"SELECT item_id, profile_id, embedding FROM {table}")
     try:
-        while batch := list(islice(rows, _BATCH)):
+        while batch := list(islice(rows, size)):
             if stop is not None and stop.is_set():
                 return False
             copied = _present(conn, part, [row[0] for row in batch])
@@ -206,7 +229,7 @@ def _assign(conn: apsw.Connection, table: str, stop: Event | None) -> bool:
     return True
 
 
-def _copy(conn: apsw.Connection, table: str, stop: Event | None) -> bool:
+def _copy(conn: apsw.Connection, table: str, stop: Event | None, size: int) -> bool:
     """Copy the backlog into the cells, a cell's vectors together (they share pages)."""
     part = partition_table(table)
     conn.execute(f"CREATE INDEX {_BACKLOG}_cells ON cell_backlog(profile_id, cell, item_id)")
@@ -215,7 +238,7 @@ def _copy(conn: apsw.Connection, table: str, stop: Event | None) -> bool:
         f"SELECT item_id, profile_id, cell, embedding FROM {_BACKLOG}"
         " WHERE (profile_id, cell, item_id) > (?, ?, ?) ORDER BY profile_id, cell, item_id"
         " LIMIT ?",
-        (*after, _BATCH),
+        (*after, size),
     ).fetchall():
         if stop is not None and stop.is_set():
             return False
@@ -248,10 +271,12 @@ def _sample(conn: apsw.Connection, table: str, count: int) -> list[array]:
     return [array("f", conn.execute(sql, (i,)).fetchone()[0]) for i in ids]
 
 
-def _kmeans(sample: list[array], conn: apsw.Connection, table: str, dim: int) -> list[array]:
+def _kmeans(
+    sample: list[array], cells: int, conn: apsw.Connection, table: str, dim: int
+) -> list[array]:
     """Spherical k-means: each round assigns the sample through a vec0 table of centroids."""
     rng = random.Random(len(sample))
-    centroids = [array("f", v) for v in rng.sample(sample, min(CELLS, len(sample)))]
+    centroids = [array("f", v) for v in rng.sample(sample, min(cells, len(sample)))]
     scratch = "temp." + centroid_table(table)
     conn.execute(f"DROP TABLE IF EXISTS {scratch}")
     conn.execute(

@@ -22,7 +22,6 @@ from assistant.memory import vector_cells
 from assistant.memory.base import Store
 
 __all__ = [
-    "CELLS_MIN_ROWS",
     "TEXT_SOURCES",
     "EmbeddingModel",
     "PendingText",
@@ -30,10 +29,6 @@ __all__ = [
     "enqueue",
 ]
 
-# Below this many vectors, a table is searched exactly (under ~10 ms); from it on, the
-# maintenance work gives it cells (see vector_cells), and once every vector is in
-# them, nearest() reads only the cells nearest the query.
-CELLS_MIN_ROWS = 20_000
 # How long a table's row count is trusted before it is counted again (seconds).
 _SIZE_TTL = 60.0
 
@@ -107,10 +102,20 @@ class VectorStore(Store):
     Args:
         conn: returns the calling thread's connection.
         clock: the time source for every timestamp written.
+        cells: how large tables are split into cells and searched: below
+            ``cells.min_rows`` vectors a table is searched exactly; from it on, the
+            maintenance work gives it cells (see vector_cells), and once every vector
+            is in them, nearest() reads only the cells nearest the query.
     """
 
-    def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
+    def __init__(
+        self,
+        conn: Callable[[], apsw.Connection],
+        clock: Clock,
+        cells: vector_cells.CellSizes | None = None,
+    ) -> None:
         super().__init__(conn, clock)
+        self.cells = cells or vector_cells.CellSizes()
         self._sizes: dict[str, tuple[int, float]] = {}
 
     def model(self, name: str) -> EmbeddingModel | None:
@@ -307,8 +312,8 @@ class VectorStore(Store):
                 return
             if not self._exists(table) or vector_cells.is_complete(conn, table):
                 continue
-            if vector_cells.is_trained(conn, table) or self.size(table) >= CELLS_MIN_ROWS:
-                vector_cells.build(conn, table, int(model.dim), stop)
+            if vector_cells.is_trained(conn, table) or self.size(table) >= self.cells.min_rows:
+                vector_cells.build(conn, table, int(model.dim), stop, self.cells)
 
     def nearest(
         self,
@@ -332,8 +337,10 @@ class VectorStore(Store):
         conn = self._conn()
         packed = _pack(query)
         if vector_cells.is_complete(conn, table):
-            search = vector_cells.scan if exact else vector_cells.nearest
-            found = search(conn, table, profile_id, packed, k)
+            if exact:
+                found = vector_cells.scan(conn, table, profile_id, packed, k)
+            else:
+                found = vector_cells.nearest(conn, table, profile_id, packed, k, self.cells.nprobe)
         else:
             found = conn.execute(
                 f"SELECT item_id, distance FROM {table}"

@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from assistant.memory.models import Message
+from assistant.tokens import estimate_tokens
 
-__all__ = ["STRATEGIES", "Strategy", "WorkingMemory", "select_turns"]
+if TYPE_CHECKING:
+    from assistant.memory.store import MessageStore
+
+__all__ = ["STRATEGIES", "Strategy", "WorkingMemory", "select_turns", "working_memory"]
 
 Strategy = Literal["buffer", "window", "summary", "summary_buffer"]
 STRATEGIES: tuple[Strategy, ...] = ("buffer", "window", "summary", "summary_buffer")
@@ -81,8 +85,6 @@ def select_turns(
 
 
 def _cost(text: str) -> int:
-    from assistant.tokens import estimate_tokens
-
     return estimate_tokens(text)
 
 
@@ -96,3 +98,18 @@ def _newest_within(turns: list[Message], room: int) -> list[Message]:
         kept.append(message)
         room -= cost
     return kept[::-1]
+
+
+def working_memory(
+    messages: MessageStore, session_id: int, strategy: Strategy, window: int
+) -> WorkingMemory:
+    """The session's turns for the prompt, as ``strategy`` chooses them in half the
+    model's ``window``."""
+    summary, upto = messages.summary(session_id)
+    return select_turns(
+        messages.recent_messages(session_id, 400),
+        strategy=strategy,
+        budget=window // 2,
+        summary=summary,
+        summary_upto=upto,
+    )

@@ -222,11 +222,11 @@ def test_the_data_file_stays_private_after_a_forget(engine, admin, tmp_path):
     assert oct(os.stat(engine.db.path).st_mode & 0o777) == "0o600"
 
 
-def test_forget_deletes_the_vectors_copies_in_their_cells(engine, admin, tmp_path, monkeypatch):
-    from assistant.memory import vector_cells, vectors
+def test_forget_deletes_the_vectors_copies_in_their_cells(engine, admin, tmp_path):
+    from assistant.memory import vector_cells
+    from assistant.memory.vector_cells import CellSizes
 
-    monkeypatch.setattr(vectors, "CELLS_MIN_ROWS", 1)
-    monkeypatch.setattr(vector_cells, "CELLS", 2)
+    engine.vectors.cells = CellSizes(cells=2, min_rows=1)  # a few dozen vectors get cells
     seed(engine, tmp_path)
     engine.embed_pending()
     model = engine.vectors.model(engine.vector_key)

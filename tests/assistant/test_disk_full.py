@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant import chat
+from assistant.engine import Hippo
 from assistant.errors import StorageError
 from assistant.turns import ReplyFailed, ReplyStarted, TextDelta
 from tests.disk import cap_file, disk_full
@@ -28,10 +28,27 @@ def test_a_message_a_full_disk_cannot_take_is_refused_whole_with_advice(engine, 
     assert engine.history(session.id)[-2].content == LONG
 
 
+@pytest.fixture
+def saving_engine(config, clock):
+    """An engine that saves a streaming reply at every chunk."""
+    from assistant.llm.gateway import OllamaGateway
+
+    hippo = Hippo(
+        config.db_path,
+        OllamaGateway(config.ollama.host),
+        chat_model=config.models.chat,
+        embedding_model=config.models.embedding,
+        clock=clock,
+        save_every_s=0.0,
+    )
+    yield hippo
+    hippo.close()
+
+
 def test_a_reply_a_full_disk_cuts_off_fails_with_advice_and_the_message_stays(
-    engine, fake_ollama, monkeypatch
+    saving_engine, fake_ollama
 ):
-    monkeypatch.setattr(chat, "_SAVE_EVERY_S", 0.0)  # save the reply at every chunk
+    engine = saving_engine
     fake_ollama.script(Reply(content=LONG, chunk_size=2000))
     session = engine.new_session()
     events = []

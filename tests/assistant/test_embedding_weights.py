@@ -61,7 +61,7 @@ def test_until_reembedded_items_are_found_by_their_words(engine, fake_ollama, cl
     message, items = _remember(engine)
     fake_ollama.new_weights("embeddinggemma")
     _later(clock)
-    engine.check_embedding_weights()
+    engine.embedder.check_weights()
     assert engine.pending_embeddings() == items
     (found,) = engine.recall("passport", kinds=("message",))
     assert found.item_id == message.id and found.vector is None and found.keyword > 0
@@ -186,11 +186,11 @@ def test_the_start_up_listing_spares_background_work_a_listing(engine, fake_olla
     assert len([r for r in fake_ollama.requests if r.path == "/api/tags"]) == listed
 
 
-def test_new_weights_clear_the_cells_too(engine, fake_ollama, clock, monkeypatch):
-    from assistant.memory import vector_cells, vectors
+def test_new_weights_clear_the_cells_too(engine, fake_ollama, clock):
+    from assistant.memory import vector_cells
+    from assistant.memory.vector_cells import CellSizes
 
-    monkeypatch.setattr(vectors, "CELLS_MIN_ROWS", 20)
-    monkeypatch.setattr(vector_cells, "CELLS", 4)
+    engine.vectors.cells = CellSizes(cells=4, min_rows=20)  # a few dozen vectors get cells
     session = engine.new_session()
     for i in range(30):
         engine.messages.add_message(session.id, "user", f"note {i} about gardening and tomatoes")
@@ -200,7 +200,7 @@ def test_new_weights_clear_the_cells_too(engine, fake_ollama, clock, monkeypatch
     assert vector_cells.is_complete(engine.db.conn, table)
     fake_ollama.new_weights("embeddinggemma")
     _later(clock)
-    engine.check_embedding_weights()
+    engine.embedder.check_weights()
     assert not vector_cells.is_trained(engine.db.conn, table)
     tables = {row[0] for row in engine.db.conn.execute("SELECT name FROM sqlite_master")}
     assert tables.isdisjoint({table, *vector_cells.index_tables(table)})
@@ -238,7 +238,7 @@ def test_a_renewal_cut_short_keeps_the_old_vectors_and_is_done_again(engine, fak
     fake_ollama.new_weights("embeddinggemma")
     _later(clock)
     with pytest.raises(apsw.Error):
-        engine.check_embedding_weights()
+        engine.embedder.check_weights()
     assert engine.vectors.model(engine.vector_key) == old
     assert engine.pending_embeddings() == 0
     assert conn.execute(f"SELECT count(*) FROM {old.table('message')}").fetchone()[0] == 2

@@ -115,17 +115,38 @@ def test_search_leaves_the_ranking_to_keywords_where_the_model_does_not_read_the
     assert hit.score == pytest.approx(hit.keyword)
 
 
-def test_search_fuses_the_similarities_of_a_model_that_reads_the_script(
-    engine, fake_ollama, monkeypatch
-):
-    _say(engine, engine.new_session(), "我的护照三月到期")
-    _say(engine, engine.new_session(), "海边散步")
-    engine.embed_pending()
-    monkeypatch.setattr(engine._reading, "reading", lambda model, text: Reading(1.0))
-    hits = engine.search_messages("护照什么时候到期")
-    assert [h.message.content for h in hits] == ["我的护照三月到期", "海边散步"]
-    # The similarity adds to the keyword score's share (search fuses as recall does).
-    assert hits[0].score > hits[0].keyword * engine.retriever.weights.keyword
+class ReadsEveryScript:
+    """A reading probe for a model that reads every script in full."""
+
+    def reading(self, model: str, text: str) -> Reading:
+        return Reading(1.0)
+
+    def forget(self, model: str) -> None:
+        pass
+
+
+def test_search_fuses_the_similarities_of_a_model_that_reads_the_script(config, clock, fake_ollama):
+    from assistant.engine import Hippo
+    from assistant.llm.gateway import OllamaGateway
+
+    engine = Hippo(
+        config.db_path,
+        OllamaGateway(config.ollama.host),
+        chat_model=config.models.chat,
+        embedding_model=config.models.embedding,
+        clock=clock,
+        reading=ReadsEveryScript(),
+    )
+    try:
+        _say(engine, engine.new_session(), "我的护照三月到期")
+        _say(engine, engine.new_session(), "海边散步")
+        engine.embed_pending()
+        hits = engine.search_messages("护照什么时候到期")
+        assert [h.message.content for h in hits] == ["我的护照三月到期", "海边散步"]
+        # The similarity adds to the keyword score's share (search fuses as recall does).
+        assert hits[0].score > hits[0].keyword * engine.retriever.weights.keyword
+    finally:
+        engine.close()
 
 
 def test_vector_search_stays_inside_the_profile(engine, fake_ollama, config):
@@ -216,13 +237,11 @@ def test_the_user_is_told_once_that_the_model_does_not_read_their_language(
     assert again.take_notices() == []  # the answer is kept in the file: not the next run either
 
 
-def test_background_work_gives_a_large_archive_cells_and_recall_uses_them(
-    engine, fake_ollama, monkeypatch
-):
-    from assistant.memory import vector_cells, vectors
+def test_background_work_gives_a_large_archive_cells_and_recall_uses_them(engine, fake_ollama):
+    from assistant.memory import vector_cells
+    from assistant.memory.vector_cells import CellSizes
 
-    monkeypatch.setattr(vectors, "CELLS_MIN_ROWS", 20)
-    monkeypatch.setattr(vector_cells, "CELLS", 4)
+    engine.vectors.cells = CellSizes(cells=4, min_rows=20)  # a few dozen vectors get cells
     session = engine.new_session()
     _say(engine, session, *[f"note {i} about gardening and tomatoes" for i in range(30)])
     wanted = engine.messages.add_message(session.id, "user", "my passport expires in March")

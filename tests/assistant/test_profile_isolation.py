@@ -25,7 +25,6 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -34,11 +33,10 @@ from hypothesis import strategies as st
 from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.llm.gateway import OllamaGateway
-from assistant.memory import vector_cells
-from assistant.memory import vectors as vectors_module
 from assistant.memory.entities import extract_entities
 from assistant.memory.facts import Evidence
 from assistant.memory.retrieval import Query
+from assistant.memory.vector_cells import CellSizes
 from tests.conftest import CHAT_MODEL, EMBEDDING_MODEL
 
 KINDS = ("message", "fact", "episode", "chunk", "event")
@@ -140,11 +138,8 @@ def test_every_retrieval_path_stays_inside_its_profile(fake_ollama, profiles, la
         first.embed_pending()
         # Cells for every table (large ones get them in the background), so that the
         # approximate path is searched too; two cells, so that it finds every vector.
-        with (
-            mock.patch.object(vectors_module, "CELLS_MIN_ROWS", 1),
-            mock.patch.object(vector_cells, "CELLS", 2),
-        ):
-            first.vectors.build_cells(first.vectors.model(first.vector_key))
+        first.vectors.cells = CellSizes(cells=2, min_rows=1)
+        first.vectors.build_cells(first.vectors.model(first.vector_key))
         try:
             for hippo in engines:
                 _check_profile(world, hippo)

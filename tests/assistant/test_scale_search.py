@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
-import threading
 
 import pytest
 
 from assistant.clock import ManualClock
-from assistant.memory import store as store_module
 from assistant.memory import vector_cells
-from assistant.memory import vectors as vectors_module
 from assistant.memory.store import MessageStore
 from assistant.memory.textindex import fts_query
+from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import PendingText, VectorStore
 from data_schema.connect import Database
 from data_schema.migrations import apply_migrations
@@ -45,11 +44,9 @@ def _clustered(rng: random.Random, n: int, centres: int = 8) -> list[list[float]
 
 
 @pytest.fixture
-def few_cells(monkeypatch):
+def few_cells() -> CellSizes:
     """Cells sized for a few hundred vectors: 8 cells, 3 probed, built from 100 rows."""
-    monkeypatch.setattr(vector_cells, "CELLS", 8)
-    monkeypatch.setattr(vector_cells, "NPROBE", 3)
-    monkeypatch.setattr(vectors_module, "CELLS_MIN_ROWS", 100)
+    return CellSizes(cells=8, nprobe=3, min_rows=100)
 
 
 def _store(vectors, model, rows, first_id: int = 1, profile_id: int = 1) -> None:
@@ -57,8 +54,8 @@ def _store(vectors, model, rows, first_id: int = 1, profile_id: int = 1) -> None
     vectors.store(model, items, rows)
 
 
-def _cells_db(db, n: int = 400, seed: int = 3):
-    vectors = VectorStore(lambda: db.conn, ManualClock())
+def _cells_db(db, cells: CellSizes, n: int = 400, seed: int = 3):
+    vectors = VectorStore(lambda: db.conn, ManualClock(), cells)
     model = vectors.ensure_model("test-64", DIM)
     rows = _clustered(random.Random(seed), n)
     _store(vectors, model, rows)
@@ -70,7 +67,7 @@ def _noisy(rng: random.Random, v: list[float]) -> list[float]:
 
 
 def test_a_small_table_gets_no_cells_and_is_searched_exactly(db, few_cells):
-    vectors, model, rows = _cells_db(db, n=60)
+    vectors, model, rows = _cells_db(db, few_cells, n=60)
     vectors.build_cells(model)
     assert not vector_cells.is_trained(db.conn, model.table("message"))
     exact = vectors.nearest(model, "message", 1, rows[5], 10, exact=True)
@@ -78,7 +75,7 @@ def test_a_small_table_gets_no_cells_and_is_searched_exactly(db, few_cells):
 
 
 def test_cells_find_the_exact_nearest_neighbours(db, few_cells):
-    vectors, model, rows = _cells_db(db)
+    vectors, model, rows = _cells_db(db, few_cells)
     vectors.build_cells(model)
     assert vector_cells.is_complete(db.conn, model.table("message"))
     rng = random.Random(9)
@@ -92,7 +89,7 @@ def test_cells_find_the_exact_nearest_neighbours(db, few_cells):
 
 
 def test_similarities_read_from_the_cells_equal_the_exact_ones(db, few_cells):
-    vectors, model, rows = _cells_db(db)
+    vectors, model, rows = _cells_db(db, few_cells)
     query = rows[0]
     before = vectors.similarities(model, "message", [3, 50, 399], query)
     vectors.build_cells(model)
@@ -101,7 +98,7 @@ def test_similarities_read_from_the_cells_equal_the_exact_ones(db, few_cells):
 
 
 def test_cells_never_mix_in_another_profiles_vectors(db, few_cells):
-    vectors, model, rows = _cells_db(db)
+    vectors, model, rows = _cells_db(db, few_cells)
     _store(vectors, model, rows[:50], first_id=1000, profile_id=2)  # the same vectors
     vectors.build_cells(model)
     found = vectors.nearest(model, "message", 1, rows[0], 20)
@@ -111,7 +108,7 @@ def test_cells_never_mix_in_another_profiles_vectors(db, few_cells):
 
 
 def test_a_complete_index_holds_each_vector_once_and_searches_as_the_table_did(db, few_cells):
-    vectors, model, rows = _cells_db(db)
+    vectors, model, rows = _cells_db(db, few_cells)
     table = model.table("message")
     exact = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
     near = vectors.similarities(model, "message", [3, 50], rows[9])
@@ -130,7 +127,7 @@ def test_a_complete_index_holds_each_vector_once_and_searches_as_the_table_did(d
 
 
 def test_a_vector_stored_after_the_build_is_found(db, few_cells):
-    vectors, model, rows = _cells_db(db)
+    vectors, model, rows = _cells_db(db, few_cells)
     vectors.build_cells(model)
     late = _unit(random.Random(42))
     _store(vectors, model, [late], first_id=5000)
@@ -141,24 +138,25 @@ def test_a_vector_stored_after_the_build_is_found(db, few_cells):
     assert found.count(5000) == 1 and found[:2] in ([8, 5000], [5000, 8])
 
 
-def test_a_stopped_build_searches_exactly_until_it_resumes(db, few_cells, monkeypatch):
-    vectors, model, rows = _cells_db(db)
-    monkeypatch.setattr(vector_cells, "_BATCH", 100)
-    stop = threading.Event()
-    original = vector_cells._present
+class StopOnceTrained:
+    """A stop signal that turns on once the table's cells are learnt: the build stops
+    before it copies a vector."""
 
-    def stop_after_first_batch(*args):
-        stop.set()
-        return original(*args)
+    def __init__(self, conn, table: str) -> None:
+        self._conn, self._table = conn, table
 
-    monkeypatch.setattr(vector_cells, "_present", stop_after_first_batch)
-    vectors.build_cells(model, stop)
+    def is_set(self) -> bool:
+        return vector_cells.is_trained(self._conn, self._table)
+
+
+def test_a_stopped_build_searches_exactly_until_it_resumes(db, few_cells):
+    vectors, model, rows = _cells_db(db, dataclasses.replace(few_cells, batch=100))
     table = model.table("message")
+    vectors.build_cells(model, StopOnceTrained(db.conn, table))
     assert vector_cells.is_trained(db.conn, table) and not vector_cells.is_complete(db.conn, table)
     exact = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
     assert vectors.nearest(model, "message", 1, rows[9], 10) == exact
-    monkeypatch.setattr(vector_cells, "_present", original)
-    vectors.build_cells(model)
+    vectors.build_cells(model)  # resumes, copying 100 vectors a batch
     assert vector_cells.is_complete(db.conn, table)
     part = vector_cells.partition_table(table)
     assert db.conn.execute(f"SELECT count(*) FROM {part}").fetchone()[0] == len(rows)
@@ -182,15 +180,13 @@ def test_fts_query_leaves_out_terms_it_is_told_to_but_never_all():
     assert fts_query("today", keep=lambda t: False) == '"today"'
 
 
-def test_keyword_search_skips_very_common_words_in_a_large_archive(db, monkeypatch):
-    store = MessageStore(lambda: db.conn, ManualClock())
+def test_keyword_search_skips_very_common_words_in_a_large_archive(db):
+    store = MessageStore(lambda: db.conn, ManualClock(), common_share=0.1, common_min=5)
     profile = store.profile("default")
     session = store.create_session(profile.id)
     for i in range(30):
         store.add_message(session.id, "user", f"today was fine, note {i}")
     target = store.add_message(session.id, "user", "today I baked sourdough")
-    monkeypatch.setattr(store_module, "_COMMON_MIN", 5)
-    monkeypatch.setattr(store_module, "_COMMON_SHARE", 0.1)
     found = store.keyword_search(profile.id, "sourdough today", 10)
     # "today" is too common to search by: only the sourdough turn (and its neighbour,
     # whose context column holds the word) match.

@@ -225,7 +225,7 @@ def test_old_turns_fold_into_the_running_summary_after_the_reply(engine, fake_ol
         fake_ollama.script(Reply(content=f"Answer {i}: " + "detail " * 30))
         list(engine.send(session.id, f"Question {i} about the garden " + "words " * 20))
     fake_ollama.script(Reply(content="The user is planning a garden."))
-    assert engine.update_summaries() == 1
+    assert engine.summaries.update() == 1
     summary, upto = engine.messages.summary(session.id)
     assert summary == "The user is planning a garden." and upto > 0
     list(engine.send(session.id, "And now?"))

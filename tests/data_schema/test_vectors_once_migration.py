@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from assistant.clock import ManualClock
 from assistant.memory import vector_cells
-from assistant.memory import vectors as vectors_module
+from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import VectorStore
 from data_schema.connect import Database, connect
 from data_schema.migrations import MIGRATIONS, applied_migrations
@@ -43,7 +43,7 @@ def _names(conn) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
 
 
-def test_old_cells_are_dropped_and_built_again_holding_the_only_copy(tmp_path, monkeypatch):
+def test_old_cells_are_dropped_and_built_again_holding_the_only_copy(tmp_path):
     path = tmp_path / "hippo.db"
     _file_before_m012(path)
     db = Database(path)
@@ -52,9 +52,7 @@ def test_old_cells_are_dropped_and_built_again_holding_the_only_copy(tmp_path, m
         assert not {"vecpart_message_m1", "veccent_message_m1"} & _names(conn)
         assert conn.execute("SELECT count(*) FROM vector_cells").fetchone() == (0,)
         assert conn.execute(f"SELECT count(*) FROM {TABLE}").fetchone() == (30,)
-        monkeypatch.setattr(vectors_module, "CELLS_MIN_ROWS", 10)
-        monkeypatch.setattr(vector_cells, "CELLS", 2)
-        store = VectorStore(lambda: db.conn, ManualClock())
+        store = VectorStore(lambda: db.conn, ManualClock(), CellSizes(cells=2, min_rows=10))
         model = store.model("all-minilm:latest")
         assert model is not None
         before = store.nearest(model, "message", 1, [0.5, 1.0], 5)

@@ -333,7 +333,7 @@ class ChatScreen(ChatCommands):
             # After its reply has stopped (nothing may write to it once deleted), and off
             # the UI thread: deleting scrubs the data file.
             await asyncio.to_thread(self._idle.wait, _STOP_WAIT_S)
-            await asyncio.to_thread(_forget_incognito, self.engine, self.session_id)
+            await asyncio.to_thread(self.engine.admin.forget.end_session, self.session_id)
             if announce:
                 self.notify("The incognito chat was deleted.", title="Incognito", markup=False)
         prompt = next(iter(self.query(PromptInput)), None)  # gone when the app closes
@@ -575,16 +575,6 @@ class _Wait:
             "stream": f"Waiting for {chat_model} to go on…",
         }[self.stage]
         return f"{what} {waited:.0f} s · Esc stops"
-
-
-def _forget_incognito(engine: Hippo, session_id: int) -> None:
-    """Drop an incognito chat: from memory, where it lives, or from the file (an old one)."""
-    from assistant.memory.incognito import is_incognito_id
-
-    if is_incognito_id(session_id):
-        engine.messages.incognito.drop(session_id)
-    else:  # written by a Hippo that kept incognito chats in the file
-        engine.admin.forget.end_session(session_id)
 
 
 def _host_shown(host: str | None) -> str:

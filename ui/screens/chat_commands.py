@@ -211,7 +211,7 @@ class ChatCommands(Screen[None]):
             self.notify("Send a message first: an empty chat has nothing to rename.", markup=False)
             return
         engine: Hippo = self.engine
-        session = engine.messages.rename_session(self.session_id, title)
+        session = engine.rename_session(self.session_id, title)
         self.sub_title = self._title(session)
         self.notify(f"Renamed: {session.title}", markup=False)
 

@@ -105,7 +105,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
 
         def answered(text: str | None) -> None:
             if text:
-                session = self.engine.messages.rename_session(session_id, text)
+                session = self.engine.rename_session(session_id, text)
                 now = self.engine.clock.now()
                 options = self.query_one("#session-list", OptionList)
                 options.replace_option_prompt(str(session_id), _prompt(session, now))

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from textual.widgets import Collapsible
 
     from assistant.memory.models import Message
-    from assistant.memory.retrieval import Memory
+    from assistant.memory.retrieval import MemoryItem
     from ui.widgets.live_reply import LiveReply
 
 __all__ = ["MessageView"]
@@ -211,7 +211,7 @@ class MessageView(Vertical, can_focus=True):
         await self.mount(_settled_body(self.role, self.content), after=body)
         await body.remove()
 
-    async def show_memories(self, memories: Sequence[tuple[str, Memory]]) -> None:
+    async def show_memories(self, memories: Sequence[tuple[str, MemoryItem]]) -> None:
         """List the memories that went into this reply, collapsed, with their scores."""
         if not memories:
             return
