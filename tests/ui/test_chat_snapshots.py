@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 
 from assistant.config import Config
 from assistant.engine import Hippo
+from assistant.settings import OllamaSettings
 from tests.fake_ollama import FakeOllama
 from tests.ui.conftest import make_engine
 from tests.ui.helpers import chat_ready, no_toasts, sees, send_command, wait_until
@@ -32,7 +33,11 @@ def fixed_ollama() -> Iterator[FakeOllama]:
 
 @pytest.fixture
 def snap_engine(tmp_path, clock, fixed_ollama) -> Iterator[Hippo]:
-    config = Config(data_dir=tmp_path, config_dir=tmp_path / "cfg", ollama_host=fixed_ollama.host)
+    config = Config(
+        data_dir=tmp_path,
+        config_dir=tmp_path / "cfg",
+        ollama=OllamaSettings(host=fixed_ollama.host),
+    )
     engine = make_engine(config, clock)
     yield engine
     engine.close()
@@ -46,7 +51,11 @@ async def _still(pilot: Pilot[None]) -> None:
 
 
 def test_the_greeting_of_a_new_user(snap_compare, snap_engine, fixed_ollama, tmp_path):
-    config = Config(data_dir=tmp_path, config_dir=tmp_path / "cfg", ollama_host=fixed_ollama.host)
+    config = Config(
+        data_dir=tmp_path,
+        config_dir=tmp_path / "cfg",
+        ollama=OllamaSettings(host=fixed_ollama.host),
+    )
     app = HippoApp(snap_engine, config)
 
     async def run_before(pilot: Pilot[None]) -> None:
@@ -58,7 +67,11 @@ def test_the_greeting_of_a_new_user(snap_compare, snap_engine, fixed_ollama, tmp
 
 
 def test_the_help_panel(snap_compare, snap_engine, fixed_ollama, tmp_path):
-    config = Config(data_dir=tmp_path, config_dir=tmp_path / "cfg", ollama_host=fixed_ollama.host)
+    config = Config(
+        data_dir=tmp_path,
+        config_dir=tmp_path / "cfg",
+        ollama=OllamaSettings(host=fixed_ollama.host),
+    )
     (config.config_dir).mkdir(parents=True, exist_ok=True)
     (config.config_dir / "welcomed").touch()
     app = HippoApp(snap_engine, config)
