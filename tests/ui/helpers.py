@@ -98,12 +98,15 @@ async def type_text(pilot: Pilot[None], text: str) -> None:
 
 async def sees(pilot: Pilot[None], *texts: str, timeout: float = WAIT_S) -> str:
     """Wait until the terminal shows every one of ``texts``; return the screen's text."""
-    await wait_until(
-        pilot,
-        lambda: all(text in screen_text(pilot.app) for text in texts),
-        timeout,
-        what=f"the screen to show {texts}",
-    )
+    try:
+        await wait_until(
+            pilot,
+            lambda: all(text in screen_text(pilot.app) for text in texts),
+            timeout,
+            what=f"the screen to show {texts}",
+        )
+    except AssertionError as exc:  # say what it showed instead
+        raise AssertionError(f"{exc}; it shows:\n{screen_text(pilot.app)}") from None
     return screen_text(pilot.app)
 
 
