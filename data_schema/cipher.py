@@ -21,6 +21,8 @@ from typing import Literal, Protocol
 
 import apsw
 
+from data_schema.rows import scalar
+
 __all__ = [
     "CIPHER",
     "DataKey",
@@ -227,7 +229,7 @@ def table_counts(conn: apsw.Connection) -> dict[str, int]:
             " ORDER BY name"
         )
     ]
-    return {name: conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0] for name in names}
+    return {name: scalar(conn, f'SELECT count(*) FROM "{name}"') for name in names}
 
 
 def fsync_path(path: Path, *, directory: bool = False) -> None:

@@ -21,6 +21,7 @@ import apsw
 
 from assistant.errors import DataKeyError, ExtensionLoadError, StorageError
 from data_schema.cipher import KeySource, file_state, open_keyed
+from data_schema.rows import scalar
 from data_schema.sqlite_errors import DataConnection, storage_error, write_failed
 
 __all__ = [
@@ -185,7 +186,7 @@ def connect(
 
 def sqlite_vec_version(conn: apsw.Connection) -> str:
     """The loaded sqlite-vec's version, e.g. ``v0.1.9``."""
-    return str(conn.execute("SELECT vec_version()").fetchone()[0])
+    return str(scalar(conn, "SELECT vec_version()"))
 
 
 class Database:

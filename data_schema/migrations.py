@@ -9,10 +9,12 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import apsw
 
 from assistant.errors import MigrationError
+from data_schema.rows import scalar
 
 __all__ = ["MIGRATIONS", "applied_migrations", "apply_migrations", "schema_version"]
 
@@ -513,11 +515,13 @@ def m005_binary_vectors(conn: apsw.Connection) -> None:
     Hamming distance over it and rescored exactly with the float vectors. Existing
     vectors are copied over here; new ones are written to both tables.
     """
-    tables = conn.execute(
-        "SELECT t.name, m.dim FROM sqlite_master t JOIN embedding_models m"
-        " ON t.name GLOB 'vec_*_m' || m.id"
-        " WHERE t.type = 'table' AND t.sql LIKE 'CREATE VIRTUAL TABLE%'"
-    ).fetchall()
+    tables: list[tuple[str, int]] = list(
+        conn.execute(
+            "SELECT t.name, m.dim FROM sqlite_master t JOIN embedding_models m"
+            " ON t.name GLOB 'vec_*_m' || m.id"
+            " WHERE t.type = 'table' AND t.sql LIKE 'CREATE VIRTUAL TABLE%'"
+        )
+    )
     for table, dim in tables:
         if dim % 8:
             continue
@@ -552,7 +556,7 @@ _INDEXED_BODIES: dict[str, tuple[str, Callable[..., str]]] = {
     "events": ("SELECT id, text FROM events", str),
 }
 # The rows among those an index holds (rowids), each as (rowid, *indexed columns).
-_IndexedRows = Callable[[apsw.Connection, set[int]], Iterator[tuple]]
+_IndexedRows = Callable[[apsw.Connection, set[int]], Iterator[tuple[Any, ...]]]
 # Each finished message with the finished messages just before and after it.
 _MESSAGES_IN_CONTEXT = """
     SELECT id, content, speaker, created_at,
@@ -579,7 +583,7 @@ def m007_cjk_characters_in_keyword_indexes(conn: apsw.Connection) -> None:
 
 
 def _indexed_bodies(select: str, body: Callable[..., str]) -> _IndexedRows:
-    def rows(conn: apsw.Connection, held: set[int]) -> Iterator[tuple]:
+    def rows(conn: apsw.Connection, held: set[int]) -> Iterator[tuple[Any, ...]]:
         for item_id, *columns in conn.execute(select):
             if item_id in held:
                 yield item_id, _m007_index_text(body(*columns))
@@ -587,7 +591,7 @@ def _indexed_bodies(select: str, body: Callable[..., str]) -> _IndexedRows:
     return rows
 
 
-def _indexed_messages(conn: apsw.Connection, held: set[int]) -> Iterator[tuple]:
+def _indexed_messages(conn: apsw.Connection, held: set[int]) -> Iterator[tuple[Any, ...]]:
     for item_id, content, speaker, at, *around in conn.execute(_MESSAGES_IN_CONTEXT):
         if item_id not in held:
             continue
@@ -748,13 +752,11 @@ def m011_injection_defences(conn: apsw.Connection) -> None:
 
 def _widen_check(conn: apsw.Connection, table: str, old: str, new: str) -> None:
     """Replace ``old`` by ``new`` in ``table``'s CHECK constraint (only ever to allow more)."""
-    sql = conn.execute(
-        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)
-    ).fetchone()[0]
+    sql = scalar(conn, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,))
     spaced = re.compile(r"\s+".join(map(re.escape, old.split())))
     if len(spaced.findall(sql)) != 1:
         raise apsw.SchemaChangeError(f"{table}'s CHECK constraint is not the expected one")
-    version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    version = scalar(conn, "PRAGMA schema_version")
     conn.execute("PRAGMA writable_schema = ON")
     try:
         conn.execute(
@@ -775,8 +777,8 @@ def m012_vectors_stored_once(conn: apsw.Connection) -> None:
     dropped here (a table without them is searched exactly); the app's background
     work builds them again in the new layout, then drops the table they copy.
     """
-    rows = conn.execute("SELECT vectors FROM vector_cells").fetchall()
-    for (table,) in rows:
+    tables: list[str] = [row[0] for row in conn.execute("SELECT vectors FROM vector_cells")]
+    for table in tables:
         for index in ("veccent_", "vecpart_"):
             conn.execute(f"DROP TABLE IF EXISTS {index}{table.removeprefix('vec_')}")
     conn.execute("DELETE FROM vector_cells")

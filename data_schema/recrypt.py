@@ -18,6 +18,7 @@ import apsw
 
 from assistant.errors import StorageError
 from data_schema.cipher import DataKey, Progress, apply_key, copy_into, fsync_path, table_counts
+from data_schema.rows import scalar
 
 __all__ = ["TMP_SUFFIX", "recrypt", "remove_leftover"]
 
@@ -43,7 +44,7 @@ def _open_exclusive(path: Path, key: DataKey | None) -> apsw.Connection:
         if key is not None:
             apply_key(conn, key)
         # Leaving WAL mode needs every other connection gone, and folds the WAL in.
-        if conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0] != "delete":
+        if scalar(conn, "PRAGMA journal_mode = DELETE") != "delete":
             raise _busy(path)
         conn.execute("PRAGMA locking_mode = EXCLUSIVE")
         conn.execute("BEGIN EXCLUSIVE")

@@ -135,7 +135,7 @@ class DataCursor(apsw.Cursor):
             raise self._failed(exc) from exc
 
     @property
-    def get(self) -> Any:  # type: ignore[override]
+    def get(self) -> Any:
         """The rows as apsw's ``Cursor.get`` gives them."""
         try:
             return apsw.Cursor.get.__get__(self)

@@ -26,9 +26,9 @@ import contextlib
 import functools
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from assistant.errors import ModelNotFound, OllamaError, OllamaStopped
 from assistant.llm import failures
@@ -62,6 +62,8 @@ _BACKSTOP_S = 5.0  # httpx's own read timeout comes this long after the watchdog
 
 Messages = Sequence[Mapping[str, Any]]
 Tools = Sequence[Mapping[str, Any] | Callable[..., Any]]
+# What `format=` takes, as the `ollama` client types it: "json", or a JSON schema.
+ReplyFormat = Literal["", "json"] | dict[str, Any]
 
 
 class OllamaGateway:
@@ -157,7 +159,8 @@ class OllamaGateway:
                 import ollama
 
                 self._clients["ollama"] = ollama.Client(host=self.host, **self._http_options())
-            return self._clients["ollama"]
+            client: ollama.Client = self._clients["ollama"]
+            return client
 
     def _http(self) -> httpx.Client:
         """A plain client, for the version (the `ollama` client has no call for it)."""
@@ -171,7 +174,8 @@ class OllamaGateway:
                 if api_key and not headers:  # as the ollama client does for its own requests
                     headers["Authorization"] = f"Bearer {api_key}"
                 self._clients["http"] = httpx.Client(headers=headers, **options)
-            return self._clients["http"]
+            http: httpx.Client = self._clients["http"]
+            return http
 
     def _http_options(self) -> dict[str, Any]:
         import httpx
@@ -348,7 +352,7 @@ class OllamaGateway:
         *,
         tools: Tools | None = None,
         think: bool | None = None,
-        format: str | Mapping[str, Any] | None = None,
+        format: ReplyFormat | None = None,
         options: Mapping[str, Any] | None = None,
         cancel: threading.Event | None = None,
     ) -> Iterator[ChatEvent]:
@@ -391,7 +395,7 @@ class OllamaGateway:
         *,
         tools: Tools | None = None,
         think: bool | None = None,
-        format: str | Mapping[str, Any] | None = None,
+        format: ReplyFormat | None = None,
         options: Mapping[str, Any] | None = None,
     ) -> ChatResult:
         """The whole reply at once (no streaming), e.g. for structured extraction.
@@ -474,7 +478,7 @@ class OllamaGateway:
         model: str,
         *,
         pulling: bool = False,
-    ) -> Iterator[_T]:
+    ) -> Generator[_T, None, None]:
         """The parts of a streamed call; ends quietly once it is cancelled.
 
         The first part may take `load_timeout` (the model may be loading), each next one

@@ -65,7 +65,9 @@ class OllamaServer:
         self.host = f"http://127.0.0.1:{self._port}"
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},  # so that stop() returns quickly
+            # stop() waits for the loop to look: 5 ms (a few µs of CPU each look) instead of
+            # 50 ms saves ~50 ms of every test that uses the fake (~20 s a run).
+            kwargs={"poll_interval": 0.005},
             name=f"ollama-{self._port}",
             daemon=True,
         )

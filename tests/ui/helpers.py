@@ -34,8 +34,9 @@ __all__ = [
 
 
 # How long a wait may last before the test fails. Only a failing test ever waits this
-# long, so it is generous: on a busy shared machine (CI) the app runs several times slower.
-WAIT_S = 20.0
+# long, so it is generous: on a busy shared machine (CI, several suites at once, each
+# with a worker a core) the app runs ten times slower, and 20 s was seen to run out.
+WAIT_S = 60.0
 
 
 async def wait_until(
@@ -97,12 +98,15 @@ async def type_text(pilot: Pilot[None], text: str) -> None:
 
 async def sees(pilot: Pilot[None], *texts: str, timeout: float = WAIT_S) -> str:
     """Wait until the terminal shows every one of ``texts``; return the screen's text."""
-    await wait_until(
-        pilot,
-        lambda: all(text in screen_text(pilot.app) for text in texts),
-        timeout,
-        what=f"the screen to show {texts}",
-    )
+    try:
+        await wait_until(
+            pilot,
+            lambda: all(text in screen_text(pilot.app) for text in texts),
+            timeout,
+            what=f"the screen to show {texts}",
+        )
+    except AssertionError as exc:  # say what it showed instead
+        raise AssertionError(f"{exc}; it shows:\n{screen_text(pilot.app)}") from None
     return screen_text(pilot.app)
 
 

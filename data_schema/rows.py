@@ -1,0 +1,26 @@
+"""One value from a query, typed for callers: apsw types a fetched row as ``Any | None``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import apsw
+
+__all__ = ["scalar"]
+
+
+def scalar(conn: apsw.Connection, sql: str, bindings: apsw.Bindings | None = None) -> Any:
+    """The first column of the first row ``sql`` returns.
+
+    Args:
+        conn: An open connection.
+        sql: A query that always returns a row (a count, a PRAGMA, a known schema entry).
+        bindings: Its parameters, if any.
+
+    Raises:
+        LookupError: It returned no row, which is a bug in the caller's query.
+    """
+    row = conn.execute(sql, bindings).fetchone()
+    if row is None:
+        raise LookupError(f"expected a row from: {sql}")
+    return row[0]
