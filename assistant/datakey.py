@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -69,7 +69,7 @@ class KeyStore:
     def __init__(self, config_dir: Path, *, environ: Mapping[str, str] | None = None) -> None:
         self.config_dir = Path(config_dir)
         self._env = os.environ if environ is None else environ
-        self._found: list[DataKey] | None = None
+        self._asked: dict[str, DataKey | None] = {}
         self.notices: list[str] = []
         """What the user should hear once (the key went to a file); taken by the engine."""
 
@@ -116,46 +116,71 @@ class KeyStore:
             raise DataKeyError(f"Can't read the data file's key from {path}: {exc}.") from exc
         return DataKey(_parse(text, str(path)), f"the key file {path}")
 
+    def _ask(self, place: str) -> DataKey | None:
+        """The key kept in one ``place`` (``keyring``, ``file``, or either + ``.next``).
+
+        Each place is asked once per store (until a key is stored): the keyring's first
+        question loads its backends, which costs more than all the rest of `hippo log`.
+        """
+        if place not in self._asked:
+            if place.startswith("keyring"):
+                self._asked[place] = self._keyring_key(KEYRING_ENTRY + place[len("keyring") :])
+            else:
+                self._asked[place] = self._file_key(self.key_file.with_name(KEY_FILE + place[4:]))
+        return self._asked[place]
+
     def place(self) -> Place:
         """Where the key is kept (or would be kept, if it is made now)."""
         if self._env.get(KEY_ENV, "").strip():
             return "env"
-        if self._keyring_key(KEYRING_ENTRY) is None and self.key_file.exists():
+        if self.key_file.exists() and self._ask("keyring") is None:
             return "file"
         return "keyring" if keyring_usable() else "file"
 
     def current(self) -> DataKey | None:
         """The key, from the first place that holds one."""
-        return self._env_key() or self._keyring_key(KEYRING_ENTRY) or self._file_key(self.key_file)
+        return self._env_key() or self._ask("keyring") or self._ask("file")
 
     def pending(self) -> DataKey | None:
         """The new key of a rekey not yet finished, if any."""
         if self._env_key() is not None:
             return None
-        return self._keyring_key(KEYRING_ENTRY + _NEXT) or self._file_key(
-            self.key_file.with_name(KEY_FILE + _NEXT)
-        )
+        return self._ask("keyring" + _NEXT) or self._ask("file" + _NEXT)
 
-    def candidates(self) -> Sequence[DataKey]:
-        """The key, then a rekey's new key (asked once; later calls reuse the answer)."""
-        if self._found is None:
-            found = [key for key in (self.current(), self.pending()) if key is not None]
-            self._found = list({key.secret: key for key in found}.values())
-        return self._found
+    def candidates(self) -> Iterator[DataKey]:
+        """The keys to try on an encrypted file, the cheapest place to ask first.
+
+        A key that opens the file is the right one wherever it is kept, so the order only
+        decides what is asked: ``HIPPO_DB_KEY`` alone when set; else the key file first
+        when there is one (a key file exists because the keyring could not keep the key,
+        and reading it costs nothing), the keyring after; else the keyring. Each key, then
+        its rekey's new key. Only the keys tried are asked for.
+        """
+        env = self._env_key()
+        if env is not None:
+            yield env
+            return
+        has_file = any(self.key_file.with_name(KEY_FILE + tail).exists() for tail in ("", _NEXT))
+        first, second = ("file", "keyring") if has_file else ("keyring", "file")
+        seen: set[bytes] = set()
+        for place in (first, first + _NEXT, second, second + _NEXT):
+            key = self._ask(place)
+            if key is not None and key.secret not in seen:
+                seen.add(key.secret)
+                yield key
 
     def for_new_file(self) -> DataKey:
         """The key to encrypt a new file with: the one there is, or a new one, stored."""
-        found = self.candidates()
-        if found:
-            return found[0]
-        key = self._store(DataKey(secrets.token_bytes(KEY_BYTES), "new"), next_=False)
-        self._found = [key]
-        return key
+        found = self.current() or self.pending()
+        if found is not None:
+            return found
+        return self._store(DataKey(secrets.token_bytes(KEY_BYTES), "new"), next_=False)
 
     def opened_with(self, key: DataKey) -> None:
         """``key`` opened the file: if it is a rekey's new key, the rekey got that far."""
-        if self._found and key.secret == self._found[0].secret:
-            return  # the usual case: the key is the key
+        staged = [self._asked.get(place) for place in ("keyring" + _NEXT, "file" + _NEXT)]
+        if all(s is None or s.secret != key.secret for s in staged):
+            return  # the usual case: the key is the key (and the keyring need not be asked)
         current, pending = self.current(), self.pending()
         if pending is not None and key.secret == pending.secret != getattr(current, "secret", None):
             self.commit(key)
@@ -185,6 +210,7 @@ class KeyStore:
 
     def _store(self, key: DataKey, *, next_: bool) -> DataKey:
         place = self.place()
+        self._asked.clear()  # a place is about to change: ask again next time
         if place == "env":
             env = self._env_key()
             assert env is not None
@@ -223,9 +249,8 @@ class KeyStore:
 
     def commit(self, key: DataKey) -> None:
         """Make ``key`` the key, then forget the old one and the staged copy."""
-        stored = self._store(DataKey(key.secret, key.origin), next_=False)
+        self._store(DataKey(key.secret, key.origin), next_=False)
         self.discard_pending()
-        self._found = [stored]
 
     def discard_pending(self) -> None:
         """Forget a staged key (a rekey that did not get far enough)."""
@@ -233,7 +258,7 @@ class KeyStore:
             if keyring_usable():
                 _keyring().delete_password(KEYRING_SERVICE, KEYRING_ENTRY + _NEXT)
         self.key_file.with_name(KEY_FILE + _NEXT).unlink(missing_ok=True)
-        self._found = None
+        self._asked.clear()
 
 
 def _write_private(path: Path, text: str) -> None:

@@ -5,7 +5,9 @@ start-up is judged), against the project's fake Ollama started as a separate pro
 Prints one line per case: first_frame_ms median/min/max over the runs. The first case is
 a bare Textual app of the same shape (bench/bare_app.py), the floor to compare with; the
 last times the 100k start until the resumed history is drawn too (it follows the first
-frame: the data file is opened after it).
+frame: the data file is opened after it). Then, per case, the first frame against the bare
+app's (target: at most 1.2x) and the time from the first frame to the status line showing
+whether Ollama is up (target: at most 1 s), each marked ok or MISSED.
 
 The data file is encrypted, as Hippo keeps it (a fixed bench key in HIPPO_DB_KEY; the
 cached history file stays plaintext and an encrypted copy is made). ``--encryption`` also
@@ -39,6 +41,12 @@ from data_schema.migrations import apply_migrations  # noqa: E402
 READY = "Message Hippo"
 # A message's header in the conversation (its left border, then who wrote it).
 HISTORY = "▌ (You|Hippo)"
+# The status line once it knows Ollama's state (it says "checking" before).
+OLLAMA_KNOWN = "Ollama [^ ]+ (up|down)"
+# The targets of issue 14: a first frame at most this many times a bare Textual app's,
+# and Ollama's state on the status line at most this long after the first frame.
+FRAME_RATIO_TARGET = 1.2
+STATUS_AFTER_TARGET_MS = 1000.0
 CACHE = ROOT / "bench" / "out"
 BENCH_KEY = "b3" * 32
 
@@ -119,6 +127,7 @@ def main() -> None:
             print(f"{'bare Textual app (reference)':<52} {result}")
             modes = ("encrypted", "plain") if args.encryption else ("encrypted",)
             figures = {mode: _cases(args, Path(tmp, mode), history, host, mode) for mode in modes}
+            _targets(result, figures["encrypted"])
             if args.encryption:
                 for label, encrypted in figures["encrypted"].items():
                     ratio = _ratio(encrypted, figures["plain"][label])
@@ -142,7 +151,9 @@ def _cases(
     results = {}
     for label, data_dir, app, pattern in (
         ("empty file", empty, hippo, READY),
+        ("empty file, Ollama's state shown", empty, hippo, OLLAMA_KNOWN),
         (resumed, full, [*hippo, "--continue"], READY),
+        (f"{resumed}, Ollama's state shown", full, [*hippo, "--continue"], OLLAMA_KNOWN),
         (f"{resumed}, history shown", full, [*hippo, "--continue"], HISTORY),
     ):
         _measure(args.tool, 1, data_dir, host, app, pattern)  # warm the OS caches
@@ -163,15 +174,40 @@ def _copy(source: Path, target: Path, *, encrypted: bool) -> None:
         conn.close()
 
 
-def _ratio(encrypted: str, plain: str) -> str:
-    """The ratio of two "first_frame_ms median=..." lines' medians."""
+def _median(line: str) -> float | None:
+    """The median of a "first_frame_ms median=..." line (None if the run failed)."""
     import re
 
-    found = [re.search(r"median[=: ]+([0-9.]+)", line) for line in (encrypted, plain)]
-    if not all(found):
+    found = re.search(r"median[=: ]+([0-9.]+)", line)
+    return float(found.group(1)) if found else None
+
+
+def _ratio(encrypted: str, plain: str) -> str:
+    """The ratio of two "first_frame_ms median=..." lines' medians."""
+    a, b = _median(encrypted), _median(plain)
+    if a is None or b is None:
         return "n/a"
-    a, b = (float(m.group(1)) for m in found)  # type: ignore[union-attr]
     return f"{a / b:.3f}x ({a:.0f} vs {b:.0f} ms)"
+
+
+def _targets(bare: str, results: dict[str, str]) -> None:
+    """Print each case against the targets: frame ratio to bare, status after first frame."""
+    floor = _median(bare)
+    for label, line in results.items():
+        if label.endswith(("Ollama's state shown", "history shown")):
+            continue
+        frame = _median(line)
+        if frame is not None and floor:
+            ratio = frame / floor
+            mark = "ok" if ratio <= FRAME_RATIO_TARGET else "MISSED"
+            print(f"{label + ': first frame / bare':<52} {ratio:.2f}x "
+                  f"(target <= {FRAME_RATIO_TARGET}x) {mark}")  # fmt: skip
+        status = _median(results.get(f"{label}, Ollama's state shown", ""))
+        if frame is not None and status is not None:
+            after = status - frame
+            mark = "ok" if after <= STATUS_AFTER_TARGET_MS else "MISSED"
+            print(f"{label + ': Ollama state after first frame':<52} {after:.0f} ms "
+                  f"(target <= {STATUS_AFTER_TARGET_MS:.0f} ms) {mark}")  # fmt: skip
 
 
 if __name__ == "__main__":

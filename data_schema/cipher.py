@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -78,8 +78,8 @@ class KeySource(Protocol):
         """The key to encrypt a new file with (made and stored if needed); None: plaintext."""
         ...
 
-    def candidates(self) -> Sequence[DataKey]:
-        """The keys to try on an encrypted file, the usual one first."""
+    def candidates(self) -> Iterable[DataKey]:
+        """The keys to try on an encrypted file, the usual one first (may be lazy)."""
         ...
 
     def opened_with(self, key: DataKey) -> None:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from assistant.errors import ModelNotFound, OllamaError, OllamaStopped
+from assistant.errors import ModelNotFound, OllamaError, OllamaStopped, OllamaTimeout
 from assistant.llm import failures
 from assistant.llm.cancel import Call, Calls
 from assistant.llm.events import (
@@ -102,6 +102,8 @@ class OllamaGateway:
         self._clients: dict[str, Any] = {}
         self._calls = Calls()
         self._silent = False  # the host left the last request unanswered
+        self._lifeless = False  # ...and then its version too: nothing more is sent till it answers
+        self._unanswered = 0.0  # how long the first unanswered request waited
 
     def __repr__(self) -> str:
         return f"OllamaGateway({self.host!r})"  # never the token
@@ -213,17 +215,55 @@ class OllamaGateway:
     def _version(self) -> Any:
         """`/api/version`'s raw answer, within the connect timeout."""
         url, client = f"{self.host}/api/version", self._http()  # made before the clock starts
-        return self._ask(self.connect_timeout, lambda: client.get(url))
+        return self._ask(self.connect_timeout, lambda: client.get(url), proof=True)
 
-    def _heard(self, call: Call) -> None:
+    def _heard(self, call: Call, *, proof: bool = False) -> None:
         """Note whether the host answered the call (it is silent if it timed out before)."""
         if call.reason == "timeout" and not call.midway:
+            if not self._silent:
+                self._unanswered = call.waited
             self._silent = True
+            self._lifeless = self._lifeless or proof
         elif call.midway or call.reason is None:
-            self._silent = False
+            self._silent = self._lifeless = False
 
-    def _ask(self, allowed: float, send: Callable[[], _T], model: str = "") -> _T:
-        """Send one request and wait for its whole answer, at most `allowed` seconds."""
+    def _alive_or_fail(self) -> None:
+        """Before a request to a silent host: one check that it lives, then none till it does.
+
+        A hung server takes every request and answers none; waiting out each of a command's
+        requests in turn would add their timeouts up. So once the host has left a request
+        unanswered, the next one is sent only after its version answers (within the connect
+        timeout); once that went unanswered too, nothing is sent, and the caller hears so at
+        once, until any answer from the host (the app's status line asks every few seconds).
+
+        Raises:
+            OllamaTimeout: the host answered neither the last request nor its version.
+        """
+        if not self._silent:
+            return
+        if not self._lifeless:
+            self._version()  # raises if unanswered; an answer clears the silence
+            return
+        raise OllamaTimeout(
+            f"Ollama at {self.host} took the request but did not answer within "
+            f"{self._unanswered:g} s, nor a check that it is alive within "
+            f"{self.connect_timeout:g} s, so Hippo sent nothing more. It may be stuck or "
+            "overloaded: restart it (`ollama serve`) and try again, or check that OLLAMA_HOST "
+            "points at Ollama.",
+            host=self.host,
+            waited=0.0,
+            midway=False,
+        )
+
+    def _ask(
+        self, allowed: float, send: Callable[[], _T], model: str = "", *, proof: bool = False
+    ) -> _T:
+        """Send one request and wait for its whole answer, at most `allowed` seconds.
+
+        ``proof``: the request is the version, the proof of life (see `_alive_or_fail`).
+        """
+        if not proof:
+            self._alive_or_fail()
         with self._calls.call() as call, self._calls.bound(call):
             if call.cancelled:
                 raise OllamaStopped(
@@ -235,13 +275,13 @@ class OllamaGateway:
                 with failures.translated(self.host, self.connect_timeout, model, call=call):
                     answer = send()
             except OllamaError:
-                self._heard(call)
+                self._heard(call, proof=proof)
                 raise
             finally:
                 if check is not None:
                     check.cancel()
             call.midway = True
-            self._heard(call)
+            self._heard(call, proof=proof)
             return answer
 
     # -- requests --------------------------------------------------------------------------
@@ -485,6 +525,7 @@ class OllamaGateway:
         `stall_timeout` (a download's: `load_timeout`, as verifying a large layer is silent).
         """
         stall = self.load_timeout if pulling else self.stall_timeout
+        self._alive_or_fail()
         with self._calls.call(cancel) as call:
             if call.cancelled:
                 return

@@ -105,3 +105,32 @@ def test_doctor_shows_the_cipher_and_where_the_key_comes_from(memory_keyring, ca
     )
     assert facts["encrypted"].startswith("yes (chacha20")
     assert facts["key from"] == f"the system keyring (service 'hippo', entry '{KEYRING_ENTRY}')"
+
+
+def test_a_key_file_opens_the_file_without_asking_the_keyring(memory_keyring, monkeypatch):
+    # Made where no keyring worked, the key sits in the key file. Asking the keyring loads
+    # its backends, which costs more than the rest of `hippo log`: the file opens without.
+    config = load_config()
+    key_file = config.config_dir / KEY_FILE
+    key_file.parent.mkdir(parents=True, exist_ok=True)
+    key_file.write_text("cd" * 32 + "\n")
+    connect(config.db_path, keys=_store()).close()
+    assert file_state(config.db_path) == "encrypted" and memory_keyring.secrets == {}
+
+    asked: list[str] = []
+    real = memory_keyring.get_password
+    monkeypatch.setattr(memory_keyring, "get_password", lambda s, u: asked.append(u) or real(s, u))
+    connect(config.db_path, keys=_store()).close()
+    assert asked == []
+
+
+def test_a_stale_key_file_does_not_hide_the_keyring_key_that_opens_the_file(memory_keyring):
+    config = load_config()
+    connect(config.db_path, keys=_store()).close()  # the key goes to the keyring
+    key_file = config.config_dir / KEY_FILE
+    key_file.parent.mkdir(parents=True, exist_ok=True)
+    key_file.write_text("ef" * 32 + "\n")  # a key file left from elsewhere, not this file's
+
+    keys = _store()
+    connect(config.db_path, keys=keys).close()  # tried first, refused, then the keyring's
+    assert keys.current().origin.startswith("the system keyring")

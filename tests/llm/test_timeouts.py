@@ -96,24 +96,49 @@ def test_a_steady_stream_longer_than_the_stall_timeout_is_not_a_stall(fake_ollam
 
 def test_a_whole_answer_that_never_comes_fails_in_time(fake_ollama):
     fake_ollama.fall_silent()
-    with OllamaGateway(fake_ollama.host, load_timeout=0.3, stall_timeout=0.3) as gateway:
-        with pytest.raises(OllamaTimeout, match=r"did not answer within 0.3 s"):
-            gateway.embed("all-minilm", ["x"])
-        with pytest.raises(OllamaTimeout, match=r"did not answer within 0.3 s"):
-            gateway.chat_once(CHAT, HELLO)
+    for ask in (lambda g: g.embed("all-minilm", ["x"]), lambda g: g.chat_once(CHAT, HELLO)):
+        with (
+            OllamaGateway(fake_ollama.host, load_timeout=0.3, stall_timeout=0.3) as gateway,
+            pytest.raises(OllamaTimeout, match=r"did not answer within 0.3 s"),
+        ):
+            ask(gateway)
 
 
-def test_after_one_unanswered_request_the_next_ones_wait_only_the_connect_timeout(fake_ollama):
+def test_after_one_unanswered_request_only_a_version_check_waits_then_nothing(fake_ollama):
+    # A command makes several requests; against a hung server their waits must not add up.
     fake_ollama.fall_silent()
     with OllamaGateway(fake_ollama.host, connect_timeout=0.4, load_timeout=0.6) as gateway:
         with pytest.raises(OllamaTimeout, match=r"within 0.6 s"):
             gateway.embed("all-minilm", ["x"])
         assert gateway.silent
-        with pytest.raises(OllamaTimeout, match=r"within 0.4 s \(nor the one before\)"):
-            list(gateway.chat(CHAT, HELLO))
+        with pytest.raises(OllamaTimeout, match=r"within 0.4 s"):
+            list(gateway.chat(CHAT, HELLO))  # preceded by the version, which goes unanswered
+        sent = len(fake_ollama.requests)
+        for ask in (
+            lambda: list(gateway.chat(CHAT, HELLO)),
+            lambda: gateway.embed("all-minilm", ["x"]),
+            lambda: gateway.show(CHAT),
+            lambda: gateway.chat_once(CHAT, HELLO),
+        ):
+            with pytest.raises(
+                OllamaTimeout, match=r"within 0.6 s, nor a check that it is alive within 0.4 s"
+            ):
+                ask()
+        assert len(fake_ollama.requests) == sent  # nothing more was sent
         fake_ollama.answer_again()
         assert gateway.probe() and not gateway.silent
         assert gateway.embed("all-minilm", ["x"])  # the full wait again, and an answer
+
+
+def test_a_host_that_answers_its_version_gets_the_next_request_in_full(fake_ollama):
+    # One slow request (a model loading past load_timeout) is not a dead host.
+    with OllamaGateway(fake_ollama.host, connect_timeout=0.4, load_timeout=0.6) as gateway:
+        fake_ollama.fall_silent()
+        with pytest.raises(OllamaTimeout):
+            gateway.embed("all-minilm", ["x"])
+        fake_ollama.answer_again()
+        assert gateway.embed("all-minilm", ["x"])  # the version answered first, then this
+        assert not gateway.silent
 
 
 def test_the_version_probe_of_a_hung_server_fails_within_the_connect_timeout(fake_ollama):
