@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import apsw
 
 from assistant.errors import HippoError
-from assistant.llm.events import Done, TextDelta, ToolCall
+from assistant.llm.values import Done, TextDelta, ToolCall
 from assistant.memory.context import TurnContext, build_context, in_prompt
 from assistant.memory.importance import rate_importance
 from assistant.memory.injection import looks_pasted
-from assistant.memory.models import Message, MessageStatus, Session
+from assistant.memory.records import Message, MessageStatus, Session
 from assistant.memory.tools import TOOL_SPECS, MemoryTools, turn_taint
 from assistant.memory.working import working_memory
 from assistant.tokens import estimate_tokens

@@ -190,7 +190,7 @@ def _check_vector_size(config: Config, embed: Embed, model: str, report: Report)
 
 def _reading(embed: Embed, model: str) -> str:
     """How far ``model`` reads each probed script, in words (see ``memory.reading``)."""
-    from assistant.memory.reading import PARAPHRASES, SCRIPT_NAMES, measure_trust
+    from assistant.memory.script_probe import PARAPHRASES, SCRIPT_NAMES, measure_trust
 
     verdicts, unread = [], []
     for script in PARAPHRASES:

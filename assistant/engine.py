@@ -32,9 +32,9 @@ from assistant.memory.budget import ContextBudget
 from assistant.memory.embedder import Embedder, Probe, reading_probe
 from assistant.memory.embedding import EmbeddingWorker
 from assistant.memory.incognito import RoutedMessages
-from assistant.memory.models import Message, Profile, Session, scope_name
+from assistant.memory.messages import MessageStore
 from assistant.memory.recall import Memory
-from assistant.memory.store import MessageStore
+from assistant.memory.records import Message, Profile, Session, scope_name
 from assistant.memory.vectors import VectorStore
 from assistant.settings import MemorySettings, ModelSettings, Settings, SleepSettings
 from assistant.turn_settings import TurnSettings
@@ -45,20 +45,20 @@ from data_schema.connect import Database
 # modules load on first use, in the methods that need them.
 if TYPE_CHECKING:
     from assistant.admin import MemoryAdmin
-    from assistant.llm.events import ModelInfo, PullProgress
     from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.values import ModelInfo, PullProgress
     from assistant.memory.archival import ArchiveStore, IngestReport
     from assistant.memory.context import TurnContext
     from assistant.memory.core import CoreMemory
     from assistant.memory.core_proposals import CoreEditMode, CoreProposals
     from assistant.memory.entities import EntityStore
     from assistant.memory.episodes import EpisodeStore
-    from assistant.memory.events import Event, EventStore, LogResult
     from assistant.memory.facts import FactStore
-    from assistant.memory.models import MessageHit
-    from assistant.memory.reading import Reading
+    from assistant.memory.records import MessageHit
     from assistant.memory.retrieval import MemoryItem, Retriever
     from assistant.memory.scoring import RetrievalWeights
+    from assistant.memory.script_probe import Reading
+    from assistant.memory.sensory import Event, EventStore, LogResult
     from assistant.memory.summary import Summaries
     from assistant.memory.usage import MemoryUse, UsageStore
     from assistant.memory.vector_cells import CellSizes

@@ -15,7 +15,7 @@ from assistant.errors import HippoError
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
-    from assistant.memory.models import Message
+    from assistant.memory.records import Message
     from assistant.turns import TurnEvent
 
 __all__ = ["last_exchange", "regenerate"]

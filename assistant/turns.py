@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assistant.errors import HippoError
-from assistant.llm.events import TextDelta, ThinkingDelta
-from assistant.memory.models import Message
+from assistant.llm.values import TextDelta, ThinkingDelta
+from assistant.memory.records import Message
 
 if TYPE_CHECKING:
     from assistant.memory.retrieval import MemoryItem

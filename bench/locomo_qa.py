@@ -41,7 +41,7 @@ from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.errors import OllamaError
 from assistant.llm.gateway import OllamaGateway
-from assistant.memory.models import Message
+from assistant.memory.records import Message
 from assistant.tokens import estimate_tokens
 from bench.locomo_data import DEFAULT_DATA, Conversation, load, write_sessions
 

@@ -309,7 +309,7 @@ def _table(results: Sequence[dict]) -> str:
 
 def probe(llm: Any) -> dict[str, dict[str, float]]:
     """What the reading probe measures of ``llm``'s model, per script: margin and trust."""
-    from assistant.memory.reading import PARAPHRASES, paraphrase_margin, trust_from_margin
+    from assistant.memory.script_probe import PARAPHRASES, paraphrase_margin, trust_from_margin
 
     out = {}
     for script, pairs in PARAPHRASES.items():

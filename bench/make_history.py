@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assistant.clock import ManualClock
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
 from data_schema.cipher import NoEncryption
 from data_schema.connect import Database
 

@@ -51,8 +51,8 @@ import numpy as np
 from assistant.clock import ManualClock, to_iso
 from assistant.datakey import KeyStore
 from assistant.engine import Hippo
-from assistant.memory.models import Message
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
+from assistant.memory.records import Message
 from assistant.memory.textindex import index_text
 from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import PendingText

@@ -623,7 +623,7 @@ def _rewrite_cjk_index(
 
 
 # m007's text forms, frozen as it shipped (assistant.memory.textindex and
-# assistant.memory.store at 148cf0b): the engine's writers may change how they index
+# assistant.memory.messages at 148cf0b): the engine's writers may change how they index
 # text, but what this migration writes must not change with them.
 _M007_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
@@ -653,7 +653,7 @@ def m008_model_reading(conn: apsw.Connection) -> None:
     """What the reading probe learnt of each embedding model, per script.
 
     The probe embeds a few paraphrases to see how far a model's similarities can be
-    trusted on a script (see ``assistant.memory.reading``); kept here, it runs once per
+    trusted on a script (see ``assistant.memory.script_probe``); kept here, it runs once per
     model and script, not on the first query of every start.
     """
     conn.execute(
@@ -789,7 +789,7 @@ def m013_reading_gap(conn: apsw.Connection) -> None:
     """The reading probe also keeps how far a model puts paraphrases above other sentences.
 
     Retrieval measures a memory's similarity against that gap (see
-    ``assistant.memory.reading``). Readings kept before have none, and are measured
+    ``assistant.memory.script_probe``). Readings kept before have none, and are measured
     again on the next query in their script.
     """
     conn.execute("ALTER TABLE model_reading ADD COLUMN gap REAL")

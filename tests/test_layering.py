@@ -198,7 +198,7 @@ def test_the_ui_reaches_the_store_only_through_the_engines_facade():
 
 
 def test_the_ui_never_talks_to_ollama_itself():
-    values = frozenset({"assistant.llm.events", "assistant.llm.hosts", "assistant.llm.names"})
+    values = frozenset({"assistant.llm.values", "assistant.llm.hosts", "assistant.llm.names"})
 
     def bad(module: str) -> bool:
         if _within(module, frozenset({"ollama", "httpx"})):
@@ -278,9 +278,19 @@ def test_the_chat_draws_before_the_engine_the_data_file_or_markdown_load():
     # The app opens the engine in a thread after its first frame, and history comes after.
     later = (
         "assistant.engine", "assistant.factory", "assistant.memory", "assistant.turns",
-        "assistant.llm.events", "ui.checks", "data_schema", "apsw", "markdown_it", "rich.markdown",
+        "assistant.llm.values", "ui.checks", "data_schema", "apsw", "markdown_it", "rich.markdown",
         "textual.widgets._markdown",
     )  # fmt: skip
     code = f"import sys, assistant.cli, ui.app;print([m for m in {later} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_public_api_names_what_it_exports_and_loads_lazily():
+    import assistant
+
+    for name in assistant.__all__:
+        assert getattr(assistant, name) is not None, name
+    code = "import sys, assistant; print('assistant.engine' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ui.checks import OllamaCheck
     from ui.screens.chat import SessionShown
     from ui.screens.inspector.pane import InspectorPane
-    from ui.screens.models import ModelChoice
+    from ui.screens.model_picker import ModelChoice
     from ui.screens.sessions import SessionChoice
 
 __all__ = ["HippoApp"]
@@ -412,7 +412,7 @@ class HippoApp(App[None]):
     def action_models(self) -> None:
         """Open the model picker."""
         if self.screen is self.chat and self.chat.require_engine():
-            from ui.screens.models import ModelPickerScreen
+            from ui.screens.model_picker import ModelPickerScreen
 
             self.push_screen(ModelPickerScreen(self.engine), self._models_chosen)
 

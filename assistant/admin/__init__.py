@@ -36,7 +36,8 @@ from assistant.admin.export import ExportAdmin, load_export
 from assistant.admin.facts import FactsAdmin
 from assistant.admin.forget import ForgetAdmin
 from assistant.admin.history import HistoryAdmin
-from assistant.admin.models import (
+from assistant.admin.review import ReviewAdmin
+from assistant.admin.views import (
     TIERS,
     AdminStats,
     Change,
@@ -51,9 +52,8 @@ from assistant.admin.models import (
     ImportReport,
     ReviewItem,
 )
-from assistant.admin.review import ReviewAdmin
 from assistant.errors import StorageError
-from assistant.memory.models import Profile
+from assistant.memory.records import Profile
 
 if TYPE_CHECKING:
     from data_schema.connect import Database

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING
 
 import apsw
 
-from assistant.admin.models import AdminStats, DayActivity, DayEpisodes
+from assistant.admin.views import AdminStats, DayActivity, DayEpisodes
 from assistant.clock import Clock
 from assistant.memory.episodes import Episode
-from assistant.memory.models import Profile
 from assistant.memory.profile_data.census import profile_counts
+from assistant.memory.records import Profile
 
 if TYPE_CHECKING:
     from assistant.memory.episodes import EpisodeStore
     from assistant.memory.facts import FactStore
+    from assistant.memory.messages import MessageStore
     from assistant.memory.sleep_runs import RunStore
-    from assistant.memory.store import MessageStore
     from assistant.memory.vectors import VectorStore
 
 __all__ = ["ActivityAdmin"]

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from assistant.admin.models import EvidenceView
+from assistant.admin.views import EvidenceView
 from assistant.errors import NotFound, StorageError
 from assistant.memory.archival import Document
 from assistant.memory.core import CoreBlock
 from assistant.memory.episodes import Episode
-from assistant.memory.events import Event
 from assistant.memory.facts import Evidence
-from assistant.memory.models import Message, MessageHit, Profile, Session
+from assistant.memory.records import Message, MessageHit, Profile, Session
+from assistant.memory.sensory import Event
 from assistant.memory.usage import MemoryUse
 
 if TYPE_CHECKING:
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from assistant.memory.archival import ArchiveStore
     from assistant.memory.core import CoreMemory
     from assistant.memory.episodes import EpisodeStore
-    from assistant.memory.events import EventStore
-    from assistant.memory.store import MessageStore
+    from assistant.memory.messages import MessageStore
+    from assistant.memory.sensory import EventStore
     from assistant.memory.usage import UsageStore
 
 __all__ = ["BrowseAdmin", "SearchMessages", "UsedMemory"]

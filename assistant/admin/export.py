@@ -19,10 +19,9 @@ from typing import Any
 import apsw
 
 from assistant.admin.markdown import render_markdown
-from assistant.admin.models import ImportReport
+from assistant.admin.views import ImportReport
 from assistant.clock import Clock
 from assistant.errors import InvalidInput, StorageError
-from assistant.memory.models import Profile
 from assistant.memory.profile_data import (
     FORMAT,
     VERSION,
@@ -31,6 +30,7 @@ from assistant.memory.profile_data import (
     import_profile,
 )
 from assistant.memory.profiles import profile_name as checked_name
+from assistant.memory.records import Profile
 from assistant.textcheck import not_utf8, printable_path
 
 __all__ = ["DATA_FENCE", "ExportAdmin", "load_export"]

@@ -10,22 +10,22 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from assistant.admin.models import FactDetail, ForgetReceipt
+from assistant.admin.views import FactDetail, ForgetReceipt
 from assistant.clock import Clock
 from assistant.errors import InvalidInput, NotFound
 from assistant.memory.facts import Evidence, Fact
 from assistant.memory.facts.listing import FactFilter
-from assistant.memory.models import Message, Profile, Session
+from assistant.memory.records import Message, Profile, Session
 from assistant.memory.search import fuse_hits
 
 if TYPE_CHECKING:
     from assistant.admin.forget import ForgetAdmin
     from assistant.admin.provenance import EvidenceReader
     from assistant.memory.facts import FactStore
-    from assistant.memory.reading import Reading
+    from assistant.memory.messages import MessageStore
     from assistant.memory.scoring import RetrievalWeights
+    from assistant.memory.script_probe import Reading
     from assistant.memory.sleep_candidates import CandidateStore
-    from assistant.memory.store import MessageStore
     from assistant.memory.usage import UsageStore
 
 __all__ = ["SEMANTIC_CANDIDATES", "FactsAdmin", "Nearest", "Sessions"]
@@ -249,7 +249,7 @@ class FactsAdmin:
             HippoError: the text is empty, or ``scope`` is not a scope name.
         """
         from assistant.memory.importance import rate_importance
-        from assistant.memory.models import scope_name
+        from assistant.memory.records import scope_name
 
         text = text.strip()
         if not text:

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Literal
 
 import apsw
 
-from assistant.admin.models import TIERS, ForgetPreview, ForgetReceipt
+from assistant.admin.views import TIERS, ForgetPreview, ForgetReceipt
 from assistant.clock import Clock
 from assistant.errors import HippoError, InvalidInput, NotFound
-from assistant.memory.models import Profile, Session
 from assistant.memory.profile_data import Purge, PurgePlan
+from assistant.memory.records import Profile, Session
 
 if TYPE_CHECKING:
-    from assistant.memory.store import MessageStore
+    from assistant.memory.messages import MessageStore
     from data_schema.cipher import KeySource
 
 __all__ = ["BACKUP_FOLDER", "BackupPolicy", "ForgetAdmin"]

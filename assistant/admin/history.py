@@ -8,14 +8,14 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from assistant.admin.models import Change
+from assistant.admin.views import Change
 from assistant.clock import to_iso
 from assistant.errors import NotFound
 from assistant.memory.core import CoreBlock, CoreChange
 from assistant.memory.facts import Fact
 from assistant.memory.facts.listing import FactFilter
 from assistant.memory.facts.table import COLUMNS, EDITABLE, fact_from_row
-from assistant.memory.models import Profile
+from assistant.memory.records import Profile
 from assistant.memory.textindex import index_text, query_terms
 
 if TYPE_CHECKING:

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from assistant.admin.models import EvidenceView
+from assistant.admin.views import EvidenceView
 from assistant.errors import NotFound
 from assistant.memory.facts import Evidence
 
 if TYPE_CHECKING:
     from assistant.memory.archival import ArchiveStore
     from assistant.memory.episodes import EpisodeStore
-    from assistant.memory.events import EventStore
     from assistant.memory.facts import FactStore
-    from assistant.memory.store import MessageStore
+    from assistant.memory.messages import MessageStore
+    from assistant.memory.sensory import EventStore
 
 __all__ = ["EvidenceReader"]
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from assistant.admin.models import CoreReviewItem, EvidenceView, ReviewItem
+from assistant.admin.views import CoreReviewItem, EvidenceView, ReviewItem
 from assistant.errors import NotFound
 from assistant.memory.core import CoreBlock
 from assistant.memory.core_proposals import CoreProposal
 from assistant.memory.facts import Evidence, Fact
 from assistant.memory.injection import INSTRUCTION_REASON, looks_like_instruction
-from assistant.memory.models import Profile
+from assistant.memory.records import Profile
 
 if TYPE_CHECKING:
     from assistant.admin.facts import FactsAdmin

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from assistant.admin.models import (
+from assistant.admin.views import (
     Change,
     CoreReviewItem,
     DayActivity,
@@ -16,9 +16,9 @@ from assistant.admin.models import (
 )
 from assistant.memory.archival import Document
 from assistant.memory.episodes import Episode
-from assistant.memory.events import Event
 from assistant.memory.facts import Fact
-from assistant.memory.models import Session
+from assistant.memory.records import Session
+from assistant.memory.sensory import Event
 
 __all__ = [
     "activity_lines",

@@ -23,7 +23,7 @@ from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
-    from assistant.memory.models import Session
+    from assistant.memory.records import Session
 
 __all__ = ["build_parser", "main"]
 
@@ -107,7 +107,7 @@ def _explain(exc: Exception) -> str | None:
 
 
 def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    from assistant.memory.models import scope_name
+    from assistant.memory.records import scope_name
 
     scope = scope_name(args.scope)  # a bad name fails here, before the app starts
     # Without a terminal the full-screen app would write escape codes into a file and

@@ -11,7 +11,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from assistant.llm.events import (
+    from assistant.llm.gateway import DEFAULT_HOST, OllamaGateway, resolve_host
+    from assistant.llm.values import (
         ChatEvent,
         ChatResult,
         Done,
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
         ThinkingDelta,
         ToolCall,
     )
-    from assistant.llm.gateway import DEFAULT_HOST, OllamaGateway, resolve_host
 
 __all__ = [
     "DEFAULT_HOST",
@@ -46,6 +46,6 @@ _GATEWAY = ("DEFAULT_HOST", "OllamaGateway", "resolve_host")
 def __getattr__(name: str) -> Any:
     """Load the typed events or the gateway module on first use."""
     if name in _EVENTS or name in _GATEWAY:
-        module = "assistant.llm.events" if name in _EVENTS else "assistant.llm.gateway"
+        module = "assistant.llm.values" if name in _EVENTS else "assistant.llm.gateway"
         return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module 'assistant.llm' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """The one door to Ollama: probe, models, pull, chat stream, embed.
 
 `OllamaGateway` wraps the official `ollama` client and turns what it returns into the typed
-values of `assistant.llm.events`, and every failure on the way into one `OllamaError`
+values of `assistant.llm.values`, and every failure on the way into one `OllamaError`
 (see `assistant.errors`): no `httpx` or `ollama` exception gets out.
 
 Importing `ollama` costs about a quarter of a second, so this module imports it (and httpx)
@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from assistant.errors import ModelNotFound, OllamaError, OllamaStopped, OllamaTimeout
 from assistant.llm import failures
 from assistant.llm.cancel import Call, Calls
-from assistant.llm.events import (
+from assistant.llm.failures import error_text
+from assistant.llm.hosts import DEFAULT_HOST, is_loopback, resolve_host
+from assistant.llm.liveness import LivenessCheck
+from assistant.llm.prefixes import Purpose, prefixed
+from assistant.llm.progress import PullMeter
+from assistant.llm.responses import chat_events, model_info
+from assistant.llm.values import (
     ChatEvent,
     ChatResult,
     Done,
@@ -43,12 +49,6 @@ from assistant.llm.events import (
     ThinkingDelta,
     ToolCall,
 )
-from assistant.llm.failures import error_text
-from assistant.llm.hosts import DEFAULT_HOST, is_loopback, resolve_host
-from assistant.llm.liveness import LivenessCheck
-from assistant.llm.prefixes import Purpose, prefixed
-from assistant.llm.progress import PullMeter
-from assistant.llm.responses import chat_events, model_info
 
 if TYPE_CHECKING:
     import httpx

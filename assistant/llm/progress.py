@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from assistant.llm.events import PullProgress
+from assistant.llm.values import PullProgress
 
 __all__ = ["PullMeter"]
 

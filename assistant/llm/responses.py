@@ -1,11 +1,11 @@
-"""The `ollama` client's responses turned into the typed values of `assistant.llm.events`."""
+"""The `ollama` client's responses turned into the typed values of `assistant.llm.values`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from assistant.llm.events import ChatEvent, Done, ModelInfo, TextDelta, ThinkingDelta, ToolCall
+from assistant.llm.values import ChatEvent, Done, ModelInfo, TextDelta, ThinkingDelta, ToolCall
 
 __all__ = ["chat_events", "model_info", "tool_calls"]
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from assistant.errors import OllamaError
 
 if TYPE_CHECKING:
-    from assistant.llm.events import ModelInfo
     from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.values import ModelInfo
 
 __all__ = ["ShownModels", "full_name"]
 

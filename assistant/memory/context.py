@@ -20,11 +20,11 @@ from assistant.memory.budget import ContextBudget
 from assistant.memory.core import CoreMemory
 from assistant.memory.entities import EntityStore
 from assistant.memory.episodes import EpisodeStore
-from assistant.memory.events import EventStore
 from assistant.memory.facts import Fact, FactStore
 from assistant.memory.retrieval import MemoryItem
 from assistant.memory.scoring import similar, terms
-from assistant.memory.tier_adapters import fact_memory
+from assistant.memory.sensory import EventStore
+from assistant.memory.tiers import fact_memory
 from assistant.memory.working import WorkingMemory
 from assistant.tokens import estimate_tokens
 

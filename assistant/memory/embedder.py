@@ -21,7 +21,7 @@ from assistant.memory.weights import Digests, renew_if_resized, renew_if_reweigh
 if TYPE_CHECKING:
     from assistant.llm.gateway import OllamaGateway
     from assistant.llm.prefixes import Purpose
-    from assistant.memory.reading import Embed, Reading, ReadingProbe
+    from assistant.memory.script_probe import Embed, Reading, ReadingProbe
 
 __all__ = ["MULTILINGUAL", "Embedder", "Notices"]
 
@@ -33,7 +33,7 @@ Notices = deque[str]
 
 
 class Probe(Protocol):
-    """How far the embedding model reads a text's script (see `assistant.memory.reading`)."""
+    """How far the embedding model reads a text's script (see `assistant.memory.script_probe`)."""
 
     def reading(self, model: str, text: str) -> Reading: ...
 
@@ -168,7 +168,7 @@ def reading_probe(
     """The reading probe over the data file, telling the user once per model and script
     that the model does not read it."""
     # Loaded on first use: `hippo log` embeds nothing.
-    from assistant.memory.reading import SCRIPT_NAMES, ReadingProbe, ReadingStore
+    from assistant.memory.script_probe import SCRIPT_NAMES, ReadingProbe, ReadingStore
 
     def measured(model: str, script: str, trust: float) -> None:
         if trust <= 0:

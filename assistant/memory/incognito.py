@@ -21,8 +21,8 @@ from datetime import datetime
 import apsw
 
 from assistant.clock import Clock
-from assistant.memory.models import Message, MessageStatus, Role, Session
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
+from assistant.memory.records import Message, MessageStatus, Role, Session
 
 __all__ = ["FIRST_ID", "IncognitoMessages", "RoutedMessages", "is_incognito_id"]
 

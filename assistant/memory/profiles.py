@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from assistant.clock import to_iso
 from assistant.errors import InvalidInput, NotFound
 from assistant.memory.base import Store
-from assistant.memory.models import Profile
+from assistant.memory.records import Profile
 
 __all__ = [
     "DEFAULT_PROFILE",

@@ -18,8 +18,8 @@ import apsw
 
 from assistant.clock import Clock
 from assistant.memory.embedder import Embedder
-from assistant.memory.models import MessageHit, Profile
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
+from assistant.memory.records import MessageHit, Profile
 from assistant.memory.vectors import VectorStore
 from data_schema.connect import Database
 
@@ -30,11 +30,11 @@ if TYPE_CHECKING:
     from assistant.memory.core_proposals import CoreProposals
     from assistant.memory.entities import EntityStore
     from assistant.memory.episodes import EpisodeStore
-    from assistant.memory.events import EventStore
     from assistant.memory.facts import FactStore
-    from assistant.memory.reading import Reading
     from assistant.memory.retrieval import MemoryItem, Retriever
     from assistant.memory.scoring import RetrievalWeights
+    from assistant.memory.script_probe import Reading
+    from assistant.memory.sensory import EventStore
     from assistant.memory.usage import MemoryUse, UsageStore
 
 __all__ = ["Memory"]
@@ -118,7 +118,7 @@ class Memory:
     @functools.cached_property
     def events(self) -> EventStore:
         """Sensory memory: events from outside the chat."""
-        from assistant.memory.events import EventStore  # first use only (start-up)
+        from assistant.memory.sensory import EventStore  # first use only (start-up)
 
         return EventStore(self._conn, self.clock)
 
@@ -185,8 +185,7 @@ class Memory:
     def _build_retriever(self) -> Retriever:
         # The tiers load the fact, episode, archive and event modules: first use only.
         from assistant.memory.retrieval import Retriever, Tier
-        from assistant.memory.tier_adapters import ChunkTier, EpisodeTier, EventTier, FactTier
-        from assistant.memory.tiers import MessageTier
+        from assistant.memory.tiers import ChunkTier, EpisodeTier, EventTier, FactTier, MessageTier
 
         tiers: list[Tier] = [
             MessageTier(self.messages),
@@ -252,7 +251,7 @@ class Memory:
         model on the query's script (its trust and paraphrase gap, see ``reading``). No
         vector was ever made, an empty query, or an Ollama that can't embed: no pairs.
         """
-        from assistant.memory.reading import UNKNOWN  # with the reading probe: first use
+        from assistant.memory.script_probe import UNKNOWN  # with the reading probe: first use
 
         model = self.vectors.model(self.embedder.vector_key)
         if model is None:

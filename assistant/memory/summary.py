@@ -11,13 +11,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from assistant.errors import OllamaError
-from assistant.memory.models import Message
+from assistant.memory.records import Message
 from assistant.memory.working import working_memory
 
 if TYPE_CHECKING:
     from assistant.llm.gateway import OllamaGateway
     from assistant.llm.shown import ShownModels
-    from assistant.memory.store import MessageStore
+    from assistant.memory.messages import MessageStore
     from assistant.turn_settings import TurnSettings
 
 __all__ = ["SUMMARY_PROMPT", "Summaries", "fold_into_summary"]

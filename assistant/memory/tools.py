@@ -17,11 +17,11 @@ from datetime import datetime, time
 from typing import TYPE_CHECKING, Any
 
 from assistant.errors import HippoError
-from assistant.llm.events import ToolCall
+from assistant.llm.values import ToolCall
 from assistant.memory.entities import extract_entities
 from assistant.memory.facts import Evidence
 from assistant.memory.injection import INSTRUCTION_REASON, looks_like_instruction
-from assistant.memory.models import Message, Session
+from assistant.memory.records import Message, Session
 from assistant.memory.retrieval import MemoryItem
 from assistant.memory.tool_args import TOOL_SPECS, ArgumentError, validated
 

@@ -34,7 +34,7 @@ from assistant.errors import OllamaError
 from assistant.llm.prefixes import document_prefix
 
 if TYPE_CHECKING:  # the engine imports this module at start-up; the probe loads on first use
-    from assistant.memory.reading import ReadingProbe
+    from assistant.memory.script_probe import ReadingProbe
     from assistant.memory.vectors import EmbeddingModel, VectorStore
 
 __all__ = ["LISTING_TTL", "Digests", "renew_if_resized", "renew_if_reweighted", "stamp"]

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from assistant.memory.models import Message
+from assistant.memory.records import Message
 from assistant.tokens import estimate_tokens
 
 if TYPE_CHECKING:
-    from assistant.memory.store import MessageStore
+    from assistant.memory.messages import MessageStore
 
 __all__ = ["STRATEGIES", "Strategy", "WorkingMemory", "select_turns", "working_memory"]
 

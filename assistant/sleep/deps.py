@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING
 import apsw
 
 from assistant.clock import Clock
-from assistant.memory.models import Profile
+from assistant.memory.records import Profile
 
 if TYPE_CHECKING:
     from assistant.llm.gateway import OllamaGateway
     from assistant.memory.entities import EntityStore
     from assistant.memory.episodes import EpisodeStore
-    from assistant.memory.events import EventStore
     from assistant.memory.facts import FactStore
+    from assistant.memory.messages import MessageStore
     from assistant.memory.retrieval import Memory, Query
-    from assistant.memory.store import MessageStore
+    from assistant.memory.sensory import EventStore
     from assistant.memory.usage import UsageStore
     from assistant.memory.vectors import VectorStore
     from data_schema.connect import Database

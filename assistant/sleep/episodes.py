@@ -14,7 +14,7 @@ from typing import Any
 
 from assistant.memory.episodes import Episode
 from assistant.memory.facts import Evidence
-from assistant.memory.models import Message
+from assistant.memory.records import Message
 from assistant.memory.sleep_candidates import Candidate
 from assistant.memory.sleep_marks import DueSession
 from assistant.sleep.context import SleepContext

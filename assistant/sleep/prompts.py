@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import tzinfo
 
-from assistant.memory.models import Message
+from assistant.memory.records import Message
 
 __all__ = [
     "EPISODES_PROMPT",

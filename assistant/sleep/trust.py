@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from assistant.memory.facts import looks_like_instruction
-from assistant.memory.models import Message
+from assistant.memory.records import Message
 from assistant.memory.sleep_candidates import Candidate
 from assistant.sleep.evidence import coverage
 from assistant.sleep.settings import SleepSettings

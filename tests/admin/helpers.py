@@ -8,7 +8,7 @@ from pathlib import Path
 
 from assistant.engine import Hippo
 from assistant.memory.facts import Evidence, Fact
-from assistant.memory.models import Message, Session
+from assistant.memory.records import Message, Session
 from assistant.memory.usage import MemoryUse
 from tests.plaintext import plaintext_bytes
 

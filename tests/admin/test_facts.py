@@ -73,7 +73,7 @@ def test_a_semantic_search_takes_meaning_only_hits_from_a_model_that_reads_the_q
     seeded = seed(engine, tmp_path)
     # The nearest fact by meaning, sharing no word with the query ("sibling abroad").
     nearest = [(seeded.sister.id, 0.9)]
-    from assistant.memory.reading import Reading
+    from assistant.memory.script_probe import Reading
 
     reading = Reading(trust)
     monkeypatch.setattr(engine, "nearest", lambda kind, query, limit: (nearest, reading))

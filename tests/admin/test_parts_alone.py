@@ -12,9 +12,9 @@ from assistant.errors import HippoError
 from assistant.memory.core import CoreMemory
 from assistant.memory.episodes import EpisodeStore
 from assistant.memory.facts import Evidence, FactStore
+from assistant.memory.messages import MessageStore
 from assistant.memory.profile_data import Purge
 from assistant.memory.sleep_runs import RunStore
-from assistant.memory.store import MessageStore
 from assistant.memory.vectors import VectorStore
 from data_schema.connect import Database
 

@@ -64,7 +64,7 @@ def test_doctor_says_which_scripts_the_embedding_model_reads(ollama_up, capsys, 
         re.MULTILINE,
     )
     from assistant.llm.gateway import OllamaGateway
-    from assistant.memory.reading import PARAPHRASES
+    from assistant.memory.script_probe import PARAPHRASES
 
     pair = {s: i for pairs in PARAPHRASES.values() for i, pair in enumerate(pairs) for s in pair}
 

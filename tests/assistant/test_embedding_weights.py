@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.llm.prefixes import prefixed
-from assistant.memory.reading import PARAPHRASES
+from assistant.memory.script_probe import PARAPHRASES
 from assistant.memory.weights import LISTING_TTL, stamp
 from tests.assistant.helpers import state_fact
 

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from assistant.errors import MemoryWriteError
-from assistant.llm.events import TextDelta, ThinkingDelta
+from assistant.llm.values import TextDelta, ThinkingDelta
 from assistant.turns import (
     PromptTooLong,
     ReplyCancelled,

@@ -7,12 +7,12 @@ from collections import deque
 
 from assistant.chat import Turn
 from assistant.errors import OllamaError
-from assistant.llm.events import ModelInfo
 from assistant.llm.gateway import OllamaGateway
 from assistant.llm.shown import ShownModels
+from assistant.llm.values import ModelInfo
 from assistant.memory.embedder import Embedder
+from assistant.memory.messages import MessageStore
 from assistant.memory.recall import Memory
-from assistant.memory.store import MessageStore
 from assistant.memory.vectors import VectorStore
 from assistant.turn_settings import TurnSettings
 from assistant.turns import ReplyDone
@@ -50,7 +50,7 @@ class _Reads:
     """A reading probe that knows nothing: every script is read in full."""
 
     def reading(self, model, text):
-        from assistant.memory.reading import UNKNOWN
+        from assistant.memory.script_probe import UNKNOWN
 
         return UNKNOWN
 

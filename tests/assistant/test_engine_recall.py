@@ -8,7 +8,7 @@ import pytest
 
 from assistant.llm.prefixes import prefixed
 from assistant.memory.embedding import retry_delay
-from assistant.memory.reading import PARAPHRASES, Reading
+from assistant.memory.script_probe import PARAPHRASES, Reading
 
 
 def _say(engine, session, *texts):

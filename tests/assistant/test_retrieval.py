@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from assistant.clock import ManualClock
+from assistant.memory.messages import MessageStore
 from assistant.memory.retrieval import Query, Retriever
 from assistant.memory.scoring import (
     RetrievalWeights,
@@ -17,7 +18,6 @@ from assistant.memory.scoring import (
     relevance,
     terms,
 )
-from assistant.memory.store import MessageStore
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.tiers import MessageTier
 from assistant.memory.vectors import VectorStore

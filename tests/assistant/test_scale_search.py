@@ -9,7 +9,7 @@ import pytest
 
 from assistant.clock import ManualClock
 from assistant.memory import vector_cells
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
 from assistant.memory.textindex import fts_query
 from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import PendingText, VectorStore

@@ -6,7 +6,7 @@ import pytest
 
 from assistant.clock import ManualClock
 from assistant.errors import NotFound
-from assistant.memory.store import INTERRUPTED, MessageStore
+from assistant.memory.messages import INTERRUPTED, MessageStore
 from data_schema.connect import Database
 
 

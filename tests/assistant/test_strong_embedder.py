@@ -19,7 +19,7 @@ import pytest
 from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.errors import OllamaError
-from assistant.memory.reading import PARAPHRASES
+from assistant.memory.script_probe import PARAPHRASES
 
 CONCEPTS: dict[str, tuple[str, ...]] = {
     "job": ("position", "employed", "work", "clinic", "上班", "公司", "工作", "入职"),

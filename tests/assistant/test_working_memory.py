@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from assistant.memory.models import Message
+from assistant.memory.records import Message
 from assistant.memory.working import select_turns
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from assistant.llm.events import Done, TextDelta
 from assistant.llm.gateway import OllamaGateway
+from assistant.llm.values import Done, TextDelta
 from tests.real_ollama.models import PATIENT
 from tests.real_ollama.server import CHAT_MODEL, EMBEDDING_MODEL
 
@@ -72,7 +72,7 @@ def test_ps_lists_the_models_that_were_used(real_ollama):
 
 
 def test_an_emulated_thinking_model_thinks_before_it_answers():
-    from assistant.llm.events import ThinkingDelta
+    from assistant.llm.values import ThinkingDelta
     from tests.real_ollama.models import missing
     from tests.real_ollama.server import RealOllama
 

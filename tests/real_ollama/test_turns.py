@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.llm.events import TextDelta
+from assistant.llm.values import TextDelta
 from assistant.turns import ReplyDone
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(900)]

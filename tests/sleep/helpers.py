@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from assistant.engine import Hippo
-from assistant.memory.models import Message, Session
+from assistant.memory.records import Message, Session
 from assistant.sleep import SleepReport, SleepSettings
 from tests.fake_ollama import Reply
 

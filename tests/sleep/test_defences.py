@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from assistant.memory.facts import Evidence
 from assistant.memory.sleep_candidates import Candidate, CandidateStore
-from assistant.memory.tier_adapters import fact_memory
+from assistant.memory.tiers import fact_memory
 from tests.sleep.helpers import chat, day, episode, episodes, fact, facts, sleep
 
 

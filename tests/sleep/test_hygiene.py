@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from assistant.memory.facts import Evidence
-from assistant.memory.tier_adapters import fact_memory
+from assistant.memory.tiers import fact_memory
 from tests.sleep.helpers import chat, day, sleep
 
 

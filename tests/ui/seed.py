@@ -18,7 +18,7 @@ from pathlib import Path
 from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.memory.facts import Evidence
-from assistant.memory.models import Message
+from assistant.memory.records import Message
 from assistant.memory.sleep_runs import RunStore
 from assistant.memory.usage import MemoryUse
 from assistant.sleep.report import Proposal, SleepReport

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from textual.widgets import Input, Sparkline
 
-from assistant.memory.models import Message, MessageHit
+from assistant.memory.records import Message, MessageHit
 from tests.ui.helpers import (
     chat_ready,
     messages_shown,

@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 import ui
-from assistant.memory.models import Message
+from assistant.memory.records import Message
 from tests.ui.helpers import screen_text, wait_until
 from ui.widgets import MessageView
 from ui.widgets.live_reply import LiveReply, open_block_start

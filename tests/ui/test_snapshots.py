@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from assistant.config import Config
 from assistant.engine import Hippo
-from assistant.llm.events import TextDelta
+from assistant.llm.values import TextDelta
 from assistant.settings import OllamaSettings
 from tests.fake_ollama import FakeOllama, Reply
 from tests.ui.conftest import make_engine

@@ -9,7 +9,7 @@ from ui.screens.chat import ChatScreen
 
 if TYPE_CHECKING:
     from ui.screens.inspector import InspectorScreen, ProvenanceScreen
-    from ui.screens.models import ModelChoice, ModelPickerScreen
+    from ui.screens.model_picker import ModelChoice, ModelPickerScreen
     from ui.screens.onboarding import OnboardingScreen
     from ui.screens.pull import PullScreen
     from ui.screens.sessions import SessionChoice, SessionListScreen
@@ -29,8 +29,8 @@ __all__ = [
 _LAZY = {
     "InspectorScreen": "ui.screens.inspector",
     "ProvenanceScreen": "ui.screens.inspector",
-    "ModelChoice": "ui.screens.models",
-    "ModelPickerScreen": "ui.screens.models",
+    "ModelChoice": "ui.screens.model_picker",
+    "ModelPickerScreen": "ui.screens.model_picker",
     "OnboardingScreen": "ui.screens.onboarding",
     "PullScreen": "ui.screens.pull",
     "SessionChoice": "ui.screens.sessions",

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
     from assistant.config import Config
     from assistant.engine import Hippo
-    from assistant.memory.models import Message as StoredMessage
-    from assistant.memory.models import Session
+    from assistant.memory.records import Message as StoredMessage
+    from assistant.memory.records import Session
     from assistant.turns import TurnEvent
 
 __all__ = ["HISTORY_LIMIT", "ChatScreen", "SessionShown", "read_last_session", "read_session"]
@@ -519,7 +519,7 @@ class ChatScreen(ChatCommands):
         Raises:
             MemoryWriteError: ``scope`` is not a scope name.
         """
-        from assistant.memory.models import scope_name
+        from assistant.memory.records import scope_name
 
         name = scope_name(scope)
         await self.open_session(None, scope=name)

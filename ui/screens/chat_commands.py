@@ -20,7 +20,7 @@ from ui.widgets import Conversation, PromptInput
 if TYPE_CHECKING:
     from assistant.engine import Hippo
     from assistant.memory.facts import Fact
-    from assistant.memory.models import Session
+    from assistant.memory.records import Session
     from ui.widgets import StatusLine
 
 __all__ = [

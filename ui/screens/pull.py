@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from assistant.engine import Hippo
-    from assistant.llm.events import PullProgress
+    from assistant.llm.values import PullProgress
 
 __all__ = ["PullScreen"]
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from assistant.engine import Hippo
-    from assistant.memory.models import Session
+    from assistant.memory.records import Session
 
 __all__ = ["SessionChoice", "SessionListScreen"]
 

@@ -14,7 +14,7 @@ from textual.widgets import Static
 from ui.widgets.message import MessageView
 
 if TYPE_CHECKING:
-    from assistant.memory.models import Message
+    from assistant.memory.records import Message
     from assistant.turns import TurnEvent
 
 __all__ = ["Conversation"]

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
     from textual.widgets import Collapsible
 
-    from assistant.memory.models import Message
+    from assistant.memory.records import Message
     from assistant.memory.retrieval import MemoryItem
     from ui.widgets.live_reply import LiveReply
 

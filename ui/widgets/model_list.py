@@ -14,7 +14,7 @@ from assistant.terminal import visible
 from ui.format import capability_text, human_size
 
 if TYPE_CHECKING:
-    from assistant.llm.events import ModelInfo
+    from assistant.llm.values import ModelInfo
 
 __all__ = ["ModelList"]
 

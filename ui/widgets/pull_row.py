@@ -14,7 +14,7 @@ from ui.format import human_size, human_speed
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from assistant.llm.events import PullProgress
+    from assistant.llm.values import PullProgress
 
 __all__ = ["PullRow"]
 

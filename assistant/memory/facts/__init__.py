@@ -31,7 +31,7 @@ lives in this package, except the whole-profile operations of
 from __future__ import annotations
 
 from assistant.errors import MemoryWriteError
-from assistant.memory.facts.models import (
+from assistant.memory.facts.fact import (
     ACTORS,
     SOURCE_KINDS,
     STATUSES,
@@ -44,7 +44,7 @@ from assistant.memory.facts.models import (
 )
 
 # Importable from here as before, though never in __all__.
-from assistant.memory.facts.models import EvidenceKind as EvidenceKind
+from assistant.memory.facts.fact import EvidenceKind as EvidenceKind
 from assistant.memory.facts.rules import looks_like_instruction
 from assistant.memory.facts.store import FactStore
 

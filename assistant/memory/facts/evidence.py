@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import apsw
 
 from assistant.errors import MemoryWriteError
-from assistant.memory.facts.models import Evidence
+from assistant.memory.facts.fact import Evidence
 from assistant.memory.facts.rules import choice
 from assistant.memory.facts.table import in_clause
 from assistant.memory.vectors import TEXT_SOURCES

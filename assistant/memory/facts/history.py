@@ -16,8 +16,8 @@ import apsw
 
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import NotFound
-from assistant.memory.facts.models import Actor, Fact, FactChange
-from assistant.memory.facts.reading import FactReader
+from assistant.memory.facts.fact import Actor, Fact, FactChange
+from assistant.memory.facts.reader import FactReader
 from assistant.memory.facts.rules import check_values, guard
 from assistant.memory.facts.table import EDITABLE, index_statement, stored_value
 from assistant.memory.facts.undo import revert_fields

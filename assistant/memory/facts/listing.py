@@ -15,7 +15,7 @@ import apsw
 
 from assistant.clock import from_iso, to_iso
 from assistant.memory.facts.evidence import evidence_of
-from assistant.memory.facts.models import Fact
+from assistant.memory.facts.fact import Fact
 from assistant.memory.facts.rules import choice
 from assistant.memory.facts.table import COLUMNS, ORDERS, as_tuple, fact_from_row, in_clause
 from assistant.memory.textindex import fts_query

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assistant.errors import InvalidInput, MemoryWriteError
-from assistant.memory.facts.models import SOURCE_KINDS, STATUSES
+from assistant.memory.facts.fact import SOURCE_KINDS, STATUSES
 from assistant.memory.injection import looks_like_instruction
 
 __all__ = ["admission", "check_values", "choice", "guard", "looks_like_instruction"]

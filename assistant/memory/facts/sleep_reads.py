@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assistant.memory.base import Store
-from assistant.memory.facts.models import Evidence
+from assistant.memory.facts.fact import Evidence
 
 __all__ = ["SleepFactReads"]
 

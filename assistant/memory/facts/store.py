@@ -12,9 +12,7 @@ import apsw
 from assistant.clock import Clock, to_iso
 from assistant.errors import InvalidInput, MemoryWriteError
 from assistant.memory.facts.evidence import check_evidence, insert_evidence
-from assistant.memory.facts.history import FactHistory
-from assistant.memory.facts.listing import FactListing
-from assistant.memory.facts.models import (
+from assistant.memory.facts.fact import (
     ACTORS,
     SOURCE_KINDS,
     Actor,
@@ -24,7 +22,9 @@ from assistant.memory.facts.models import (
     FactStatus,
     SourceKind,
 )
-from assistant.memory.facts.reading import FactReader
+from assistant.memory.facts.history import FactHistory
+from assistant.memory.facts.listing import FactListing
+from assistant.memory.facts.reader import FactReader
 from assistant.memory.facts.rules import admission, check_values, choice
 from assistant.memory.facts.table import EDITABLE, index_statement, stored_value
 

@@ -9,7 +9,7 @@ from typing import Any
 import apsw
 
 from assistant.clock import from_iso, to_iso
-from assistant.memory.facts.models import Evidence, Fact
+from assistant.memory.facts.fact import Evidence, Fact
 from assistant.memory.textindex import index_text
 from assistant.memory.vectors import enqueue
 

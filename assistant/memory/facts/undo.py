@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assistant.errors import UndoConflict
-from assistant.memory.facts.models import FactChange
+from assistant.memory.facts.fact import FactChange
 from assistant.memory.facts.table import EDITABLE
 
 __all__ = ["changed_fields", "revert_fields"]

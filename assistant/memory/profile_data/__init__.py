@@ -1,6 +1,6 @@
 """Whole-profile operations, the one place that knows every table of the data file.
 
-Each table family's own SQL lives in its store (`assistant.memory.store` for sessions
+Each table family's own SQL lives in its store (`assistant.memory.messages` for sessions
 and messages, `assistant.memory.facts` for facts, ...). What spans all of them lives
 here, next to the list of tables it must cover (`tables.TABLES`, checked against the
 schema by a test, so a new table can't be left out of a forget or an export unnoticed):

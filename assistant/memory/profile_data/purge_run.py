@@ -17,6 +17,7 @@ from contextlib import contextmanager
 import apsw
 
 from assistant.clock import Clock, to_iso
+from assistant.memory.messages import MessageStore
 from assistant.memory.profile_data.purge_plan import (
     KINDS,
     PurgePlan,
@@ -25,7 +26,6 @@ from assistant.memory.profile_data.purge_plan import (
     mentions,
     vector_tables,
 )
-from assistant.memory.store import MessageStore
 
 __all__ = ["FTS_TABLES", "PurgeRunner", "housekeep"]
 

@@ -17,9 +17,9 @@ import apsw
 from assistant.clock import Clock
 from assistant.errors import InvalidInput
 from assistant.memory.facts.table import index_statement
-from assistant.memory.models import Profile
+from assistant.memory.messages import MessageStore
 from assistant.memory.profile_data.portable import rank_maps, rewrite
-from assistant.memory.store import MessageStore
+from assistant.memory.records import Profile
 from assistant.memory.textindex import index_text
 from assistant.memory.vectors import enqueue
 

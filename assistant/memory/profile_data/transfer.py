@@ -14,10 +14,10 @@ from typing import Any
 import apsw
 
 from assistant.clock import Clock, to_iso
-from assistant.memory.models import Profile
 from assistant.memory.profile_data.dump import FORMAT, VERSION, Dumper
 from assistant.memory.profile_data.portable import rank_maps, rewrite
 from assistant.memory.profile_data.restore import Restorer
+from assistant.memory.records import Profile
 from data_schema.migrations import schema_version
 
 __all__ = ["FORMAT", "VERSION", "copy_file", "export_profile", "import_profile"]

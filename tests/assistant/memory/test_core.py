@@ -7,7 +7,7 @@ import pytest
 from assistant.clock import ManualClock
 from assistant.errors import NotFound
 from assistant.memory.core import DEFAULT_LIMIT, DEFAULT_PERSONA, CoreMemory, CoreMemoryError
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
 from data_schema.connect import Database
 
 

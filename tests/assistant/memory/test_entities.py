@@ -8,7 +8,7 @@ from assistant.clock import ManualClock
 from assistant.errors import NotFound
 from assistant.memory.entities import EntityStore, extract_entities, normalise_name
 from assistant.memory.facts import Evidence, FactStore
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
 from data_schema.connect import Database
 
 

@@ -16,7 +16,7 @@ from assistant.memory.facts import (
     MemoryWriteError,
     looks_like_instruction,
 )
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
 from assistant.memory.vectors import VectorStore
 from data_schema.connect import Database
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.errors import OllamaError
-from assistant.memory.reading import PARAPHRASES, ReadingProbe, paraphrase_margin, script
+from assistant.memory.script_probe import PARAPHRASES, ReadingProbe, paraphrase_margin, script
 
 _PAIR = {s: i for pairs in PARAPHRASES.values() for i, pair in enumerate(pairs) for s in pair}
 
@@ -79,7 +79,7 @@ def test_text_in_a_script_without_paraphrases_keeps_full_trust():
 
 def test_an_answer_kept_in_the_data_file_spares_the_next_run_the_probe(tmp_path):
     from assistant.clock import ManualClock
-    from assistant.memory.reading import ReadingStore
+    from assistant.memory.script_probe import ReadingStore
     from data_schema.connect import Database
 
     db = Database(tmp_path / "hippo.db")
@@ -111,7 +111,7 @@ def test_the_probe_measures_how_far_in_cosine_a_model_puts_paraphrases_above_the
 
 def test_a_reading_kept_from_before_gaps_is_measured_again_without_a_second_notice(tmp_path):
     from assistant.clock import ManualClock
-    from assistant.memory.reading import Reading, ReadingStore
+    from assistant.memory.script_probe import Reading, ReadingStore
     from data_schema.connect import Database
 
     db = Database(tmp_path / "hippo.db")

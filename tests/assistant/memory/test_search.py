@@ -55,7 +55,7 @@ def test_a_changed_retrieval_weight_changes_hippo_search_order(
     fake_ollama, config, monkeypatch, capsys
 ):
     from assistant.factory import open_engine
-    from assistant.memory.reading import Reading, ReadingStore
+    from assistant.memory.script_probe import Reading, ReadingStore
 
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     engine = open_engine(config)

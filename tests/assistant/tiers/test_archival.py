@@ -7,7 +7,7 @@ import pytest
 from assistant.clock import ManualClock
 from assistant.errors import HippoError
 from assistant.memory.archival import ArchiveStore
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
 from data_schema.connect import Database
 
 

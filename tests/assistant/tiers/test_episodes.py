@@ -9,7 +9,7 @@ import pytest
 from assistant.clock import ManualClock
 from assistant.errors import HippoError, NotFound
 from assistant.memory.episodes import EpisodeStore
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
 from data_schema.connect import Database
 
 T0 = datetime(2026, 2, 1, 10, 0, tzinfo=UTC)

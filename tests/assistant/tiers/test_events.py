@@ -9,8 +9,8 @@ import pytest
 
 from assistant.clock import ManualClock
 from assistant.errors import HippoError
-from assistant.memory.events import DEFAULT_TTL, EventStore
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
+from assistant.memory.sensory import DEFAULT_TTL, EventStore
 from data_schema.connect import Database
 
 

@@ -15,8 +15,8 @@ import pytest
 from assistant.clock import ManualClock
 from assistant.memory.archival import ArchiveStore
 from assistant.memory.episodes import EpisodeStore
-from assistant.memory.events import EventStore
-from assistant.memory.store import MessageStore
+from assistant.memory.messages import MessageStore
+from assistant.memory.sensory import EventStore
 from data_schema.connect import Database
 
 WORDS = ["apple", "river", "budget", "garden", "piano", "北京", "花园", "预算", "钢琴", "河流"]

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from assistant.engine import Hippo
-    from assistant.memory.models import MessageHit
+    from assistant.memory.records import MessageHit
 
 __all__ = ["ArchiveSearchPane"]
 

@@ -17,7 +17,7 @@ from ui.widgets import RecordTable
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from assistant.admin.models import DayActivity
+    from assistant.admin.views import DayActivity
     from assistant.engine import Hippo
     from assistant.memory.episodes import Episode
 

@@ -21,7 +21,7 @@ from ui.widgets import RecordTable
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from assistant.admin.models import ForgetPreview, ForgetReceipt
+    from assistant.admin.views import ForgetPreview, ForgetReceipt
     from assistant.engine import Hippo
 
 __all__ = ["ForgetPane"]

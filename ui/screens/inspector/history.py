@@ -20,7 +20,7 @@ from ui.widgets import RecordTable
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from assistant.admin.models import Change
+    from assistant.admin.views import Change
     from assistant.engine import Hippo
 
 __all__ = ["ACTOR_NAMES", "HistoryPane"]

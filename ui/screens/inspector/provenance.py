@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from assistant.admin.browse import UsedMemory
-    from assistant.admin.models import EvidenceView, FactDetail
+    from assistant.admin.views import EvidenceView, FactDetail
     from assistant.engine import Hippo
 
 __all__ = ["ProvenanceScreen", "fact_summary"]

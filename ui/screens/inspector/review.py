@@ -25,7 +25,7 @@ from ui.widgets.fact_filters import SOURCE_LABELS
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from assistant.admin.models import CoreReviewItem, EvidenceView, ReviewItem
+    from assistant.admin.views import CoreReviewItem, EvidenceView, ReviewItem
     from assistant.engine import Hippo
 
     Item = ReviewItem | CoreReviewItem

@@ -12,7 +12,7 @@ import apsw
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import NotFound
 from assistant.memory.base import Store
-from assistant.memory.models import Message, MessageStatus, Profile, Role, Session
+from assistant.memory.records import Message, MessageStatus, Profile, Role, Session
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.tokens import estimate_tokens

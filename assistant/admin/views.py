@@ -10,8 +10,8 @@ from typing import Any, Literal
 from assistant.memory.core_proposals import CoreProposal
 from assistant.memory.episodes import Episode
 from assistant.memory.facts import Fact, FactChange
-from assistant.memory.models import Profile
 from assistant.memory.profile_data.purge_plan import ForgetHit
+from assistant.memory.records import Profile
 
 __all__ = [
     "TIERS",

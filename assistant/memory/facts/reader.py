@@ -13,7 +13,7 @@ from assistant.clock import to_iso
 from assistant.errors import NotFound
 from assistant.memory.base import Store
 from assistant.memory.facts.evidence import evidence_of
-from assistant.memory.facts.models import Fact
+from assistant.memory.facts.fact import Fact
 from assistant.memory.facts.rules import choice
 from assistant.memory.facts.table import (
     COLUMNS,

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
 
     from assistant.engine import Hippo
-    from assistant.llm.events import ModelInfo
+    from assistant.llm.values import ModelInfo
 
 __all__ = ["ModelChoice", "ModelPickerScreen"]
 
