@@ -1,4 +1,4 @@
-"""``hippo memory restore BACKUP``: put a backup in place of the data file, keeping the old one.
+"""``hippo backup restore BACKUP``: put a backup in place of the data file, keeping the old one.
 
 The backup is checked first (a Hippo file that passes SQLite's quick check), copied next
 to the data file, and swapped in with a rename, so a crash leaves either the old file or

@@ -194,7 +194,7 @@ class KeyStore:
             f" and the key file {self.key_file} (absent). Restore the key: put it back in the "
             f"keyring or the key file, or set {KEY_ENV} to it. Without it the file can't be "
             "read: move it aside, and restore your memories from an export with "
-            "`hippo import FILE --profile NAME`."
+            "`hippo profile import FILE NAME`."
         )
 
     def describe(self) -> str:

@@ -113,7 +113,7 @@ class Rekeyed:
         """The receipt, in words."""
         return (
             f"Re-encrypted {len(self.files)} file(s) with a new key, kept in {self.origin}; "
-            "the old key is gone. Copies saved elsewhere (`hippo memory backup PATH`) are "
+            "the old key is gone. Copies saved elsewhere (`hippo backup create PATH`) are "
             "still under the old key: make new ones."
         )
 

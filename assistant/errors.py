@@ -103,7 +103,7 @@ class ModelNotFound(OllamaError):
         super().__init__(
             f"Model '{model}' is not installed on Ollama at {host or 'the host'}. "
             f"Pull it with `ollama pull {model}` (or from Hippo's model screen), "
-            "or choose another model with `hippo models`.",
+            "or choose another model with `hippo model list`.",
             host=host,
         )
         self.model = model

@@ -43,7 +43,7 @@ def file_problems(conn: apsw.Connection, limit: int = 20) -> list[str]:
 
 
 def _backups_newest_first(db_path: Path) -> list[Path]:
-    """Sleep's backups and `hippo memory backup`'s manual ones, newest first."""
+    """Sleep's backups and `hippo backup create`'s manual ones, newest first."""
     from assistant.sleep.backup import BACKUP_DIR, backups  # the sleep package imports us
 
     folder = Path(db_path).parent / BACKUP_DIR
@@ -74,13 +74,13 @@ def damage_message(db_path: Path, problems: list[str]) -> str:
     good = newest_good_backup(db_path)
     if good is not None:
         advice = (
-            f"Restore the newest backup that passes the check with `hippo memory restore "
+            f"Restore the newest backup that passes the check with `hippo backup restore "
             f"{good}` (the damaged file is kept aside)"
         )
     else:
         advice = (
             "No backup next to it passes the check: export what still reads with "
-            "`hippo memory export -o FILE`, then move the file aside to start afresh"
+            "`hippo profile export -o FILE`, then move the file aside to start afresh"
         )
     return (
         f"The data file {db_path} is damaged: it fails SQLite's integrity check ({found}). "

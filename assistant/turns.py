@@ -100,7 +100,7 @@ class PromptTooLong:
         return (
             f"Your message makes the prompt about {self.tokens:,} tokens, more than the "
             f"{self.window:,} the model is given, so it will read only part of it and may "
-            "miss what Hippo remembers. For a document, `hippo ingest FILE` keeps it "
+            "miss what Hippo remembers. For a document, `hippo document add FILE` keeps it "
             "searchable; or raise [models] context_tokens in config.toml, if the model "
             "allows it."
         )

@@ -64,7 +64,7 @@ def load_export(text: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"This is not a Hippo export ({exc.msg} at line {exc.lineno}). Export one with "
-            "`hippo memory export`; a Markdown export works too."
+            "`hippo profile export`; a Markdown export works too."
         ) from None
     except RecursionError:  # [[[[... 100k deep: an export nests a few levels only
         raise InvalidInput(

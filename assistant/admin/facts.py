@@ -238,7 +238,7 @@ class FactsAdmin:
         )
 
     def state(self, text: str, *, scope: str = "", source: str = "") -> Fact:
-        """A fact the user states outside the chat (``hippo memory add``), as ``/remember`` does.
+        """A fact the user states outside the chat (``hippo fact add``), as ``/remember`` does.
 
         The words are kept as the user's message in a session of their own (which is the
         fact's evidence, with ``source`` saying where they came from, e.g. the command

@@ -334,7 +334,7 @@ def _backup_notes(
     if failed:
         notes.append(f"Backups: {len(failed)} in {folder} were deleted.")
     notes.append(
-        "Copies you saved elsewhere (e.g. `hippo memory backup PATH`) are not touched: "
+        "Copies you saved elsewhere (e.g. `hippo backup create PATH`) are not touched: "
         "delete those yourself."
     )
     return tuple(notes)

@@ -81,7 +81,7 @@ class HistoryAdmin:
             return self._core.undo(change_id, actor="user", profile_id=self._pid)
         if self._facts.changes.fact_of_change(self._pid, change_id) is None:
             raise NotFound(
-                f"There is no fact change {change_id} in this profile; see `hippo memory history`."
+                f"There is no fact change {change_id} in this profile; see `hippo history list`."
             )
         return self._facts.undo(change_id, actor="user")
 

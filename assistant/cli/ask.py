@@ -74,7 +74,7 @@ def ask_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     The message is read before the data file opens, so an empty one leaves no session
     behind. A reply that failed before any text came is not kept (the user's message
     is), and no blank line is printed for it. The session is marked over at the end,
-    so that ``hippo sleep --now`` may consolidate it at once.
+    so that ``hippo sleep run --now`` may consolidate it at once.
     """
     from assistant.factory import open_engine
     from assistant.integrity import require_intact_daily

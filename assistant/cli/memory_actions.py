@@ -58,7 +58,7 @@ def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
     statement = read_message(args.text, sys.stdin) if args.text == "-" else args.text
     scope = args.fact_scope if args.fact_scope is not None else args.scope
-    fact = admin.facts.state(statement, scope=scope, source="hippo memory add")
+    fact = admin.facts.state(statement, scope=scope, source="hippo fact add")
     if fact.status == "active":
         print(f"Remembered: {text.fact_line(fact)}", file=out)
     else:  # instruction-like words wait for the user's own look

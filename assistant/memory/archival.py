@@ -1,6 +1,6 @@
 """Archival memory: documents cut into chunks, keyword-indexed and queued for vectors.
 
-``hippo ingest PATH`` and the model's ``archival_insert`` tool both land here. A file
+``hippo document add PATH`` and the model's ``archival_insert`` tool both land here. A file
 is known by its resolved path within a profile and by the SHA-256 of its bytes:
 ingesting it again unchanged does nothing, and a changed file has its chunks
 replaced in one transaction (the schema's triggers clear the old chunks' keyword

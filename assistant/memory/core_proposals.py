@@ -120,7 +120,7 @@ class CoreProposals(Store):
         if row is None:
             raise NotFound(
                 f"There is no core memory proposal {proposal_id} in this profile; "
-                "`hippo memory review` lists them."
+                "`hippo review list` lists them."
             )
         return _proposal(row)
 

@@ -3,7 +3,7 @@
 An incognito session and its messages live in an in-memory SQLite database of the
 process, shaped like the file's own tables (their ``CREATE`` text is copied from the
 file, so the columns always match). Nothing of them is written to the file: another
-process reading it (``hippo search`` in another shell) finds nothing, and a crash
+process reading it (``hippo message search`` in another shell) finds nothing, and a crash
 leaves nothing behind. Their ids start at `FIRST_ID`, far above any id the file
 will reach, so one id says where a session or message lives.
 

@@ -183,7 +183,9 @@ class MessageStore(Store):
         """
         row = self._conn().execute(f"{_SESSION_SELECT} WHERE s.id = ?", (session_id,)).fetchone()
         if row is None:
-            raise NotFound(f"There is no session {session_id}. List them with `hippo sessions`.")
+            raise NotFound(
+                f"There is no session {session_id}. List them with `hippo session list`."
+            )
         return _session(row)
 
     def sessions(self, profile_id: int, limit: int = 50) -> list[Session]:

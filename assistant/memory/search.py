@@ -1,6 +1,6 @@
 """Ranking search hits by keyword and meaning, as recall fuses them, with each score kept.
 
-`hippo search`, the archive tab and fact search rank with the same fusion as recall
+`hippo message search`, the archive tab and fact search rank with the same fusion as recall
 (`scoring.relevance`) and the same configured weights (``[retrieval]`` in config.toml):
 one ranker, so a changed weight moves both. Search leaves out what only recall needs
 (recency, importance, the priors): it ranks by how well an item matches.

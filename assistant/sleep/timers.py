@@ -1,7 +1,7 @@
 """Run ``hippo sleep`` nightly without the app: systemd user timer, launchd, Task Scheduler.
 
 The templates in ``packaging/`` are these renderings with placeholder paths (a test keeps
-them identical); ``hippo sleep --install-timer`` writes them for this machine and prints
+them identical); ``hippo sleep install-timer`` writes them for this machine and prints
 the one command that enables them. What it writes runs the same Hippo the user installed
 it from (this Python, ``-m assistant.cli``) on the same data file (``--data-dir``), with
 the environment that chose the Ollama host and the settings (``timer_environment``).

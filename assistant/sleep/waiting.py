@@ -3,7 +3,7 @@
 A session is consolidated once it is over: its app closed, its ``hippo ask`` ended,
 another session was opened in its place, or nobody wrote in it for ``idle_minutes``.
 A session the model failed on ``max_attempts`` runs in a row, nightly or manual (each
-run is a real try with the model), is given up until ``hippo sleep --retry``.
+run is a real try with the model), is given up until ``hippo sleep run --retry``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def skipped_notes(deps: SleepDeps, settings: SleepSettings) -> list[str]:
         for step, session_id in store.given_up(profile.id):
             notes.append(
                 f"session {session_id}{where}: sleep gave up {_STEPS.get(step, step)} it "
-                f"after {settings.max_attempts} failed runs; `hippo sleep --retry` tries again"
+                f"after {settings.max_attempts} failed runs; `hippo sleep run --retry` tries again"
             )
     return notes
 

@@ -1,4 +1,4 @@
-"""`hippo memory export` is plaintext and says so; `--encrypt` seals it with a passphrase."""
+"""`hippo profile export` is plaintext and says so; `--encrypt` seals it with a passphrase."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ def test_a_message_longer_than_the_context_window_is_answered_with_a_warning(eng
     events = list(engine.send(session.id, "a pasted report, " * 12_000))
     (warning,) = [e for e in events if isinstance(e, PromptTooLong)]
     assert warning.window == engine.context_tokens < warning.tokens
-    assert "hippo ingest" in warning.advice and "context_tokens" in warning.advice
+    assert "hippo document add" in warning.advice and "context_tokens" in warning.advice
     assert isinstance(events[-1], ReplyDone)  # warned, not refused
 
 

@@ -65,7 +65,7 @@ def test_sleep_refuses_a_damaged_file_and_offers_the_good_backup(damaged, config
     code, _, err = _run(capsys, "sleep", "--now")
     assert code == 1 and "Traceback" not in err
     assert "is damaged: it fails SQLite's integrity check" in err
-    assert f"hippo memory restore {damaged}" in err
+    assert f"hippo backup restore {damaged}" in err
     conn = connect(config.db_path, migrate=False)
     try:
         assert conn.execute("SELECT count(*) FROM sleep_runs").fetchone()[0] == 0
@@ -78,7 +78,7 @@ def test_sleep_in_the_engine_raises_before_doing_anything(damaged, config):
 
     engine = make_engine(config)
     try:
-        with pytest.raises(DamagedFile, match="hippo memory restore"):
+        with pytest.raises(DamagedFile, match="hippo backup restore"):
             engine.consolidate(trigger="catch_up")
     finally:
         engine.close()
@@ -87,7 +87,7 @@ def test_sleep_in_the_engine_raises_before_doing_anything(damaged, config):
 def test_ask_refuses_before_writing_and_says_what_to_restore(damaged, capsys):
     code, out, err = _run(capsys, "ask", "hello")
     assert code == 1 and out == "" and "Traceback" not in err
-    assert "is damaged" in err and f"hippo memory restore {damaged}" in err
+    assert "is damaged" in err and f"hippo backup restore {damaged}" in err
 
 
 def test_a_check_passed_today_vouches_for_the_file_to_ask_and_an_older_one_does_not(engine, config):
@@ -108,7 +108,7 @@ def test_a_check_passed_today_vouches_for_the_file_to_ask_and_an_older_one_does_
 
 def test_doctor_says_which_backup_to_restore(damaged, capsys):
     code, out, _ = _run(capsys, "doctor")
-    assert code == 1 and f"hippo memory restore {damaged}" in out
+    assert code == 1 and f"hippo backup restore {damaged}" in out
 
 
 def test_restore_swaps_in_the_backup_and_keeps_the_damaged_file(damaged, config, capsys):

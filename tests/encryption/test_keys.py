@@ -78,7 +78,7 @@ def test_without_its_key_hippo_says_where_it_looked_and_what_to_do(
     err = capsys.readouterr().err
     assert "is encrypted, and its key is missing" in err
     assert "HIPPO_DB_KEY (not set)" in err and f"entry '{KEYRING_ENTRY}'" in err
-    assert KEY_FILE in err and "hippo import FILE --profile NAME" in err
+    assert KEY_FILE in err and "hippo profile import FILE NAME" in err
     assert "Traceback" not in err and "file is not a database" not in err
     assert main(["doctor"]) == 1
     out = capsys.readouterr().out

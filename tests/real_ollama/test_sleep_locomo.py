@@ -1,4 +1,4 @@
-"""`hippo sleep --now` with a real small model over the first sessions of a LoCoMo dialogue.
+"""`hippo sleep run --now` with a real small model over the first sessions of a LoCoMo dialogue.
 
 Invariants only, never the model's text: the run completes and accounts for every model
 call and every malformed answer; every stored fact cites evidence that exists in its

@@ -58,7 +58,7 @@ def test_a_given_up_session_is_named_and_retried_on_request(ollama_up, capsys):
         main(["sleep", "--now"])
     out = capsys.readouterr().out
     assert "sleep gave up summarising it after 3 failed runs" in out
-    assert "`hippo sleep --retry` tries again" in out
+    assert "`hippo sleep run --retry` tries again" in out
 
     ollama_up.script(episodes(episode(1, 2, "Oboe.")), facts(fact("The user plays the oboe", [1])))
     assert main(["sleep", "--retry"]) == 0

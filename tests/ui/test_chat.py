@@ -183,7 +183,9 @@ async def test_a_message_longer_than_the_model_reads_is_sent_with_a_warning(
         await chat_ready(pilot)
         app.chat.query_one(PromptInput).text = "a pasted report, " * 12_000
         await pilot.press("enter")
-        await wait_until(pilot, lambda: notified(app, "`hippo ingest FILE` keeps it searchable"))
+        await wait_until(
+            pilot, lambda: notified(app, "`hippo document add FILE` keeps it searchable")
+        )
         await wait_until(pilot, lambda: not app.chat.streaming)
         assert len(messages_shown(app)) == 2
 

@@ -28,7 +28,7 @@ async def test_the_app_opens_then_warns_of_a_damaged_file(engine, config, fake_o
     try:
         async with app.run_test(size=SIZE, notifications=True) as pilot:
             await chat_ready(pilot)  # the chat is usable; the check runs in the background
-            await wait_until(pilot, lambda: notified(app, f"hippo memory restore {good}"))
+            await wait_until(pilot, lambda: notified(app, f"hippo backup restore {good}"))
             await wait_until(pilot, lambda: notified(app, "Sleep will not consolidate it"))
     finally:
         reopened.close()

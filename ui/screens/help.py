@@ -68,7 +68,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(
                 Content(
                     "Hippo keeps what you tell it in one file on this computer, and learns "
-                    "facts from your chats while it sleeps (at night, or `hippo sleep --now`). "
+                    "facts from your chats while it sleeps (at night, or `hippo sleep run --now`). "
                     "F4 shows every fact, where it came from, and lets you fix or forget it."
                 ),
                 classes="help-title",

@@ -15,7 +15,7 @@ WELCOME = """\
 Welcome to Hippo, an assistant that remembers.
 
 What you say here is kept in one encrypted file on this computer. While Hippo sleeps
-(each night, or `hippo sleep --now`), it draws facts from your chats, and brings them
+(each night, or `hippo sleep run --now`), it draws facts from your chats, and brings them
 back when they matter. F4 shows everything it keeps, where each fact came from, and
 lets you correct or forget it. /incognito starts a chat that keeps nothing.
 

@@ -45,7 +45,7 @@ class FactReader(Store):
         row = self.row(conn, fact_id)
         if row is None or (profile_id is not None and row["profile_id"] != profile_id):
             raise NotFound(
-                f"There is no fact {fact_id} in this profile. List them with `hippo memory facts`."
+                f"There is no fact {fact_id} in this profile. List them with `hippo fact list`."
             )
         return fact_from_row(row, evidence_of(conn, [fact_id]).get(fact_id, ()))
 

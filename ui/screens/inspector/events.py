@@ -76,7 +76,7 @@ class EventsDocsPane(InspectorPane):
             for doc in documents
         )
         self.query_one("#documents-title", Static).update(
-            Content(f"Documents ({len(documents)}) · add with `hippo ingest PATH`")
+            Content(f"Documents ({len(documents)}) · add with `hippo document add PATH`")
         )
 
     def action_remove(self) -> None:
