@@ -1,4 +1,4 @@
-"""`hippo document add` of paths that are not plain UTF-8 text files: each said, the rest ingested."""
+"""`hippo document add` of paths that are not plain UTF-8 files: each said, the rest ingested."""
 
 from __future__ import annotations
 
