@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import apsw
 
+from data_schema.rows import scalar
+
 __all__ = ["Compaction", "compact"]
 
 _INCREMENTAL = 2
@@ -41,9 +43,9 @@ class Compaction:
 
 def _pages(conn: apsw.Connection) -> tuple[int, int, int]:
     """(page size, pages, free pages) of the file behind ``conn``."""
-    (size,) = conn.execute("PRAGMA page_size").fetchone()
-    (pages,) = conn.execute("PRAGMA page_count").fetchone()
-    (free,) = conn.execute("PRAGMA freelist_count").fetchone()
+    size = scalar(conn, "PRAGMA page_size")
+    pages = scalar(conn, "PRAGMA page_count")
+    free = scalar(conn, "PRAGMA freelist_count")
     return int(size), int(pages), int(free)
 
 
@@ -82,8 +84,7 @@ def compact(conn: apsw.Connection, *, rewrite: bool | None = None) -> Compaction
 def _give_back(
     conn: apsw.Connection, free: int, pages: int, page: int, rewrite: bool | None
 ) -> str:
-    (mode,) = conn.execute("PRAGMA auto_vacuum").fetchone()
-    if mode == _INCREMENTAL:
+    if scalar(conn, "PRAGMA auto_vacuum") == _INCREMENTAL:
         while free:
             # Each row the pragma returns is a page given back: step through them all.
             conn.execute(f"PRAGMA incremental_vacuum({min(free, _BATCH)})").fetchall()

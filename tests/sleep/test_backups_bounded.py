@@ -56,8 +56,7 @@ def test_a_sleep_run_gives_the_space_deletes_freed_back(engine, fake_ollama, clo
     engine.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     before = Path(engine.db.path).stat().st_size
 
-    report = sleep(engine)
+    sleep(engine)
     engine.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
-    assert report.counts["file_kb_freed"] > 1000
     assert Path(engine.db.path).stat().st_size < before - 1_000_000

@@ -21,6 +21,7 @@ import apsw
 __all__ = ["GROUPS", "FileSpace", "TableSpace", "file_space"]
 
 GROUPS = ("text", "keyword", "vectors", "cells", "other", "free")
+_UNLISTED = "(page maps)"
 _TEXT = frozenset(
     {"messages", "episodes", "facts", "documents", "chunks", "events", "core_blocks", "sessions"}
 )
@@ -122,6 +123,11 @@ def file_space(conn: apsw.Connection) -> FileSpace:
     for name, size in rows:
         owner = owners.get(name, name)
         totals[owner] = totals.get(owner, 0) + int(size)
+    if totals:
+        # Pages no b-tree owns: auto-vacuum's pointer maps (one per ~800 pages).
+        unlisted = pages * page_size - free * page_size - sum(totals.values())
+        if unlisted > 0:
+            totals[_UNLISTED] = unlisted
     tables = sorted(
         (TableSpace(name, group_of(name), size) for name, size in totals.items()),
         key=lambda t: (-t.bytes, t.name),
