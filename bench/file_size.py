@@ -3,18 +3,20 @@
 Simulates a day against the fake Ollama, through the engine as the app drives it: a
 fresh data file, ``--messages`` messages in a few chats (half from the user, each
 answered by the model), a few facts stated with ``/remember``, every message embedded,
-then one sleep run (episodes, facts, its backup). Then prints the data file's size
+then one sleep run (episodes, facts, its backup); ``--days N`` repeats that N times.
+Then prints the data file's size
 (after a checkpoint, as it rests on disk), its split (text, keyword index, vectors,
 cells, other, free pages) and the largest tables, and the backups' count and size.
 
 Run once per embedder: ``all-minilm`` (384-d) and ``embeddinggemma`` (768-d). With
 ``--tried`` the day also tries the other embedder briefly (its vectors made, then the
-first one chosen again), as a user comparing models does.
+first one chosen again), as a user comparing models does, and at the end deletes them
+(``hippo db vectors delete``) and prints the file's size before and after.
 
 Targets (issue 14): the file under 2 MB after such a day; the backups together at most
 three times the compacted file.
 
-Usage: python bench/file_size.py [--messages 100] [--tried]
+Usage: python bench/file_size.py [--messages 100] [--days 1] [--tried] [--embedder NAME]
 """
 
 from __future__ import annotations
@@ -22,21 +24,25 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from assistant.admin import VectorsDropped  # noqa: E402
 from assistant.clock import ManualClock  # noqa: E402
 from assistant.engine import Hippo  # noqa: E402
 from assistant.llm.gateway import OllamaGateway  # noqa: E402
+from assistant.memory.profile_data.space import FileSpace, file_space  # noqa: E402
 from assistant.sleep import SleepSettings, backups  # noqa: E402
 from bench.sleep import STATEMENTS, WeekModel  # noqa: E402
 
 START = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 EMBEDDERS = ("all-minilm", "embeddinggemma")
 TARGET_MB = 2.0
+DAY = 100
 _QUESTIONS = [
     "Can you help me plan my week?",
     "What should I cook tonight with rice and leeks?",
@@ -78,10 +84,30 @@ def _try_other(engine: Hippo, other: str, first: str) -> None:
     engine.embed_pending(max_batches=None)
 
 
-def measure(embedder: str, messages: int, tried: bool) -> dict[str, object]:
-    """One simulated day with ``embedder``; the file's size, split and backups."""
-    from assistant.memory.profile_data.space import file_space
+@dataclass
+class Figures:
+    """What one run measured."""
 
+    embedder: str
+    messages: int
+    file_bytes: int
+    space: FileSpace
+    backups: int
+    backup_bytes: int
+    slept: dict[str, int]
+    dropped: VectorsDropped | None = None
+
+
+def _night(engine: Hippo, clock: ManualClock) -> dict[str, int]:
+    clock.advance(hours=12)
+    slept = engine.consolidate(tz=UTC, settings=SleepSettings(max_llm_calls=1000))
+    engine.embed_pending(max_batches=None)  # what sleep wrote, as the app's worker does
+    clock.advance(hours=12)
+    return {k: v for k, v in slept.counts.items() if not k.startswith("llm_") and v}
+
+
+def measure(embedder: str, messages: int, tried: bool, days: int) -> Figures:
+    """``days`` days of chat with ``embedder``, each with its night; the file's figures."""
     with tempfile.TemporaryDirectory() as folder, WeekModel() as model:
         clock = ManualClock(START)
         path = Path(folder) / "hippo.db"
@@ -92,57 +118,61 @@ def measure(embedder: str, messages: int, tried: bool) -> dict[str, object]:
             embedding_model=embedder,
             clock=clock,
         )
+        other = next(e for e in EMBEDDERS if e != embedder)
         try:
-            simulate_day(engine, clock, messages)
-            if tried:
-                other = next(e for e in EMBEDDERS if e != embedder)
-                _try_other(engine, other, embedder)
-            clock.advance(hours=12)
-            slept = engine.consolidate(tz=UTC, settings=SleepSettings(max_llm_calls=1000))
-            engine.embed_pending(max_batches=None)  # what sleep wrote, as the app's worker does
+            for day in range(days):
+                simulate_day(engine, clock, messages)
+                if tried and day == 0:
+                    _try_other(engine, other, embedder)
+                slept = _night(engine, clock)
             conn = engine.db.conn
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            space = file_space(conn)
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            size, space = path.stat().st_size, file_space(conn)
+            dropped = engine.admin.storage.drop_vectors(other) if tried else None
         finally:
             engine.close()
         copies = backups(path)
-        return {
-            "embedder": embedder,
-            "slept": {k: v for k, v in slept.counts.items() if not k.startswith("llm_")},
-            "file_bytes": path.stat().st_size,
-            "space": space,
-            "backups": len(copies),
-            "backup_bytes": sum(p.stat().st_size for p in copies),
-        }
+        total = sum(p.stat().st_size for p in copies)
+        return Figures(embedder, messages * days, size, space, len(copies), total, slept, dropped)
 
 
-def report(found: dict[str, object], messages: int) -> str:
+def report(found: Figures) -> str:
     """The figures of one run, as lines."""
-    space = found["space"]
-    size = int(found["file_bytes"])  # type: ignore[call-overload]
+    size, space = found.file_bytes, found.space
     mb = size / 1e6
     lines = [
-        f"{found['embedder']}: {messages} messages -> file {mb:.2f} MB"
-        f" ({size / messages / 1e3:.1f} KB/message; target < {TARGET_MB:.0f} MB:"
-        f" {'met' if mb < TARGET_MB else 'MISSED'})",
-        "  split: " + ", ".join(f"{k} {v / 1e3:.0f} KB" for k, v in space.by_group().items()),  # type: ignore[attr-defined]
-        "  largest: " + ", ".join(f"{t.name} {t.bytes / 1e3:.0f} KB" for t in space.largest(6)),  # type: ignore[attr-defined]
-        f"  sleep: {found['slept']}",
-        f"  backups: {found['backups']}, {int(found['backup_bytes']) / 1e6:.2f} MB"  # type: ignore[call-overload]
-        f" ({int(found['backup_bytes']) / max(size, 1):.1f}x the file)",  # type: ignore[call-overload]
+        f"{found.embedder}: {found.messages} messages -> file {mb:.2f} MB"
+        f" ({size / found.messages / 1e3:.1f} KB/message"
+        + (
+            f"; target < {TARGET_MB:.0f} MB after a day: {'met' if mb < TARGET_MB else 'MISSED'})"
+            if found.messages <= DAY
+            else ")"
+        ),
+        "  split: " + ", ".join(f"{k} {v / 1e3:.0f} KB" for k, v in space.by_group().items()),
+        "  largest: " + ", ".join(f"{t.name} {t.bytes / 1e3:.0f} KB" for t in space.largest(6)),
+        f"  last night: {found.slept}",
+        f"  backups: {found.backups}, {found.backup_bytes / 1e6:.2f} MB"
+        f" ({found.backup_bytes / max(size, 1):.1f}x the file; target <= 3x)",
     ]
+    if found.dropped is not None:
+        d = found.dropped
+        lines.append(
+            f"  dropped {d.vectors} vectors of {d.name}: {d.before_bytes / 1e6:.2f} MB"
+            f" -> {d.after_bytes / 1e6:.2f} MB"
+        )
     return "\n".join(lines)
 
 
 def main() -> None:
     """Run the bench and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--messages", type=int, default=100)
+    parser.add_argument("--messages", type=int, default=DAY, help="a day's messages (100)")
+    parser.add_argument("--days", type=int, default=1, help="days, each with its night (1)")
     parser.add_argument("--tried", action="store_true", help="also try the other embedder")
     parser.add_argument("--embedder", choices=EMBEDDERS, action="append")
     args = parser.parse_args()
     for embedder in args.embedder or EMBEDDERS:
-        print(report(measure(embedder, args.messages, args.tried), args.messages), flush=True)
+        print(report(measure(embedder, args.messages, args.tried, args.days)), flush=True)
 
 
 if __name__ == "__main__":

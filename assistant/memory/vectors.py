@@ -348,15 +348,14 @@ class VectorStore(Store):
                 return
             if not self._exists(table) or vector_cells.is_complete(conn, table):
                 continue
-            self._fit_chunks(model, table)
             if vector_cells.is_trained(conn, table) or self.size(table) >= self.cells.min_rows:
                 vector_cells.build(conn, table, int(model.dim), stop, self.cells)
+            else:  # cells are not due (and would drop the table): its chunks must fit it
+                self._fit_chunks(model, table)
 
     def _fit_chunks(self, model: EmbeddingModel, table: str) -> None:
         """Rebuild ``table`` with chunks that fit how many vectors it holds, if they don't."""
         conn = self._conn()
-        if vector_cells.is_trained(conn, table):
-            return  # large, and its vectors are being copied into cells
         current = vector_chunks.chunk_size(conn, table)
         if current is None:
             return
