@@ -6,7 +6,8 @@ file does not shrink by itself. A file made by Hippo from this version on is in
 written): its free pages are given back a batch at a time, each batch a short write
 transaction, so the chat is never held up long. An older file has no such mode: it
 is rewritten whole by ``VACUUM`` (which also puts it in incremental mode), but only
-when the free pages are worth a rewrite that holds the writer lock for its duration.
+when the free pages are worth a rewrite that holds the writer lock for its duration,
+or when asked (``hippo db vectors delete``, forget's scrub).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ _BATCH = 2048
 # An old file is rewritten only when at least this share of it, and this much, is free.
 _REWRITE_SHARE = 0.25
 _REWRITE_MIN_BYTES = 1 << 20
+# ... and only a file this small unless asked: the rewrite holds the writer lock (a chat
+# waits 5 s at most), and a file rewrites at roughly 50-100 MB/s on this machine.
+_REWRITE_MAX_BYTES = 64 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +60,8 @@ def compact(conn: apsw.Connection, *, rewrite: bool | None = None) -> Compaction
         conn: a connection to the data file, in no transaction.
         rewrite: for a file not in incremental mode, whether to rewrite it whole
             (``VACUUM``): True always, False never, None (the default) when enough of
-            it is free (a quarter, and at least 1 MB).
+            it is free (a quarter, and at least 1 MB) and what is left is small enough
+            to rewrite in a moment (64 MB).
 
     Returns:
         The sizes before and after (pages: the write-ahead log aside), and how:
@@ -93,7 +98,11 @@ def _give_back(
                 break
             free = left
         return "incremental"
-    worth = free * page >= _REWRITE_MIN_BYTES and free >= pages * _REWRITE_SHARE
+    worth = (
+        free * page >= _REWRITE_MIN_BYTES
+        and free >= pages * _REWRITE_SHARE
+        and (pages - free) * page <= _REWRITE_MAX_BYTES
+    )
     if not (worth if rewrite is None else rewrite):
         return ""
     conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # the rewrite takes this mode on

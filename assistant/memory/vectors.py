@@ -20,6 +20,7 @@ import apsw
 from assistant.clock import Clock, to_iso
 from assistant.memory import vector_cells, vector_chunks
 from assistant.memory.base import Store
+from data_schema.compact import compact
 
 __all__ = [
     "TEXT_SOURCES",
@@ -349,7 +350,10 @@ class VectorStore(Store):
             if not self._exists(table) or vector_cells.is_complete(conn, table):
                 continue
             if vector_cells.is_trained(conn, table) or self.size(table) >= self.cells.min_rows:
-                vector_cells.build(conn, table, int(model.dim), stop, self.cells)
+                if vector_cells.build(conn, table, int(model.dim), stop, self.cells):
+                    # Its table is gone: a third of the file was free (incremental
+                    # files only: rewriting an old one would hold up the chat).
+                    compact(conn, rewrite=False)
             else:  # cells are not due (and would drop the table): its chunks must fit it
                 self._fit_chunks(model, table)
 

@@ -119,3 +119,27 @@ def test_a_small_table_made_with_large_chunks_is_rebuilt_small_and_the_file_shri
 )
 def test_the_chunk_size_fits_the_table(rows, current, wanted):
     assert vector_chunks.fitting(rows, current) == wanted
+
+
+def test_the_table_cells_replace_gives_its_pages_back(tmp_path):
+    from assistant.clock import ManualClock
+    from assistant.memory.vector_cells import CellSizes
+    from assistant.memory.vectors import VectorStore
+    from data_schema.connect import Database
+
+    db = Database(tmp_path / "hippo.db")
+    vectors = VectorStore(lambda: db.conn, ManualClock(), CellSizes(cells=4, min_rows=1000))
+    model = vectors.ensure_model("wide", 768)
+    items = [PendingText("message", i, 1, "", 0) for i in range(1, 1201)]
+    vectors.store(model, items, [[float(i % 13), 1.0] + [0.0] * 766 for i in range(1, 1201)])
+    conn = db.conn
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    before = file_space(conn)
+
+    vectors.build_cells(model)
+
+    after = file_space(conn)
+    assert before.by_group()["vectors"] > 3_000_000 and after.by_group()["vectors"] == 0
+    # The copy in cells is as large as the table was; the table's pages went back.
+    assert after.free_pages == 0 and after.total_bytes < before.total_bytes * 1.3
+    db.close()
