@@ -160,6 +160,10 @@ def connect(
         _load_sqlite_vec(conn)
         conn.execute("PRAGMA foreign_keys = ON")
         if name != ":memory:":
+            # Before anything is written (WAL mode writes the header): a new file can then
+            # give its free pages back a batch at a time (see `data_schema.compact`); on
+            # an older file this waits for its next VACUUM.
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             # Pages of an encrypted file are decrypted each time they come from the OS:

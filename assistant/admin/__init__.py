@@ -16,6 +16,8 @@ export and import, counts) lives in `assistant.memory.profile_data`.
   (incognito), ``purge_incognito``, ``delete_event``/``delete_document``/``delete_episode``;
 * ``export`` (`ExportAdmin`): ``data``, ``markdown``, ``import_``, ``backup``, ``path``;
 * ``activity`` (`ActivityAdmin`): ``per_day``, ``episodes_by_day``, ``stats``;
+* ``storage`` (`StorageAdmin`): ``usage`` (where the file's bytes are),
+  ``drop_vectors`` (of an embedding model no longer used);
 * ``browse`` (`BrowseAdmin`): ``profiles``, ``sessions``, ``episodes``,
   ``session_episodes``, ``events``, ``event``, ``documents``, ``core_blocks``,
   ``edit_core``, ``search_messages`` (date filters), ``message``, ``memories_used``.
@@ -37,6 +39,7 @@ from assistant.admin.facts import FactsAdmin
 from assistant.admin.forget import ForgetAdmin
 from assistant.admin.history import HistoryAdmin
 from assistant.admin.review import ReviewAdmin
+from assistant.admin.storage import StorageAdmin, StorageUsage, VectorsDropped
 from assistant.admin.views import (
     TIERS,
     AdminStats,
@@ -80,7 +83,10 @@ __all__ = [
     "MemoryAdmin",
     "ReviewAdmin",
     "ReviewItem",
+    "StorageAdmin",
+    "StorageUsage",
     "UsedMemory",
+    "VectorsDropped",
     "load_export",
 ]
 
@@ -99,6 +105,7 @@ class MemoryAdmin:
         export: export, import and backups.
         activity: per-day activity, the timeline, stats.
         browse: listings, core blocks, messages and what replies used.
+        storage: where the data file's bytes are; vectors of unused models deleted.
     """
 
     facts: FactsAdmin
@@ -108,6 +115,7 @@ class MemoryAdmin:
     export: ExportAdmin
     activity: ActivityAdmin
     browse: BrowseAdmin
+    storage: StorageAdmin
     current_profile: Callable[[], Profile]
     db: Database
 

@@ -17,6 +17,7 @@ from assistant.admin import (
     HistoryAdmin,
     MemoryAdmin,
     ReviewAdmin,
+    StorageAdmin,
 )
 from assistant.admin.facts import Sessions
 from assistant.admin.provenance import EvidenceReader
@@ -97,6 +98,9 @@ def build_admin(engine: Hippo) -> MemoryAdmin:
             evidence=evidence,
             search=lambda query, limit: engine.search_messages(query, limit=limit),
             profile=profile,
+        ),
+        storage=StorageAdmin(
+            conn=conn, vectors=engine.vectors, data_file=db.path, in_use=lambda: engine.vector_key
         ),
         current_profile=profile,
         db=db,

@@ -38,7 +38,7 @@ core       list
 memory     recall QUERY, embed, stats, activity, forget TEXT (all tiers at once)
 profile    list, rename OLD NEW, delete NAME, export [-o FILE], import FILE NAME
 backup     create [PATH], list, restore BACKUP
-db         path, rekey
+db         path, rekey, vectors list|delete MODEL (an embedding model's vectors)
 model      list, use --chat/--embedding, pull NAME
 token      set, clear, show
 sleep      run [--now|--retry], preview, install-timer (``sleep`` alone: ``run``)
@@ -54,7 +54,8 @@ Modules
 -------
 ``parser`` builds the parser (``tree`` the shape every parser shares); ``commands``
 holds `main` and the handlers of the top-level commands; ``memory`` and
-``memory_actions`` the memory nouns; ``profiles``, ``backups``, ``ask``, ``sleep`` and
+``memory_actions`` the memory nouns; ``storage`` where the file's bytes are (``memory
+stats``, ``db vectors``); ``profiles``, ``backups``, ``ask``, ``sleep`` and
 ``progress`` their own; ``args`` the argument types and the quiet stdout. Handlers
 import the engine lazily, so that ``hippo event add`` starts fast.
 """

@@ -60,7 +60,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     noun(sub, "core", "the core memory blocks (persona, human)", _core_parsers)
     noun(sub, "memory", "all of memory at once: recall, embed, stats, forget", _memory_parsers)
     noun(sub, "backup", "copies of the whole data file: create, list, restore", _backup_parsers)
-    noun(sub, "db", "the data file itself: path, rekey", _db_parsers)
+    noun(sub, "db", "the data file itself: path, rekey, vectors", _db_parsers)
 
 
 def _fact_parsers(verbs: argparse._SubParsersAction) -> None:
@@ -234,7 +234,8 @@ def _memory_parsers(verbs: argparse._SubParsersAction) -> None:
     recall.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many (10)")
     recall.add_argument("--json", action="store_true", help="print JSON lines")
     verb(verbs, "embed", "embed memories still waiting for vectors, now", command="embed")
-    verb(verbs, "stats", "how much is remembered, per tier", **_mem("stats"))
+    stats = verb(verbs, "stats", "how much is remembered, and where the bytes are", **_mem("stats"))
+    stats.add_argument("--json", action="store_true", help="print one line of JSON")
     activity = verb(verbs, "activity", "sessions, messages and memories per day")
     activity.set_defaults(**_mem("activity"))
     activity.add_argument("--days", type=cli_args.days, default=30, help="how many days (30)")
@@ -278,6 +279,20 @@ def _db_parsers(db: argparse._SubParsersAction) -> None:
     verb(
         db, "rekey", "re-encrypt the data file and its backups with a new key (keyring)"
     ).set_defaults(**_mem("rekey"))
+    noun(db, "vectors", "the vectors each embedding model made: list, delete", _vector_parsers)
+
+
+def _vector_parsers(verbs: argparse._SubParsersAction) -> None:
+    listing = verb(verbs, "list", "each model's vectors: how many, their size", **_mem("vectors"))
+    listing.add_argument("--json", action="store_true", help="print JSON lines")
+    gone = verb(
+        verbs,
+        "delete",
+        "delete the vectors of a model no longer used (never the one in use)",
+        **_mem("delete_vectors"),
+    )
+    gone.add_argument("model", help="the model, as `hippo db vectors list` names it")
+    gone.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
 
 
 @contextmanager

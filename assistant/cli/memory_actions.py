@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from assistant.admin import MemoryAdmin, text
 from assistant.cli import args as cli_args
 from assistant.cli.memory import ask_passphrase, dump_json, parse_time
+from assistant.cli.storage import ACTIONS as STORAGE_ACTIONS
 from assistant.errors import InvalidInput
 from assistant.files import writable_target
 from assistant.terminal import json_visible
@@ -250,21 +251,6 @@ def _activity(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _stats(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    stats = admin.activity.stats()
-    print(f"profile   {stats.profile.name}", file=out)
-    for tier, count in stats.counts.items():
-        print(f"{tier:<9} {count}", file=out)
-    statuses = ", ".join(f"{n} {s}" for s, n in sorted(stats.facts_by_status.items()))
-    print(
-        f"facts by status: {statuses or 'none'}; {stats.pending_review} awaiting review", file=out
-    )
-    print(
-        f"file      {stats.file_bytes / 1e6:.1f} MB; {stats.queued_embeddings} to embed", file=out
-    )
-    return 0
-
-
 def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     preview = admin.forget.preview(args.text, all_profiles=args.all_profiles)
     if preview.empty:
@@ -383,7 +369,7 @@ ACTIONS: dict[str, Action] = {
     "rm": _rm,
     "core": _core,
     "activity": _activity,
-    "stats": _stats,
+    **STORAGE_ACTIONS,
     "forget": _forget,
     "export": _export,
     "backup": _backup,

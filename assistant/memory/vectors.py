@@ -18,8 +18,9 @@ from datetime import datetime
 import apsw
 
 from assistant.clock import Clock, to_iso
-from assistant.memory import vector_cells
+from assistant.memory import vector_cells, vector_chunks
 from assistant.memory.base import Store
+from data_schema.compact import compact
 
 __all__ = [
     "TEXT_SOURCES",
@@ -159,26 +160,61 @@ class VectorStore(Store):
         first vector stored makes again with the new weights' size and digest. One
         transaction: a crash leaves the old vectors and digest, to be renewed again.
         """
-        tables = [model.table(kind) for kind in TEXT_SOURCES]
+        with self._conn():
+            self.drop(model)
+            return self.requeue_missing(model.name)
+
+    def stored(self) -> list[tuple[EmbeddingModel, int, tuple[str, ...]]]:
+        """Each model the file holds vectors of: (model, vectors, the tables holding them).
+
+        The tables are the model's vector tables and the cells of large ones, those that
+        exist (for their sizes: see `assistant.memory.profile_data.space`).
+        """
+        conn = self._conn()
+        counts = dict(
+            conn.execute("SELECT model_id, count(*) FROM embeddings GROUP BY model_id").fetchall()
+        )
+        models = [
+            EmbeddingModel(*row)
+            for row in conn.execute(
+                "SELECT id, name, dim, digest FROM embedding_models ORDER BY id"
+            )
+        ]
+        return [(m, counts.get(m.id, 0), self._tables_of(m)) for m in models]
+
+    def _tables_of(self, model: EmbeddingModel) -> tuple[str, ...]:
+        names = [
+            name
+            for kind in TEXT_SOURCES
+            for name in (model.table(kind), *vector_cells.index_tables(model.table(kind)))
+        ]
+        return tuple(name for name in names if self._exists(name))
+
+    def drop(self, model: EmbeddingModel) -> int:
+        """Delete every vector ``model`` made, its tables and its record; return how many.
+
+        Nothing is queued again (unlike `renew`): for a model no longer used. Were it
+        chosen again, its vectors would be made anew. One transaction.
+        """
         conn = self._conn()
         with conn:
-            for table in tables:
+            (count,) = conn.execute(
+                "SELECT count(*) FROM embeddings WHERE model_id = ?", (model.id,)
+            ).fetchone()
+            for kind in TEXT_SOURCES:
+                table = model.table(kind)
                 for name in (table, *vector_cells.index_tables(table)):
                     conn.execute(f"DROP TABLE IF EXISTS {name}")
                 conn.execute("DELETE FROM vector_cells WHERE vectors = ?", (table,))
                 self._sizes.pop(table, None)
             conn.execute("DELETE FROM embeddings WHERE model_id = ?", (model.id,))
             conn.execute("DELETE FROM embedding_models WHERE id = ?", (model.id,))
-            return self.requeue_missing(model.name)
+        return int(count)
 
     def _ensure_table(self, model: EmbeddingModel, kind: str) -> str:
         table = model.table(kind)
-        conn = self._conn()
-        conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING vec0("
-            " item_id INTEGER PRIMARY KEY, profile_id INTEGER PARTITION KEY,"
-            f" embedding FLOAT[{int(model.dim)}] distance_metric=cosine)"
-        )
+        # Small chunks first: a new table's first vector would else take 1.5 MB.
+        self._conn().execute(vector_chunks.create_sql(table, model.dim))
         return table
 
     def pending(self, limit: int, now: datetime) -> list[PendingText]:
@@ -300,7 +336,8 @@ class VectorStore(Store):
         return count
 
     def build_cells(self, model: EmbeddingModel, stop: threading.Event | None = None) -> None:
-        """Give each large vector table of ``model`` its cells, or finish copying into them.
+        """Give each large vector table of ``model`` its cells, or finish copying into them;
+        give each smaller one chunks that fit its size (see `vector_chunks`).
 
         Slow for a large table met for the first time (minutes at 1M rows), so it is
         background work; ``stop`` is checked between batches and a stopped build resumes.
@@ -313,7 +350,22 @@ class VectorStore(Store):
             if not self._exists(table) or vector_cells.is_complete(conn, table):
                 continue
             if vector_cells.is_trained(conn, table) or self.size(table) >= self.cells.min_rows:
-                vector_cells.build(conn, table, int(model.dim), stop, self.cells)
+                if vector_cells.build(conn, table, int(model.dim), stop, self.cells):
+                    # Its table is gone: a third of the file was free (incremental
+                    # files only: rewriting an old one would hold up the chat).
+                    compact(conn, rewrite=False)
+            else:  # cells are not due (and would drop the table): its chunks must fit it
+                self._fit_chunks(model, table)
+
+    def _fit_chunks(self, model: EmbeddingModel, table: str) -> None:
+        """Rebuild ``table`` with chunks that fit how many vectors it holds, if they don't."""
+        conn = self._conn()
+        current = vector_chunks.chunk_size(conn, table)
+        if current is None:
+            return
+        wanted = vector_chunks.fitting(self.size(table), current)
+        if wanted != current:
+            vector_chunks.refit(conn, table, model.dim, wanted)
 
     def nearest(
         self,

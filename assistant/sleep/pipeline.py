@@ -20,7 +20,7 @@ from assistant.memory.facts.sleep_reads import SleepFactReads
 from assistant.memory.sleep_candidates import CandidateStore
 from assistant.memory.sleep_marks import SleepMarks
 from assistant.memory.sleep_runs import LockTable, RunStore
-from assistant.sleep.backup import backup_database
+from assistant.sleep.backup import backup_database, compact_file
 from assistant.sleep.context import SleepContext
 from assistant.sleep.deps import SleepDeps
 from assistant.sleep.episodes import summarise_sessions
@@ -199,6 +199,7 @@ def _steps(ctx: SleepContext) -> str:
     for profile_id in profiles:  # no model calls: runs even when the cap stopped the rest
         hygiene(ctx, profile_id)
     ctx.steps_done.append("hygiene")
+    compact_file(ctx)
     return _verdict(ctx, status)
 
 

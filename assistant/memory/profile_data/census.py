@@ -11,6 +11,7 @@ __all__ = [
     "given_up",
     "profile_counts",
     "sqlite_version",
+    "table_rows",
     "tier_disagreements",
 ]
 
@@ -55,6 +56,11 @@ def profile_counts(conn: apsw.Connection, profile_id: int) -> dict[str, int]:
         ).fetchone()[0]
         for table in COUNTED
     }
+
+
+def table_rows(conn: apsw.Connection, tables: tuple[str, ...] = COUNTED) -> dict[str, int]:
+    """Rows per table across the whole file, every profile (tables are fixed names)."""
+    return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
 
 
 def file_counts(conn: apsw.Connection) -> tuple[int, int, int]:
