@@ -20,6 +20,7 @@ import os
 import secrets
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from assistant.errors import ConfigError, DataKeyError
@@ -52,7 +53,8 @@ def _parse(text: str, where: str) -> bytes:
     return secret
 
 
-def _keyring():  # type: ignore[no-untyped-def]
+def _keyring() -> ModuleType:
+    # Imported when first used: keyring is optional and slow to import.
     import keyring
 
     return keyring

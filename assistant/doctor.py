@@ -14,6 +14,8 @@ from assistant.llm.names import same_model
 if TYPE_CHECKING:
     import apsw
 
+    from assistant.memory.script_probe import Embed as ProbeEmbed
+
 Embed = Callable[[str, Sequence[str]], Sequence[Sequence[float]]]
 
 __all__ = ["Report", "diagnose"]
@@ -188,7 +190,7 @@ def _check_vector_size(config: Config, embed: Embed, model: str, report: Report)
         )
 
 
-def _reading(embed: Embed, model: str) -> str:
+def _reading(embed: ProbeEmbed, model: str) -> str:
     """How far ``model`` reads each probed script, in words (see ``memory.reading``)."""
     from assistant.memory.script_probe import PARAPHRASES, SCRIPT_NAMES, measure_trust
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from types import ModuleType
 
 from assistant.errors import SecretStoreError
 
@@ -21,7 +22,8 @@ _NO_BACKEND = (
 )
 
 
-def _keyring():  # type: ignore[no-untyped-def]
+def _keyring() -> ModuleType:
+    # Imported when first used: keyring is optional and slow to import.
     import keyring
 
     return keyring
@@ -46,9 +48,10 @@ def load_token(
     if not use_keyring or not keyring_usable():
         return None
     try:
-        return _keyring().get_password(_SERVICE, host)
+        token: str | None = _keyring().get_password(_SERVICE, host)
     except Exception:
         return None
+    return token
 
 
 def save_token(host: str, token: str) -> None:

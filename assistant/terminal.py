@@ -105,7 +105,7 @@ def raw_stream(out: TextIO) -> TextIO:
 def safe_streams() -> Iterator[None]:
     """Escape everything printed to ``sys.stdout`` and ``sys.stderr`` while inside."""
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SafeStream(saved[0]), SafeStream(saved[1])  # type: ignore[assignment]
+    sys.stdout, sys.stderr = SafeStream(saved[0]), SafeStream(saved[1])
     try:
         yield
     finally:

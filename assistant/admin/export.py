@@ -71,7 +71,8 @@ def load_export(text: str) -> dict[str, Any]:
             "This is not a Hippo export: its JSON is nested too deeply to read."
         ) from None
     check_export(data)
-    return data
+    export: dict[str, Any] = data  # a dict: check_export raises otherwise
+    return export
 
 
 def check_export(data: Any) -> None:

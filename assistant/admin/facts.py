@@ -6,6 +6,7 @@ history and can be undone; only ``delete`` removes a fact for real.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
@@ -161,7 +162,7 @@ class FactsAdmin:
             return len(self._semantic(where, query))
         return self._listing.count(where, query)
 
-    def _semantic(self, where: FactFilter, query: str) -> list[int]:
+    def _semantic(self, where: FactFilter, query: str) -> builtins.list[int]:
         """Fact ids by fused keyword and vector score, matching ``where``, best first."""
         keyword = self._listing.keyword_ids(where, query, SEMANTIC_CANDIDATES)
         vector, reading = self._nearest("fact", query, SEMANTIC_CANDIDATES)

@@ -28,6 +28,7 @@ from assistant.memory.records import Profile, Session
 
 if TYPE_CHECKING:
     from assistant.memory.messages import MessageStore
+    from assistant.memory.profile_data import ForgetHit
     from data_schema.cipher import KeySource
 
 __all__ = ["BACKUP_FOLDER", "BackupPolicy", "ForgetAdmin"]
@@ -85,7 +86,7 @@ class ForgetAdmin:
                 counts what other profiles hold (``elsewhere``), which a forget leaves.
         """
         needle = _needle(text)
-        hits: dict[str, list] = {}
+        hits: dict[str, list[ForgetHit]] = {}
         vectors = index_entries = 0
         covered = self._covered(all_profiles)
         for pid, _ in covered:

@@ -6,7 +6,7 @@ import heapq
 import re
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from assistant.admin.views import Change
 from assistant.clock import to_iso
@@ -70,6 +70,12 @@ class HistoryAdmin:
             facts, core, key=lambda c: (c.at, c.kind == "fact", c.id), reverse=True
         )
         return list(merged)[offset : offset + limit]
+
+    @overload
+    def undo(self, change_id: int, *, kind: Literal["fact"] = "fact") -> Fact: ...
+
+    @overload
+    def undo(self, change_id: int, *, kind: Literal["core"]) -> CoreBlock: ...
 
     def undo(self, change_id: int, *, kind: Literal["fact", "core"] = "fact") -> Fact | CoreBlock:
         """Put a fact or core block back as it was before a change (recorded as a new change).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from assistant.admin.views import EvidenceView
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["EvidenceReader"]
 
 # (text, date, session id, source) of a cited item.
-_Found = dict[tuple[str, int], tuple]
+_Found = dict[tuple[str, int], tuple[str, datetime | None, int | None, str]]
 
 
 class EvidenceReader:

@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     saved = sys.stdout
     # Whatever a command prints, stored text included, reaches the terminal escaped; and
     # a reader that leaves (`| head -1`) silences stdout instead of raising.
-    sys.stdout = cli_args.QuietPipe(saved)  # type: ignore[assignment]
+    sys.stdout = cli_args.QuietPipe(saved)
     try:
         with safe_streams():
             return _main(argv)

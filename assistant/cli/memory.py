@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from assistant.cli import args as cli_args
-from assistant.cli.tree import noun, verb
+from assistant.cli.tree import Verbs, noun, verb
 from assistant.config import Config
 from assistant.errors import InvalidInput
 from assistant.terminal import json_visible
@@ -46,7 +46,7 @@ def _mem(action: str, **more: object) -> dict[str, object]:
     return {"command": "memory", "memory_command": action, **more}
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: Verbs) -> None:
     """Add the nouns of memory (fact, review, history, session, message, episode, event,
     document, core, memory) and of the data file (backup, db) to the `hippo` parser."""
     noun(sub, "fact", "list, search, state, correct and delete facts", _fact_parsers)
@@ -63,7 +63,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     noun(sub, "db", "the data file itself: path, rekey, vectors", _db_parsers)
 
 
-def _fact_parsers(verbs: argparse._SubParsersAction) -> None:
+def _fact_parsers(verbs: Verbs) -> None:
     add = verb(
         verbs,
         "add",
@@ -110,7 +110,7 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON lines")
 
 
-def _review_parsers(verbs: argparse._SubParsersAction) -> None:
+def _review_parsers(verbs: Verbs) -> None:
     review = verb(verbs, "list", "the proposals waiting for approval", **_mem("review"))
     review.add_argument(
         "--kind", help="only this kind: fact, conflict, reflection, sleep, agent, core, ..."
@@ -142,7 +142,7 @@ def _every(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _history_parsers(verbs: argparse._SubParsersAction) -> None:
+def _history_parsers(verbs: Verbs) -> None:
     history = verb(verbs, "list", "every memory change, newest first", **_mem("history"))
     history.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
     history.add_argument("--kind", choices=["fact", "core"], help="only facts or core blocks")
@@ -163,13 +163,13 @@ def _history_parsers(verbs: argparse._SubParsersAction) -> None:
     believed.add_argument("--json", action="store_true", help="print JSON lines")
 
 
-def _session_parsers(verbs: argparse._SubParsersAction) -> None:
+def _session_parsers(verbs: Verbs) -> None:
     listing = verb(verbs, "list", "recent sessions, newest first", command="sessions")
     _listing_options(listing)
     _delete(verbs, "session")
 
 
-def _message_parsers(verbs: argparse._SubParsersAction) -> None:
+def _message_parsers(verbs: Verbs) -> None:
     search = verb(verbs, "search", "search every message by keyword and meaning")
     search.set_defaults(command="search")
     search.add_argument("query")
@@ -177,12 +177,12 @@ def _message_parsers(verbs: argparse._SubParsersAction) -> None:
     search.add_argument("--json", action="store_true", help="print JSON lines")
 
 
-def _episode_parsers(verbs: argparse._SubParsersAction) -> None:
+def _episode_parsers(verbs: Verbs) -> None:
     _listing_options(verb(verbs, "list", "recent episodes", **_mem("episodes", delete=None)))
     _delete(verbs, "episode")
 
 
-def _document_parsers(verbs: argparse._SubParsersAction) -> None:
+def _document_parsers(verbs: Verbs) -> None:
     add = verb(verbs, "add", "add text/Markdown files or folders", command="ingest")
     add.add_argument("paths", nargs="+", metavar="PATH")
     listing = verb(verbs, "list", "ingested documents", **_mem("documents", delete=None))
@@ -190,11 +190,11 @@ def _document_parsers(verbs: argparse._SubParsersAction) -> None:
     _delete(verbs, "document")
 
 
-def _core_parsers(verbs: argparse._SubParsersAction) -> None:
+def _core_parsers(verbs: Verbs) -> None:
     verb(verbs, "list", "show the core memory blocks with their limits", **_mem("core"))
 
 
-def _event_parsers(verbs: argparse._SubParsersAction) -> None:
+def _event_parsers(verbs: Verbs) -> None:
     add = verb(verbs, "add", "record an event (sensory memory)", command="log", json=False)
     add.add_argument("text", help='what happened, e.g. "finished a 5k run"')
     add.add_argument("--source", default="cli", help="where the event comes from (cli)")
@@ -222,12 +222,12 @@ def _listing_options(listing: argparse.ArgumentParser) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON lines")
 
 
-def _delete(verbs: argparse._SubParsersAction, kind: str) -> None:
+def _delete(verbs: Verbs, kind: str) -> None:
     gone = verb(verbs, "delete", f"delete a {kind} for good", **_mem("rm", kind=kind))
     gone.add_argument("id", type=cli_args.item_id)
 
 
-def _memory_parsers(verbs: argparse._SubParsersAction) -> None:
+def _memory_parsers(verbs: Verbs) -> None:
     recall = verb(verbs, "recall", "what Hippo would recall for a text, with scores")
     recall.set_defaults(command="recall")
     recall.add_argument("query")
@@ -256,7 +256,7 @@ def _memory_parsers(verbs: argparse._SubParsersAction) -> None:
     )
 
 
-def _backup_parsers(verbs: argparse._SubParsersAction) -> None:
+def _backup_parsers(verbs: Verbs) -> None:
     backup = verb(verbs, "create", "copy the whole data file (owner-only)", **_mem("backup"))
     backup.add_argument(
         "path", nargs="?", help="the new file, in a folder that exists (default: backups/)"
@@ -274,7 +274,7 @@ def _backup_parsers(verbs: argparse._SubParsersAction) -> None:
     restore.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
 
 
-def _db_parsers(db: argparse._SubParsersAction) -> None:
+def _db_parsers(db: Verbs) -> None:
     verb(db, "path", "print the data file's path", command="path")
     verb(
         db, "rekey", "re-encrypt the data file and its backups with a new key (keyring)"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from assistant.admin import MemoryAdmin, text
+from assistant.admin.views import ForgetReceipt
 from assistant.cli import args as cli_args
 from assistant.cli.memory import ask_passphrase, dump_json, parse_time
 from assistant.cli.storage import ACTIONS as STORAGE_ACTIONS
@@ -162,7 +163,7 @@ def _undo(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         block = admin.history.undo(number, kind="core")
         print(f"Undone. The {block.label} block now reads: {text.short(block.value)}", file=out)
     else:
-        print(f"Undone. Now: {text.fact_line(admin.history.undo(number))}", file=out)  # type: ignore[arg-type]
+        print(f"Undone. Now: {text.fact_line(admin.history.undo(number))}", file=out)
     return 0
 
 
@@ -224,14 +225,14 @@ def _items(admin: MemoryAdmin, kind: str, limit: int) -> list[Any]:
 
 
 def _remove(admin: MemoryAdmin, kind: str, item_id: int, out: TextIO) -> int:
-    delete = {
+    deletes: dict[str, Callable[[int], ForgetReceipt]] = {
         "fact": admin.facts.delete,
         "session": admin.forget.delete_session,
         "episode": admin.forget.delete_episode,
         "event": admin.forget.delete_event,
         "document": admin.forget.delete_document,
-    }[kind]
-    print(delete(item_id).text(), file=out)
+    }
+    print(deletes[kind](item_id).text(), file=out)
     return 0
 
 

@@ -16,7 +16,7 @@ from assistant.cli import args as cli_args
 from assistant.cli import memory as cli_memory
 from assistant.cli import profiles as cli_profiles
 from assistant.cli.aliases import OldSpellingError, modern
-from assistant.cli.tree import PROG, Nouns, add_globals, noun, verb, words_of
+from assistant.cli.tree import PROG, Nouns, Verbs, add_globals, noun, verb, words_of
 
 __all__ = ["build_parser"]
 
@@ -108,7 +108,7 @@ def _chat_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _chat_parsers(sub: argparse._SubParsersAction) -> None:
+def _chat_parsers(sub: Verbs) -> None:
     _chat_options(verb(sub, "chat", "open the chat (the default)"))
     ask = verb(
         sub,
@@ -119,7 +119,7 @@ def _chat_parsers(sub: argparse._SubParsersAction) -> None:
     _chat_options(ask)
 
 
-def _sleep_parsers(sub: argparse._SubParsersAction) -> None:
+def _sleep_parsers(sub: Verbs) -> None:
     what = "consolidate memory (nightly): episodes, facts to review, reflections"
     sleep = sub.add_parser("sleep", help=what, description=f"{what}. Alone: `sleep run`.")
     add_globals(sleep, top=False)
@@ -161,12 +161,12 @@ def _sleep_parsers(sub: argparse._SubParsersAction) -> None:
     )
 
 
-def _model_parsers(sub: argparse._SubParsersAction) -> None:
+def _model_parsers(sub: Verbs) -> None:
     noun(sub, "model", "the Ollama models: list, use, pull", _model_verbs)
     noun(sub, "token", "the bearer token for a remote Ollama host (keyring)", _token_verbs)
 
 
-def _model_verbs(verbs: argparse._SubParsersAction) -> None:
+def _model_verbs(verbs: Verbs) -> None:
     listing = verb(verbs, "list", "installed models, and which ones Hippo uses")
     listing.set_defaults(command="models", models_command=None)
     listing.add_argument("--json", action="store_true", help="print JSON lines")
@@ -178,7 +178,7 @@ def _model_verbs(verbs: argparse._SubParsersAction) -> None:
     pull.add_argument("name", metavar="MODEL")
 
 
-def _token_verbs(tokens: argparse._SubParsersAction) -> None:
+def _token_verbs(tokens: Verbs) -> None:
     for name, what, action in (
         ("set", "store it (typed, or piped on stdin)", "set"),
         ("clear", "remove it from the keyring", "clear"),

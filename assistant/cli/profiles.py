@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from assistant.cli import args as cli_args
 from assistant.cli.memory import IMPORT_MAX_MB
-from assistant.cli.tree import noun, verb
+from assistant.cli.tree import Verbs, noun, verb
 from assistant.config import Config
 from assistant.errors import NotFound
 
@@ -27,12 +27,12 @@ __all__ = ["COMMANDS", "add_parsers", "check_profile"]
 _NO_PROFILE = frozenset({"path", "token", "models", "pull", "profile", "import", "doctor"})
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: Verbs) -> None:
     """Add ``profile`` with its verbs to the `hippo` parser."""
     noun(sub, "profile", "memory profiles: list, rename, delete, export, import", _parsers)
 
 
-def _parsers(verbs: argparse._SubParsersAction) -> None:
+def _parsers(verbs: Verbs) -> None:
     listing = verb(verbs, "list", "every profile, with what it holds", command="profile")
     listing.add_argument("--json", action="store_true", help="print JSON lines")
     rename = verb(verbs, "rename", "rename a profile (its memories stay with it)")
@@ -46,7 +46,7 @@ def _parsers(verbs: argparse._SubParsersAction) -> None:
     _transfer_parsers(verbs)
 
 
-def _transfer_parsers(verbs: argparse._SubParsersAction) -> None:
+def _transfer_parsers(verbs: Verbs) -> None:
     export = verb(verbs, "export", "export the profile in use (JSON or Markdown)")
     export.set_defaults(command="memory", memory_command="export")
     export.add_argument("-o", "--output", help="write to this file (default: stdout)")

@@ -13,11 +13,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.cli.args import Parser
 
-__all__ = ["PROG", "Nouns", "VersionAction", "add_globals", "noun", "verb", "words_of"]
+__all__ = [
+    "PROG",
+    "Nouns",
+    "Verbs",
+    "VersionAction",
+    "add_globals",
+    "noun",
+    "verb",
+    "words_of",
+]
 
 PROG = "hippo"
 
@@ -78,7 +87,16 @@ def add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
-class Nouns(argparse._SubParsersAction):
+if TYPE_CHECKING:
+    # Typeshed makes the action generic in the parsers it adds; argparse's class is
+    # not subscriptable at run time, so the subscripted base exists only for mypy.
+    Verbs = argparse._SubParsersAction[Parser]
+    _NounsBase = argparse._SubParsersAction[Parser]
+else:
+    Verbs = _NounsBase = argparse._SubParsersAction
+
+
+class Nouns(_NounsBase):
     """The top's commands, whose verbs are built when the command is used.
 
     Building every verb's parser costs more than parsing one line (about 60 leaf
@@ -117,10 +135,10 @@ class Nouns(argparse._SubParsersAction):
 
 
 def noun(
-    sub: argparse._SubParsersAction,
+    sub: Verbs,
     name: str,
     what: str,
-    fill: Callable[[argparse._SubParsersAction], None],
+    fill: Callable[[Verbs], None],
     *,
     required: bool = True,
 ) -> None:
@@ -136,7 +154,7 @@ def noun(
         fill(verbs)
 
 
-def verb(verbs: argparse._SubParsersAction, name: str, what: str, **runs: Any) -> Parser:
+def verb(verbs: Verbs, name: str, what: str, **runs: Any) -> Parser:
     """Add the verb ``name``; ``runs`` are the defaults that pick and feed its handler."""
     parser: Parser = verbs.add_parser(name, help=what, description=what)
     add_globals(parser, top=False)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from assistant.memory.episodes import EpisodeStore
     from assistant.memory.facts import FactStore
     from assistant.memory.messages import MessageStore
-    from assistant.memory.retrieval import Memory, Query
+    from assistant.memory.retrieval import MemoryItem, Query
     from assistant.memory.sensory import EventStore
     from assistant.memory.usage import UsageStore
     from assistant.memory.vectors import VectorStore
@@ -88,7 +88,7 @@ class SleepDeps:
     entities: EntityStore
     vectors: VectorStore
     usage: UsageStore
-    retrieve: Callable[[Query], list[Memory]]
+    retrieve: Callable[[Query], list[MemoryItem]]
     models: ModelView
     copy: Callable[[Path], AbstractContextManager[SleepDeps]]
 

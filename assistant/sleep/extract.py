@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.memory.facts import Evidence
 from assistant.memory.records import Message
@@ -24,6 +24,9 @@ from assistant.sleep.prompts import EXTRACT_PROMPT, MAX_CHARS, transcript
 from assistant.sleep.schemas import candidates_schema
 from assistant.sleep.trust import is_strong, tainted_messages
 from assistant.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from assistant.memory.episodes import Episode
 
 __all__ = ["Vetted", "extract_sessions", "session_messages", "step_failed", "vet"]
 
@@ -45,7 +48,8 @@ def session_messages(ctx: SleepContext, due: DueSession) -> tuple[list[Message],
     """
     ids = ctx.deps.messages.said_ids(due.id, due.done_upto, due.last_id)
     found = ctx.deps.messages.messages_by_id(ids, due.profile_id)
-    budget, kept = ctx.transcript_budget, []
+    budget = ctx.transcript_budget
+    kept: list[Message] = []
     for message in (found[i] for i in ids if i in found):
         budget -= estimate_tokens(message.content[:MAX_CHARS]) + 12
         if budget < 0 and kept:
@@ -155,7 +159,7 @@ def _draft(
     due: DueSession,
     item: dict[str, Any],
     verdict: Vetted,
-    episodes: list,
+    episodes: list[Episode],
     tainted: set[int],
 ) -> Candidate:
     cited_ids = {m.id for m in verdict.cited}

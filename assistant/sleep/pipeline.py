@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assistant.errors import HippoError
 from assistant.integrity import require_intact
@@ -34,6 +35,9 @@ from assistant.sleep.report import Progress, SleepReport
 from assistant.sleep.settings import SleepSettings
 from assistant.sleep.update import update_facts
 from data_schema.snapshot import copy_into
+
+if TYPE_CHECKING:
+    from assistant.memory.sleep_records import RunStatus
 
 __all__ = ["STEPS", "run_sleep"]
 
@@ -181,9 +185,9 @@ def _backup(ctx: SleepContext, previous: SleepReport | None) -> None:
     ctx.report.backup_path = str(path)
 
 
-def _steps(ctx: SleepContext) -> str:
+def _steps(ctx: SleepContext) -> RunStatus:
     profiles = [p.id for p in ctx.deps.messages.profiles()]
-    status = "done"
+    status: RunStatus = "done"
     try:
         for name, step in STEPS:
             before = ctx.asker.use.calls
@@ -207,7 +211,7 @@ _FAILURES = ("summarise_failed", "extract_failed", "update_failed", "reflect_fai
 _SUCCESSES = ("sessions_summarised", "sessions_extracted", "reflections_run", "candidates_added")
 
 
-def _verdict(ctx: SleepContext, status: str) -> str:
+def _verdict(ctx: SleepContext, status: RunStatus) -> RunStatus:
     """``failed`` for a run in which the model failed every step it was asked to do.
 
     Such a run consolidated nothing; it must not read as done.

@@ -75,7 +75,7 @@ def transcript(messages: Sequence[Message], tz: tzinfo | None = None) -> str:
         text = " ".join(m.content.split())
         if len(text) > MAX_CHARS:
             text = text[:MAX_CHARS] + " [...]"
-        who = "user (pasted text, not their own words)" if m.origin == "pasted" else m.role
+        who: str = "user (pasted text, not their own words)" if m.origin == "pasted" else m.role
         if m.speaker:
             who = f"{who} ({m.speaker})"
         lines.append(f"[id {m.id}] {when} {who}: {text}")

@@ -254,7 +254,9 @@ def _array(value: Any, schema: Mapping[str, Any], path: str, reading: Reading) -
     return [_coerced(v, items, f"{path}[{i}]", reading) for i, v in enumerate(value)]
 
 
-def _object(value: dict, schema: Mapping[str, Any], path: str, reading: Reading) -> dict:
+def _object(
+    value: dict[str, Any], schema: Mapping[str, Any], path: str, reading: Reading
+) -> dict[str, Any]:
     props = schema.get("properties", {})
     out = dict(value)
     for key in schema.get("required", []):
@@ -270,8 +272,8 @@ def _object(value: dict, schema: Mapping[str, Any], path: str, reading: Reading)
 
 def _empty_allowed(schema: Mapping[str, Any]) -> bool:
     if schema.get("type") == "array":
-        return schema.get("minItems", 0) == 0
-    return schema.get("type") == "string" and schema.get("minLength", 0) == 0
+        return bool(schema.get("minItems", 0) == 0)
+    return schema.get("type") == "string" and bool(schema.get("minLength", 0) == 0)
 
 
 def _without_broken_items(value: Any, schema: Shape, reading: Reading) -> Any:

@@ -12,7 +12,7 @@ each is handed out as the `Shape` of its root (see ``shape``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field, Strict, create_model
@@ -69,11 +69,11 @@ def _integer(low: int | None = None, high: int | None = None) -> Any:
 
 def _enum(values: Sequence[Any]) -> Any:
     kind = "string" if all(isinstance(v, str) for v in values) else "integer"
-    return Annotated[Literal[tuple(values)], _of_kind(kind)]  # type: ignore[valid-type]
+    return Annotated[Literal[tuple(values)], _of_kind(kind)]
 
 
 def _list(item: Any, high: int, low: int = 0) -> Any:
-    return Annotated[list[item], Strict(), Field(min_length=low, max_length=high)]  # type: ignore[valid-type]
+    return Annotated[list[item], Strict(), Field(min_length=low, max_length=high)]
 
 
 def _ids(shown: Sequence[int]) -> Any:
@@ -95,7 +95,9 @@ def _labels(shown: Sequence[str]) -> Any:
     return _enum(sorted(set(shown)))
 
 
-def _model(name: str, required: dict[str, Any], optional: dict[str, Any] | None = None) -> Any:
+def _model(
+    name: str, required: dict[str, Any], optional: dict[str, Any] | None = None
+) -> type[BaseModel]:
     """An object with ``required`` fields, then ``optional`` ones (empty when absent)."""
     fields: dict[str, Any] = {key: (kind, ...) for key, kind in required.items()}
     fields.update({key: (kind, "") for key, kind in (optional or {}).items()})
@@ -203,7 +205,7 @@ def questions_schema() -> Shape:
     return Shape.of(_model("Questions", {"questions": _list(_text(5, 200), 5, 1)}))
 
 
-_GENERIC = {
+_GENERIC: dict[str, Callable[[], Shape]] = {
     "EPISODES": episodes_schema,
     "CANDIDATES": candidates_schema,
     "UPDATE": update_schema,

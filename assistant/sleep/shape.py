@@ -57,7 +57,7 @@ class Shape(Mapping[str, Any]):
             )
         return self._below[key]
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         """``shape[key]``, or ``default`` where the schema has no ``key`` (the repairs ask
         thousands of times a reply: Mapping's own way, through a KeyError, is slow)."""
         return self[key] if key in self._schema else default
@@ -146,4 +146,5 @@ def _inlined(model: type[BaseModel]) -> dict[str, Any]:
                 out[key] = walk(value)
         return out
 
-    return walk(raw)
+    flat: dict[str, Any] = walk(raw)  # a dict walks to a dict
+    return flat
