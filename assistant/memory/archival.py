@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import apsw
 
@@ -104,11 +104,11 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _document(row: tuple) -> Document:
+def _document(row: tuple[Any, ...]) -> Document:
     return Document(*row[:6], from_iso(row[6]), row[7])
 
 
-def _chunk(row: tuple) -> StoredChunk:
+def _chunk(row: tuple[Any, ...]) -> StoredChunk:
     return StoredChunk(*row[:8], from_iso(row[8]))
 
 
@@ -281,7 +281,7 @@ class ArchiveStore(Store):
         return IngestResult(document_id, "replaced" if row else "added", len(chunks), path)
 
     def _upsert_document(
-        self, conn: apsw.Connection, document_id: int | None, document: tuple
+        self, conn: apsw.Connection, document_id: int | None, document: tuple[Any, ...]
     ) -> int:
         if document_id is None:
             conn.execute(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import apsw
 
@@ -196,7 +197,7 @@ class CoreMemory(Store):
     def history(self, profile_id: int, label: str | None = None) -> list[CoreChange]:
         """The profile's recorded block changes (of ``label`` only, when given), oldest first."""
         sql = "SELECT id, profile_id, label, before, after, actor, at FROM core_block_history"
-        params: tuple = (profile_id,) if label is None else (profile_id, _label(label))
+        params: tuple[Any, ...] = (profile_id,) if label is None else (profile_id, _label(label))
         where = " WHERE profile_id = ?" + ("" if label is None else " AND label = ?")
         rows = self._conn().execute(sql + where + " ORDER BY id", params)
         return [CoreChange(*row[:6], at=from_iso(row[6])) for row in rows]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from assistant.clock import from_iso, to_iso
 from assistant.errors import MemoryWriteError, NotFound
@@ -60,7 +60,7 @@ class CoreProposal:
         return f"add to the {self.label} block: {self.content!r}"
 
 
-def _proposal(row: tuple) -> CoreProposal:
+def _proposal(row: tuple[Any, ...]) -> CoreProposal:
     return CoreProposal(
         *row[:9],
         proposed_at=from_iso(row[9]),

@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import apsw
 
@@ -49,7 +50,7 @@ class Episode:
     message_ids: tuple[int, ...] = ()
 
 
-def _episode(row: tuple) -> Episode:
+def _episode(row: tuple[Any, ...]) -> Episode:
     ids = tuple(sorted(int(i) for i in row[11].split(","))) if row[11] else ()
     return Episode(
         *row[:5],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import apsw
 
@@ -79,7 +79,7 @@ def message_index_columns(
     return index_text(body), index_text("\n".join(neighbours))
 
 
-def _message(row: tuple) -> Message:
+def _message(row: tuple[Any, ...]) -> Message:
     return Message(
         id=row[0],
         session_id=row[1],
@@ -98,7 +98,7 @@ def _message(row: tuple) -> Message:
     )
 
 
-def _session(row: tuple) -> Session:
+def _session(row: tuple[Any, ...]) -> Session:
     return Session(
         id=row[0],
         profile_id=row[1],

@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import apsw
 
@@ -67,7 +68,7 @@ class _Draft:
     importance: float
 
 
-def _event(row: tuple) -> Event:
+def _event(row: tuple[Any, ...]) -> Event:
     def maybe(value: str | None) -> datetime | None:
         return from_iso(value) if value else None
 

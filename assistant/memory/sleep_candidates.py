@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 import apsw
 
@@ -104,7 +105,7 @@ _CANDIDATE = (
 )
 
 
-def _candidate(row: tuple) -> Candidate:
+def _candidate(row: tuple[Any, ...]) -> Candidate:
     evidence = tuple(Evidence(kind, ref, quote) for kind, ref, quote in json.loads(row[12]))
     return Candidate(
         *row[:10],

@@ -191,7 +191,7 @@ def _load(text: str | None) -> dict[str, Any] | None:
     return json.loads(text) if text else None
 
 
-def _change(row: tuple) -> FactChange:
+def _change(row: tuple[Any, ...]) -> FactChange:
     return FactChange(
         row[0], row[1], row[2], row[3], _load(row[4]), _load(row[5]), from_iso(row[6])
     )

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import apsw
 
@@ -164,12 +165,12 @@ class PlanBuilder:
     def __init__(self, conn: Callable[[], apsw.Connection]) -> None:
         self._conn = conn
 
-    def _rows(self, sql: str, params: Sequence[object]) -> list[tuple]:
+    def _rows(self, sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         return list(self._conn().execute(sql, list(params)))
 
-    def _rows_in(self, sql: str, ids: Iterable[int], *before: object) -> list[tuple]:
+    def _rows_in(self, sql: str, ids: Iterable[int], *before: object) -> list[tuple[Any, ...]]:
         """The rows of ``sql`` run once per slice of ``ids`` (its IN list is ``{}``)."""
-        found: list[tuple] = []
+        found: list[tuple[Any, ...]] = []
         for part in chunks(ids):
             found += self._rows(sql.format(marks(part)), (*before, *part))
         return found
