@@ -105,11 +105,15 @@ class IngestReport:
 
 
 def _document(row: tuple[Any, ...]) -> Document:
-    return Document(*row[:6], from_iso(row[6]), row[7])
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, str, str, str, int] = row[:6]
+    return Document(*head, from_iso(row[6]), row[7])
 
 
 def _chunk(row: tuple[Any, ...]) -> StoredChunk:
-    return StoredChunk(*row[:8], from_iso(row[8]))
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, int, int, str, str, int, float] = row[:8]
+    return StoredChunk(*head, from_iso(row[8]))
 
 
 def _decode(path: Path, data: bytes) -> tuple[str, str]:

@@ -70,6 +70,12 @@ class CoreChange:
     at: datetime
 
 
+def _change(row: tuple[Any, ...]) -> CoreChange:
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, str, str, str, Actor] = row[:6]
+    return CoreChange(*head, at=from_iso(row[6]))
+
+
 def _label(label: str) -> str:
     if label not in LABELS:
         raise CoreMemoryError(f"There is no core memory block {label!r}; use 'human' or 'persona'.")
@@ -200,7 +206,7 @@ class CoreMemory(Store):
         params: tuple[Any, ...] = (profile_id,) if label is None else (profile_id, _label(label))
         where = " WHERE profile_id = ?" + ("" if label is None else " AND label = ?")
         rows = self._conn().execute(sql + where + " ORDER BY id", params)
-        return [CoreChange(*row[:6], at=from_iso(row[6])) for row in rows]
+        return [_change(row) for row in rows]
 
     def recent_changes(self, profile_id: int, limit: int) -> list[CoreChange]:
         """The profile's latest block changes, newest first, ``limit`` at most."""
@@ -209,7 +215,7 @@ class CoreMemory(Store):
             " WHERE profile_id = ? ORDER BY id DESC LIMIT ?",
             (profile_id, limit),
         )
-        return [CoreChange(*row[:6], at=from_iso(row[6])) for row in rows]
+        return [_change(row) for row in rows]
 
     def undo(
         self, history_id: int, *, actor: Actor = "user", profile_id: int | None = None

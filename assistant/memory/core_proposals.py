@@ -61,8 +61,10 @@ class CoreProposal:
 
 
 def _proposal(row: tuple[Any, ...]) -> CoreProposal:
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, str, str, str, str, int | None, str, str] = row[:9]
     return CoreProposal(
-        *row[:9],
+        *head,
         proposed_at=from_iso(row[9]),
         decided_at=from_iso(row[10]) if row[10] else None,
     )

@@ -52,8 +52,10 @@ class Episode:
 
 def _episode(row: tuple[Any, ...]) -> Episode:
     ids = tuple(sorted(int(i) for i in row[11].split(","))) if row[11] else ()
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, int | None, str, str] = row[:5]
     return Episode(
-        *row[:5],
+        *head,
         tuple(json.loads(row[5])),
         row[6],
         row[7],
