@@ -29,6 +29,7 @@ from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.textcheck import not_utf8, printable_path
 from assistant.tokens import estimate_tokens
+from data_schema.rows import scalar
 
 __all__ = [
     "MARKDOWN_SUFFIXES",
@@ -266,9 +267,7 @@ class ArchiveStore(Store):
                 (profile_id, path),
             ).fetchone()
             if row and row[1] == digest:
-                (count,) = conn.execute(
-                    "SELECT count(*) FROM chunks WHERE document_id = ?", (row[0],)
-                ).fetchone()
+                count = scalar(conn, "SELECT count(*) FROM chunks WHERE document_id = ?", (row[0],))
                 return IngestResult(row[0], "unchanged", count, path)
             stale = (
                 conn.execute("SELECT id FROM chunks WHERE document_id = ?", (row[0],)).fetchall()

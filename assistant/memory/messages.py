@@ -16,6 +16,7 @@ from assistant.memory.records import Message, MessageStatus, Profile, Role, Sess
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.tokens import estimate_tokens
+from data_schema.rows import scalar
 
 __all__ = ["Candidate", "MessageStore", "message_index_columns"]
 
@@ -147,7 +148,7 @@ class MessageStore(Store):
                 "INSERT OR IGNORE INTO profiles(name, created_at) VALUES (?, ?)",
                 (name, to_iso(self._clock.now())),
             )
-            (pid,) = conn.execute("SELECT id FROM profiles WHERE name = ?", (name,)).fetchone()
+            pid = scalar(conn, "SELECT id FROM profiles WHERE name = ?", (name,))
         return Profile(pid, name)
 
     def profiles(self) -> list[Profile]:
@@ -332,9 +333,7 @@ class MessageStore(Store):
 
     def _index(self, conn: apsw.Connection, message_id: int) -> None:
         """Index a finished message, and refresh its predecessor's neighbour context."""
-        (profile_id,) = conn.execute(
-            "SELECT profile_id FROM messages WHERE id = ?", (message_id,)
-        ).fetchone()
+        profile_id = scalar(conn, "SELECT profile_id FROM messages WHERE id = ?", (message_id,))
         self._reindex(conn, message_id)
         enqueue(conn, "message", message_id, profile_id)
         previous = conn.execute(_NEIGHBOUR.format(op="<", order="DESC"), (message_id,)).fetchone()
@@ -522,14 +521,15 @@ class MessageStore(Store):
         known = self._commonness.get(term)
         if known is not None and now - known[1] < _COMMON_TTL:
             return known[0]
-        (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
+        last = scalar(conn, "SELECT coalesce(max(id), 0) FROM messages")
         cap = max(self._common_min, int(last * self._common_share))
         if last <= cap:
             return False
-        (count,) = conn.execute(
+        count = scalar(
+            conn,
             "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)",
             ('"' + term.replace('"', '""') + '"', cap + 1),
-        ).fetchone()
+        )
         if len(self._commonness) > 10_000:
             self._commonness.clear()
         self._commonness[term] = (count > cap, now)

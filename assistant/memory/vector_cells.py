@@ -28,6 +28,8 @@ from threading import Event
 
 import apsw
 
+from data_schema.rows import scalar
+
 __all__ = [
     "CellSizes",
     "build",
@@ -292,9 +294,11 @@ def _kmeans(
             )
             members: list[list[array]] = [[] for _ in centroids]
             for v in sample:
-                (cell,) = conn.execute(
-                    f"SELECT cell FROM {scratch} WHERE embedding MATCH ? AND k = 1", (v.tobytes(),)
-                ).fetchone()
+                cell = scalar(
+                    conn,
+                    f"SELECT cell FROM {scratch} WHERE embedding MATCH ? AND k = 1",
+                    (v.tobytes(),),
+                )
                 members[cell].append(v)
             centroids = [_mean(m) if m else rng.choice(sample) for m in members]
     finally:

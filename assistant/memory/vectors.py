@@ -20,6 +20,7 @@ import apsw
 from assistant.clock import Clock, to_iso
 from assistant.memory import vector_cells
 from assistant.memory.base import Store
+from data_schema.rows import scalar
 
 __all__ = [
     "TEXT_SOURCES",
@@ -295,7 +296,7 @@ class VectorStore(Store):
             return cached[0]
         held = table if self._exists(table) else vector_cells.partition_table(table)
         # vec0 keeps one row per vector in its rowids shadow table, a plain b-tree.
-        (count,) = self._conn().execute(f"SELECT count(*) FROM {held}_rowids").fetchone()
+        count = scalar(self._conn(), f"SELECT count(*) FROM {held}_rowids")
         self._sizes[table] = (count, now)
         return count
 

@@ -22,6 +22,7 @@ from assistant.memory.profile_data.portable import rank_maps, rewrite
 from assistant.memory.records import Profile
 from assistant.memory.textindex import index_text
 from assistant.memory.vectors import enqueue
+from data_schema.rows import scalar
 
 __all__ = ["Restorer"]
 
@@ -92,7 +93,7 @@ class Restorer:
     def _base(conn: apsw.Connection, table: str) -> int:
         """The highest id the table ever handed out (new ids go above it)."""
         row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).fetchone()
-        (top,) = conn.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()
+        top = scalar(conn, f"SELECT coalesce(max(id), 0) FROM {table}")
         return max(top, row[0] if row else 0)
 
     def _write(self, conn: apsw.Connection, pid: int, data: dict[str, Any]) -> dict[str, int]:
