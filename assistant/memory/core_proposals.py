@@ -17,6 +17,7 @@ from assistant.clock import from_iso, to_iso
 from assistant.errors import MemoryWriteError, NotFound
 from assistant.memory.base import Store
 from assistant.memory.core import CoreBlock, CoreMemory
+from data_schema.rows import scalar
 
 __all__ = ["CORE_EDIT_MODES", "CoreEditMode", "CoreProposal", "CoreProposals"]
 
@@ -137,13 +138,12 @@ class CoreProposals(Store):
 
     def count_pending(self, profile_id: int) -> int:
         """How many proposals await review."""
-        return (
-            self._conn()
-            .execute(
+        return int(
+            scalar(
+                self._conn(),
                 "SELECT count(*) FROM core_proposals WHERE profile_id = ? AND status = 'pending'",
                 (profile_id,),
             )
-            .fetchone()[0]
         )
 
     def approve(self, proposal_id: int, core: CoreMemory, *, profile_id: int) -> CoreBlock:

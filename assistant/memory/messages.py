@@ -525,7 +525,7 @@ class MessageStore(Store):
         cap = max(self._common_min, int(last * self._common_share))
         if last <= cap:
             return False
-        count = scalar(
+        count: int = scalar(
             conn,
             "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)",
             ('"' + term.replace('"', '""') + '"', cap + 1),

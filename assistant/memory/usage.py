@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from assistant.memory.vectors import TEXT_SOURCES
+from data_schema.rows import scalar
 
 if TYPE_CHECKING:
     from assistant.memory.retrieval import MemoryItem
@@ -75,13 +76,12 @@ class UsageStore:
 
     def times_used(self, kind: str, item_id: int) -> int:
         """How many replies had this item in their prompt."""
-        return (
-            self._conn()
-            .execute(
+        return int(
+            scalar(
+                self._conn(),
                 "SELECT count(*) FROM reply_memories WHERE kind = ? AND item_id = ?",
                 (kind, item_id),
             )
-            .fetchone()[0]
         )
 
     # -- for sleep's consolidation ------------------------------------------------------

@@ -270,7 +270,7 @@ def _sample(conn: apsw.Connection, table: str, count: int) -> list[array]:
         )
     ]
     sql = f"SELECT embedding FROM {table} WHERE item_id = ?"
-    return [array("f", conn.execute(sql, (i,)).fetchone()[0]) for i in ids]
+    return [array("f", scalar(conn, sql, (i,))) for i in ids]
 
 
 def _kmeans(

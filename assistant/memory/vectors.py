@@ -202,11 +202,13 @@ class VectorStore(Store):
     def queued(self, profile_id: int | None = None) -> int:
         """How many items (of one profile, if given) wait for a vector."""
         if profile_id is None:
-            return self._conn().execute("SELECT count(*) FROM embedding_queue").fetchone()[0]
-        return (
-            self._conn()
-            .execute("SELECT count(*) FROM embedding_queue WHERE profile_id = ?", (profile_id,))
-            .fetchone()[0]
+            return int(scalar(self._conn(), "SELECT count(*) FROM embedding_queue"))
+        return int(
+            scalar(
+                self._conn(),
+                "SELECT count(*) FROM embedding_queue WHERE profile_id = ?",
+                (profile_id,),
+            )
         )
 
     def store(
@@ -296,7 +298,7 @@ class VectorStore(Store):
             return cached[0]
         held = table if self._exists(table) else vector_cells.partition_table(table)
         # vec0 keeps one row per vector in its rowids shadow table, a plain b-tree.
-        count = scalar(self._conn(), f"SELECT count(*) FROM {held}_rowids")
+        count: int = scalar(self._conn(), f"SELECT count(*) FROM {held}_rowids")
         self._sizes[table] = (count, now)
         return count
 

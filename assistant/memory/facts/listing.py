@@ -19,6 +19,7 @@ from assistant.memory.facts.fact import Fact
 from assistant.memory.facts.rules import choice
 from assistant.memory.facts.table import COLUMNS, ORDERS, as_tuple, fact_from_row, in_clause
 from assistant.memory.textindex import fts_query
+from data_schema.rows import scalar
 
 __all__ = ["FACT_ORDERS", "FactFilter", "FactListing"]
 
@@ -78,7 +79,7 @@ class FactListing:
         source, params = self._source(where, query)
         if source is None:
             return 0
-        return self._conn().execute(f"SELECT count(*) {source}", params).fetchone()[0]
+        return int(scalar(self._conn(), f"SELECT count(*) {source}", params))
 
     def keyword_ids(self, where: FactFilter, query: str, limit: int) -> list[tuple[int, float]]:
         """(id, BM25 score) of matching facts, best first."""

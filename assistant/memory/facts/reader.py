@@ -25,6 +25,7 @@ from assistant.memory.facts.table import (
     stored_value,
 )
 from assistant.memory.textindex import fts_query
+from data_schema.rows import scalar
 
 __all__ = ["FactReader"]
 
@@ -75,9 +76,7 @@ class FactReader(Store):
     def count(self, profile_id: int, status: str | Sequence[str] | None = None) -> int:
         """How many facts the profile has (with ``status``, when given)."""
         where, params = self._filters(profile_id, status, None, None, None)
-        return (
-            self._conn().execute(f"SELECT count(*) FROM facts WHERE {where}", params).fetchone()[0]
-        )
+        return int(scalar(self._conn(), f"SELECT count(*) FROM facts WHERE {where}", params))
 
     def active_facts(
         self,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import apsw
 
+from data_schema.rows import scalar
+
 __all__ = [
     "CONSISTENCY",
     "COUNTED",
@@ -50,9 +52,7 @@ CONSISTENCY = (
 def profile_counts(conn: apsw.Connection, profile_id: int) -> dict[str, int]:
     """Rows per tier of one profile (see `COUNTED`)."""
     return {
-        table: conn.execute(
-            f"SELECT count(*) FROM {table} WHERE profile_id = ?", (profile_id,)
-        ).fetchone()[0]
+        table: scalar(conn, f"SELECT count(*) FROM {table} WHERE profile_id = ?", (profile_id,))
         for table in COUNTED
     }
 
@@ -70,7 +70,7 @@ def tier_disagreements(conn: apsw.Connection) -> list[str]:
     """One line per broken cross-tier rule with its count (``3 facts without evidence``)."""
     broken = []
     for label, sql in CONSISTENCY:
-        count = conn.execute(sql).fetchone()[0]
+        count = scalar(conn, sql)
         if count:
             broken.append(f"{count} {label}")
     return broken
@@ -87,4 +87,4 @@ def given_up(conn: apsw.Connection) -> list[tuple[str, int]]:
 
 def sqlite_version(conn: apsw.Connection) -> str:
     """The SQLite library's version, as the file's connection reports it."""
-    return conn.execute("SELECT sqlite_version()").fetchone()[0]
+    return str(scalar(conn, "SELECT sqlite_version()"))

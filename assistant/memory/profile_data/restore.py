@@ -93,8 +93,9 @@ class Restorer:
     def _base(conn: apsw.Connection, table: str) -> int:
         """The highest id the table ever handed out (new ids go above it)."""
         row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).fetchone()
-        top = scalar(conn, f"SELECT coalesce(max(id), 0) FROM {table}")
-        return max(top, row[0] if row else 0)
+        top: int = scalar(conn, f"SELECT coalesce(max(id), 0) FROM {table}")
+        seq: int = row[0] if row else 0
+        return max(top, seq)
 
     def _write(self, conn: apsw.Connection, pid: int, data: dict[str, Any]) -> dict[str, int]:
         self._sessions(conn, pid, data["sessions"])
