@@ -262,7 +262,7 @@ def _present(conn: apsw.Connection, part: str, ids: Sequence[int]) -> set[int]:
     return {row[0] for row in rows}
 
 
-def _sample(conn: apsw.Connection, table: str, count: int) -> list[array]:
+def _sample(conn: apsw.Connection, table: str, count: int) -> list[array[float]]:
     ids = [
         row[0]
         for row in conn.execute(
@@ -274,8 +274,8 @@ def _sample(conn: apsw.Connection, table: str, count: int) -> list[array]:
 
 
 def _kmeans(
-    sample: list[array], cells: int, conn: apsw.Connection, table: str, dim: int
-) -> list[array]:
+    sample: list[array[float]], cells: int, conn: apsw.Connection, table: str, dim: int
+) -> list[array[float]]:
     """Spherical k-means: each round assigns the sample through a vec0 table of centroids."""
     rng = random.Random(len(sample))
     centroids = [array("f", v) for v in rng.sample(sample, min(cells, len(sample)))]
@@ -292,7 +292,7 @@ def _kmeans(
                 f"INSERT INTO {scratch}(cell, embedding) VALUES (?, ?)",
                 [(c, v.tobytes()) for c, v in enumerate(centroids)],
             )
-            members: list[list[array]] = [[] for _ in centroids]
+            members: list[list[array[float]]] = [[] for _ in centroids]
             for v in sample:
                 cell = scalar(
                     conn,
@@ -306,14 +306,14 @@ def _kmeans(
     return centroids
 
 
-def _mean(vectors: list[array]) -> array:
+def _mean(vectors: list[array[float]]) -> array[float]:
     """The unit-length mean direction of ``vectors``."""
     total = [sum(column) for column in zip(*vectors, strict=True)]
     norm = sum(x * x for x in total) ** 0.5 or 1.0
     return array("f", (x / norm for x in total))
 
 
-def _write_centroids(conn: apsw.Connection, table: str, centroids: list[array]) -> None:
+def _write_centroids(conn: apsw.Connection, table: str, centroids: list[array[float]]) -> None:
     conn.executemany(
         f"INSERT INTO {centroid_table(table)}(cell, embedding) VALUES (?, ?)",
         [(cell, v.tobytes()) for cell, v in enumerate(centroids)],

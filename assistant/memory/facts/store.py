@@ -313,7 +313,7 @@ class FactStore:
             )
 
     def _change(
-        self, fact_id: int, actor: str, action: str, changes: dict, profile_id: int | None
+        self, fact_id: int, actor: str, action: str, changes: dict[str, Any], profile_id: int | None
     ) -> Fact:
         """Apply one change to a fact of the profile (checked first), in its own transaction."""
         choice(actor, ACTORS, "actor")

@@ -122,7 +122,7 @@ class Restorer:
             "entities": len(data["entities"]),
         }
 
-    def _sessions(self, conn: apsw.Connection, pid: int, sessions: list[dict]) -> None:
+    def _sessions(self, conn: apsw.Connection, pid: int, sessions: list[dict[str, Any]]) -> None:
         for session in sessions:
             row = {k: v for k, v in session.items() if k not in ("messages", "sleep_marks")}
             _insert(conn, "sessions", {**row, "profile_id": pid})
@@ -147,13 +147,13 @@ class Restorer:
             "UPDATE messages SET tokens = ? WHERE id = ?", (message["tokens"], message["id"])
         )
 
-    def _core(self, conn: apsw.Connection, pid: int, core: dict[str, list[dict]]) -> None:
+    def _core(self, conn: apsw.Connection, pid: int, core: dict[str, list[dict[str, Any]]]) -> None:
         for block in core["blocks"]:
             _insert(conn, "core_blocks", {**block, "profile_id": pid})
         for change in core["history"]:
             _insert(conn, "core_block_history", {**change, "profile_id": pid})
 
-    def _episodes(self, conn: apsw.Connection, pid: int, episodes: list[dict]) -> None:
+    def _episodes(self, conn: apsw.Connection, pid: int, episodes: list[dict[str, Any]]) -> None:
         for episode in episodes:
             row = {k: v for k, v in episode.items() if k != "message_ids"}
             row["topics"] = json.dumps(episode["topics"], ensure_ascii=False)
@@ -169,7 +169,7 @@ class Restorer:
             )
             enqueue(conn, "episode", episode["id"], pid)
 
-    def _documents(self, conn: apsw.Connection, pid: int, documents: list[dict]) -> None:
+    def _documents(self, conn: apsw.Connection, pid: int, documents: list[dict[str, Any]]) -> None:
         for document in documents:
             row = {k: v for k, v in document.items() if k != "chunks"}
             _insert(conn, "documents", {**row, "profile_id": pid})
@@ -181,7 +181,7 @@ class Restorer:
                 )
                 enqueue(conn, "chunk", chunk["id"], pid)
 
-    def _facts(self, conn: apsw.Connection, pid: int, facts: list[dict]) -> None:
+    def _facts(self, conn: apsw.Connection, pid: int, facts: list[dict[str, Any]]) -> None:
         for fact in facts:
             row = {k: v for k, v in fact.items() if k not in ("evidence", "history")}
             _insert(conn, "facts", {**row, "superseded_by": None, "profile_id": pid})
