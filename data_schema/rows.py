@@ -6,7 +6,20 @@ from typing import Any
 
 import apsw
 
-__all__ = ["one", "scalar"]
+__all__ = ["all_rows", "one", "scalar"]
+
+
+def all_rows(
+    conn: apsw.Connection, sql: str, bindings: apsw.Bindings | None = None
+) -> list[tuple[Any, ...]]:
+    """Every row ``sql`` returns, for callers that know their columns' types.
+
+    Args:
+        conn: An open connection.
+        sql: The query.
+        bindings: Its parameters, if any.
+    """
+    return conn.execute(sql, bindings).fetchall()
 
 
 def one(conn: apsw.Connection, sql: str, bindings: apsw.Bindings | None = None) -> tuple[Any, ...]:

@@ -325,10 +325,12 @@ class ArchiveStore(Store):
     def remove_document(self, document_id: int) -> bool:
         """Delete a document and its chunks (with their index rows); False if it was gone."""
         conn = self._conn()
+        # apsw types the `with` exit as able to swallow errors, so the result leaves it.
         with conn:
             conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
             conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
-            return conn.changes() > 0
+            removed = conn.changes() > 0
+        return removed
 
     # -- reading ----------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from assistant.errors import InvalidInput, NotFound
 from assistant.memory.base import Store
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
+from data_schema.rows import scalar
 
 __all__ = ["Episode", "EpisodeStore"]
 
@@ -192,7 +193,8 @@ class EpisodeStore(Store):
             limit: how many at most.
             scopes: when given, only unscoped episodes and those in these scopes.
         """
-        where, args = "e.profile_id = ?", [profile_id]
+        where = "e.profile_id = ?"
+        args: list[object] = [profile_id]
         if scopes is not None:
             where += f" AND (e.scope = '' OR e.scope IN ({_marks(scopes)}))"
             args += list(scopes)
@@ -272,16 +274,14 @@ class EpisodeStore(Store):
 
     def importance_since(self, profile_id: int, since: str) -> float:
         """Summed importance of the profile's episodes created after ``since`` (ISO time)."""
-        row = (
-            self._conn()
-            .execute(
+        return float(
+            scalar(
+                self._conn(),
                 "SELECT coalesce(sum(importance), 0) FROM episodes WHERE profile_id = ?"
                 " AND created_at > ?",
                 (profile_id, since),
             )
-            .fetchone()
         )
-        return float(row[0])
 
 
 def _check(summary: str, started_at: datetime, ended_at: datetime, importance: float) -> None:

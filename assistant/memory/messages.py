@@ -16,7 +16,7 @@ from assistant.memory.records import Message, MessageStatus, Profile, Role, Sess
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.tokens import estimate_tokens
-from data_schema.rows import scalar
+from data_schema.rows import all_rows, scalar
 
 __all__ = ["Candidate", "MessageStore", "message_index_columns"]
 
@@ -437,9 +437,9 @@ class MessageStore(Store):
     def mark_interrupted(self) -> int:
         """Close replies left streaming by a process that died; return how many."""
         conn = self._conn()
-        rows = conn.execute(
-            "SELECT id, content, thinking FROM messages WHERE status = 'streaming'"
-        ).fetchall()
+        rows = all_rows(
+            conn, "SELECT id, content, thinking FROM messages WHERE status = 'streaming'"
+        )
         for message_id, content, thinking in rows:
             self.update_message(
                 message_id, content=content, thinking=thinking, status="failed", error=INTERRUPTED
@@ -491,11 +491,12 @@ class MessageStore(Store):
             expression = f"body : ({expression})"
         fetch = 2 * limit
         while True:
-            hits = conn.execute(
+            hits = all_rows(
+                conn,
                 "SELECT rowid, -rank FROM messages_fts"
                 f" WHERE messages_fts MATCH ? AND rank MATCH '{_RANK}' ORDER BY rank LIMIT ?",
                 (expression, fetch),
-            ).fetchall()
+            )
             marks = ",".join("?" * len(hits))
             mine = {
                 row[0]

@@ -28,7 +28,7 @@ from threading import Event
 
 import apsw
 
-from data_schema.rows import scalar
+from data_schema.rows import all_rows, scalar
 
 __all__ = [
     "CellSizes",
@@ -158,11 +158,12 @@ def scan(
     conn: apsw.Connection, table: str, profile_id: int, packed: bytes, k: int
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest vectors in every cell (exact search): (id, distance)."""
-    return conn.execute(
+    return all_rows(
+        conn,
         f"SELECT item_id, distance FROM {partition_table(table)}"
         " WHERE embedding MATCH ? AND k = ? AND profile_id = ? ORDER BY distance",
         (packed, k, profile_id),
-    ).fetchall()
+    )
 
 
 def build(
@@ -236,12 +237,13 @@ def _copy(conn: apsw.Connection, table: str, stop: Event | None, size: int) -> b
     part = partition_table(table)
     conn.execute(f"CREATE INDEX {_BACKLOG}_cells ON cell_backlog(profile_id, cell, item_id)")
     after = (-1, -1, -1)
-    while batch := conn.execute(
+    while batch := all_rows(
+        conn,
         f"SELECT item_id, profile_id, cell, embedding FROM {_BACKLOG}"
         " WHERE (profile_id, cell, item_id) > (?, ?, ?) ORDER BY profile_id, cell, item_id"
         " LIMIT ?",
         (*after, size),
-    ).fetchall():
+    ):
         if stop is not None and stop.is_set():
             return False
         after = (batch[-1][1], batch[-1][2], batch[-1][0])

@@ -20,7 +20,7 @@ import apsw
 from assistant.clock import Clock, to_iso
 from assistant.memory import vector_cells
 from assistant.memory.base import Store
-from data_schema.rows import scalar
+from data_schema.rows import all_rows, scalar
 
 __all__ = [
     "TEXT_SOURCES",
@@ -162,6 +162,7 @@ class VectorStore(Store):
         """
         tables = [model.table(kind) for kind in TEXT_SOURCES]
         conn = self._conn()
+        # apsw types the `with` exit as able to swallow errors, so the result leaves it.
         with conn:
             for table in tables:
                 for name in (table, *vector_cells.index_tables(table)):
@@ -170,7 +171,8 @@ class VectorStore(Store):
                 self._sizes.pop(table, None)
             conn.execute("DELETE FROM embeddings WHERE model_id = ?", (model.id,))
             conn.execute("DELETE FROM embedding_models WHERE id = ?", (model.id,))
-            return self.requeue_missing(model.name)
+            queued = self.requeue_missing(model.name)
+        return queued
 
     def _ensure_table(self, model: EmbeddingModel, kind: str) -> str:
         table = model.table(kind)
@@ -345,11 +347,12 @@ class VectorStore(Store):
             else:
                 found = vector_cells.nearest(conn, table, profile_id, packed, k, self.cells.nprobe)
         else:
-            found = conn.execute(
+            found = all_rows(
+                conn,
                 f"SELECT item_id, distance FROM {table}"
                 " WHERE embedding MATCH ? AND k = ? AND profile_id = ? ORDER BY distance",
                 (packed, k, profile_id),
-            ).fetchall()
+            )
         return [(item_id, 1.0 - distance) for item_id, distance in found]
 
     def similarities(

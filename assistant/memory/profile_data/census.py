@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import apsw
 
-from data_schema.rows import scalar
+from data_schema.rows import all_rows, one, scalar
 
 __all__ = [
     "CONSISTENCY",
@@ -59,11 +59,12 @@ def profile_counts(conn: apsw.Connection, profile_id: int) -> dict[str, int]:
 
 def file_counts(conn: apsw.Connection) -> tuple[int, int, int]:
     """(sessions, messages, items waiting for a vector) across the whole file."""
-    row = conn.execute(
+    sessions, messages, waiting = one(
+        conn,
         "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages),"
-        " (SELECT count(*) FROM embedding_queue)"
-    ).fetchone()
-    return row[0], row[1], row[2]
+        " (SELECT count(*) FROM embedding_queue)",
+    )
+    return sessions, messages, waiting
 
 
 def tier_disagreements(conn: apsw.Connection) -> list[str]:
@@ -78,10 +79,11 @@ def tier_disagreements(conn: apsw.Connection) -> list[str]:
 
 def given_up(conn: apsw.Connection) -> list[tuple[str, int]]:
     """(sleep step, sessions) that sleep gave up on after the model failed run after run."""
-    rows = conn.execute(
+    rows = all_rows(
+        conn,
         "SELECT step, count(DISTINCT item_id) FROM sleep_marks WHERE state = 'given_up'"
-        " GROUP BY step ORDER BY step"
-    ).fetchall()
+        " GROUP BY step ORDER BY step",
+    )
     return [(step, n) for step, n in rows]
 
 
