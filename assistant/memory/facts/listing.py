@@ -38,7 +38,8 @@ class FactFilter:
         scope: str | None = None,
         source_kind: str | None = None,
     ) -> None:
-        where, params = ["f.profile_id = ?"], [profile_id]
+        where = ["f.profile_id = ?"]
+        params: list[object] = [profile_id]
         statuses = as_tuple(status)
         if statuses is not None:
             where.append(in_clause("f.status", statuses) if statuses else "0")

@@ -157,8 +157,9 @@ class FactReader(Store):
         scope: str | None,
         source_kind: str | None,
         pinned: bool | None,
-    ) -> tuple[str, list[Any]]:
-        where, params = ["profile_id = ?"], [profile_id]
+    ) -> tuple[str, builtins.list[Any]]:
+        where = ["profile_id = ?"]
+        params: builtins.list[object] = [profile_id]
         statuses = as_tuple(status)
         if statuses is not None:
             where.append(in_clause("status", statuses) if statuses else "0")

@@ -72,9 +72,15 @@ def mentions(value: object, needle: str) -> bool:
 
 def register_mentions(conn: apsw.Connection) -> None:
     """Make ``hippo_mentions(value, needle)`` available to SQL on this connection."""
-    conn.create_scalar_function(
-        "hippo_mentions", lambda v, n: int(mentions(v, n)), 2, deterministic=True
-    )
+    conn.create_scalar_function("hippo_mentions", _sql_mentions, 2, deterministic=True)
+
+
+def _sql_mentions(*args: apsw.SQLiteValue) -> int:
+    """`mentions` for SQL, which passes exactly two values (the function takes 2)."""
+    value, needle = args
+    if not isinstance(needle, str):  # a NULL needle mentions nothing, as in `mentions`
+        return 0
+    return int(mentions(value, needle))
 
 
 def chunks(ids: Iterable[int]) -> Iterable[list[int]]:
