@@ -33,7 +33,7 @@ def one(conn: apsw.Connection, sql: str, bindings: apsw.Bindings | None = None) 
     Raises:
         LookupError: It returned no row, which is a bug in the caller's query.
     """
-    row = conn.execute(sql, bindings).fetchone()
+    row: tuple[Any, ...] | None = conn.execute(sql, bindings).fetchone()
     if row is None:
         raise LookupError(f"expected a row from: {sql}")
     return row
