@@ -282,7 +282,7 @@ def _db_parsers(db: Verbs) -> None:
     noun(db, "vectors", "the vectors each embedding model made: list, delete", _vector_parsers)
 
 
-def _vector_parsers(verbs: argparse._SubParsersAction) -> None:
+def _vector_parsers(verbs: Verbs) -> None:
     listing = verb(verbs, "list", "each model's vectors: how many, their size", **_mem("vectors"))
     listing.add_argument("--json", action="store_true", help="print JSON lines")
     gone = verb(

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import apsw
 
@@ -29,6 +29,7 @@ from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.textcheck import not_utf8, printable_path
 from assistant.tokens import estimate_tokens
+from data_schema.rows import scalar
 
 __all__ = [
     "MARKDOWN_SUFFIXES",
@@ -104,12 +105,16 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _document(row: tuple) -> Document:
-    return Document(*row[:6], from_iso(row[6]), row[7])
+def _document(row: tuple[Any, ...]) -> Document:
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, str, str, str, int] = row[:6]
+    return Document(*head, from_iso(row[6]), row[7])
 
 
-def _chunk(row: tuple) -> StoredChunk:
-    return StoredChunk(*row[:8], from_iso(row[8]))
+def _chunk(row: tuple[Any, ...]) -> StoredChunk:
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, int, int, str, str, int, float] = row[:8]
+    return StoredChunk(*head, from_iso(row[8]))
 
 
 def _decode(path: Path, data: bytes) -> tuple[str, str]:
@@ -262,9 +267,7 @@ class ArchiveStore(Store):
                 (profile_id, path),
             ).fetchone()
             if row and row[1] == digest:
-                (count,) = conn.execute(
-                    "SELECT count(*) FROM chunks WHERE document_id = ?", (row[0],)
-                ).fetchone()
+                count = scalar(conn, "SELECT count(*) FROM chunks WHERE document_id = ?", (row[0],))
                 return IngestResult(row[0], "unchanged", count, path)
             stale = (
                 conn.execute("SELECT id FROM chunks WHERE document_id = ?", (row[0],)).fetchall()
@@ -281,7 +284,7 @@ class ArchiveStore(Store):
         return IngestResult(document_id, "replaced" if row else "added", len(chunks), path)
 
     def _upsert_document(
-        self, conn: apsw.Connection, document_id: int | None, document: tuple
+        self, conn: apsw.Connection, document_id: int | None, document: tuple[Any, ...]
     ) -> int:
         if document_id is None:
             conn.execute(
@@ -322,10 +325,12 @@ class ArchiveStore(Store):
     def remove_document(self, document_id: int) -> bool:
         """Delete a document and its chunks (with their index rows); False if it was gone."""
         conn = self._conn()
+        # apsw types the `with` exit as able to swallow errors, so the result leaves it.
         with conn:
             conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
             conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
-            return conn.changes() > 0
+            removed = conn.changes() > 0
+        return removed
 
     # -- reading ----------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import apsw
 
@@ -67,6 +68,12 @@ class CoreChange:
     after: str
     actor: Actor
     at: datetime
+
+
+def _change(row: tuple[Any, ...]) -> CoreChange:
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, str, str, str, Actor] = row[:6]
+    return CoreChange(*head, at=from_iso(row[6]))
 
 
 def _label(label: str) -> str:
@@ -196,10 +203,10 @@ class CoreMemory(Store):
     def history(self, profile_id: int, label: str | None = None) -> list[CoreChange]:
         """The profile's recorded block changes (of ``label`` only, when given), oldest first."""
         sql = "SELECT id, profile_id, label, before, after, actor, at FROM core_block_history"
-        params: tuple = (profile_id,) if label is None else (profile_id, _label(label))
+        params: tuple[Any, ...] = (profile_id,) if label is None else (profile_id, _label(label))
         where = " WHERE profile_id = ?" + ("" if label is None else " AND label = ?")
         rows = self._conn().execute(sql + where + " ORDER BY id", params)
-        return [CoreChange(*row[:6], at=from_iso(row[6])) for row in rows]
+        return [_change(row) for row in rows]
 
     def recent_changes(self, profile_id: int, limit: int) -> list[CoreChange]:
         """The profile's latest block changes, newest first, ``limit`` at most."""
@@ -208,7 +215,7 @@ class CoreMemory(Store):
             " WHERE profile_id = ? ORDER BY id DESC LIMIT ?",
             (profile_id, limit),
         )
-        return [CoreChange(*row[:6], at=from_iso(row[6])) for row in rows]
+        return [_change(row) for row in rows]
 
     def undo(
         self, history_id: int, *, actor: Actor = "user", profile_id: int | None = None

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from assistant.clock import from_iso, to_iso
 from assistant.errors import MemoryWriteError, NotFound
 from assistant.memory.base import Store
 from assistant.memory.core import CoreBlock, CoreMemory
+from data_schema.rows import scalar
 
 __all__ = ["CORE_EDIT_MODES", "CoreEditMode", "CoreProposal", "CoreProposals"]
 
@@ -60,9 +61,11 @@ class CoreProposal:
         return f"add to the {self.label} block: {self.content!r}"
 
 
-def _proposal(row: tuple) -> CoreProposal:
+def _proposal(row: tuple[Any, ...]) -> CoreProposal:
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, str, str, str, str, int | None, str, str] = row[:9]
     return CoreProposal(
-        *row[:9],
+        *head,
         proposed_at=from_iso(row[9]),
         decided_at=from_iso(row[10]) if row[10] else None,
     )
@@ -135,13 +138,12 @@ class CoreProposals(Store):
 
     def count_pending(self, profile_id: int) -> int:
         """How many proposals await review."""
-        return (
-            self._conn()
-            .execute(
+        return int(
+            scalar(
+                self._conn(),
                 "SELECT count(*) FROM core_proposals WHERE profile_id = ? AND status = 'pending'",
                 (profile_id,),
             )
-            .fetchone()[0]
         )
 
     def approve(self, proposal_id: int, core: CoreMemory, *, profile_id: int) -> CoreBlock:

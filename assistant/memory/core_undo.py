@@ -8,6 +8,7 @@ span or its surroundings, undo refuses and names that change.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from assistant.errors import UndoConflict
 
@@ -48,7 +49,12 @@ def reverted(before: str, after: str, current: str) -> str | None:
 
 
 def revert_edit(
-    change_id: int, label: str, before: str, after: str, current: str, later: Sequence[tuple]
+    change_id: int,
+    label: str,
+    before: str,
+    after: str,
+    current: str,
+    later: Sequence[tuple[Any, ...]],
 ) -> str:
     """The block's text with change ``change_id`` undone.
 

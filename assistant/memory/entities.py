@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from assistant.errors import NotFound
 from assistant.memory.base import Store
 from assistant.memory.vectors import TEXT_SOURCES
+from data_schema.rows import scalar
 
 __all__ = ["LINK_KINDS", "Entity", "EntityStore", "extract_entities", "normalise_name"]
 
@@ -204,9 +205,11 @@ class EntityStore(Store):
                     "INSERT OR IGNORE INTO entities(profile_id, name, norm) VALUES (?, ?, ?)",
                     (profile_id, name.strip(), norm),
                 )
-                (entity_id,) = conn.execute(
-                    "SELECT id FROM entities WHERE profile_id = ? AND norm = ?", (profile_id, norm)
-                ).fetchone()
+                entity_id = scalar(
+                    conn,
+                    "SELECT id FROM entities WHERE profile_id = ? AND norm = ?",
+                    (profile_id, norm),
+                )
                 conn.execute(
                     "INSERT OR IGNORE INTO entity_links(entity_id, kind, item_id) VALUES (?, ?, ?)",
                     (entity_id, kind, item_id),

@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import apsw
 
@@ -20,6 +21,7 @@ from assistant.errors import InvalidInput, NotFound
 from assistant.memory.base import Store
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
+from data_schema.rows import scalar
 
 __all__ = ["Episode", "EpisodeStore"]
 
@@ -49,10 +51,12 @@ class Episode:
     message_ids: tuple[int, ...] = ()
 
 
-def _episode(row: tuple) -> Episode:
+def _episode(row: tuple[Any, ...]) -> Episode:
     ids = tuple(sorted(int(i) for i in row[11].split(","))) if row[11] else ()
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, int | None, str, str] = row[:5]
     return Episode(
-        *row[:5],
+        *head,
         tuple(json.loads(row[5])),
         row[6],
         row[7],
@@ -189,7 +193,8 @@ class EpisodeStore(Store):
             limit: how many at most.
             scopes: when given, only unscoped episodes and those in these scopes.
         """
-        where, args = "e.profile_id = ?", [profile_id]
+        where = "e.profile_id = ?"
+        args: list[object] = [profile_id]
         if scopes is not None:
             where += f" AND (e.scope = '' OR e.scope IN ({_marks(scopes)}))"
             args += list(scopes)
@@ -269,16 +274,14 @@ class EpisodeStore(Store):
 
     def importance_since(self, profile_id: int, since: str) -> float:
         """Summed importance of the profile's episodes created after ``since`` (ISO time)."""
-        row = (
-            self._conn()
-            .execute(
+        return float(
+            scalar(
+                self._conn(),
                 "SELECT coalesce(sum(importance), 0) FROM episodes WHERE profile_id = ?"
                 " AND created_at > ?",
                 (profile_id, since),
             )
-            .fetchone()
         )
-        return float(row[0])
 
 
 def _check(summary: str, started_at: datetime, ended_at: datetime, importance: float) -> None:

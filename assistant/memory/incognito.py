@@ -127,8 +127,11 @@ class RoutedMessages(MessageStore):
         started_at: datetime | None = None,
     ) -> Session:
         """Start a session: an incognito one in memory, any other in the file."""
-        store = self.incognito if incognito else super()
-        return store.create_session(
+        if incognito:
+            return self.incognito.create_session(
+                profile_id, incognito=incognito, scope=scope, started_at=started_at
+            )
+        return super().create_session(
             profile_id, incognito=incognito, scope=scope, started_at=started_at
         )
 
@@ -166,8 +169,16 @@ class RoutedMessages(MessageStore):
         importance: float | None = None,
     ) -> Message:
         """Rewrite a message where it lives (see `MessageStore.update_message`)."""
-        store = self.incognito if is_incognito_id(message_id) else super()
-        return store.update_message(
+        if is_incognito_id(message_id):
+            return self.incognito.update_message(
+                message_id,
+                content=content,
+                thinking=thinking,
+                status=status,
+                error=error,
+                importance=importance,
+            )
+        return super().update_message(
             message_id,
             content=content,
             thinking=thinking,
@@ -200,8 +211,10 @@ class RoutedMessages(MessageStore):
 
     def set_summary(self, session_id: int, summary: str, upto: int) -> None:
         """Store a session's running summary where the session lives."""
-        store = self.incognito if is_incognito_id(session_id) else super()
-        store.set_summary(session_id, summary, upto)
+        if is_incognito_id(session_id):
+            self.incognito.set_summary(session_id, summary, upto)
+        else:
+            super().set_summary(session_id, summary, upto)
 
     def summary(self, session_id: int) -> tuple[str, int]:
         """A session's running summary, wherever it lives."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import apsw
 
@@ -16,6 +16,7 @@ from assistant.memory.records import Message, MessageStatus, Profile, Role, Sess
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.tokens import estimate_tokens
+from data_schema.rows import all_rows, scalar
 
 __all__ = ["Candidate", "MessageStore", "message_index_columns"]
 
@@ -79,7 +80,7 @@ def message_index_columns(
     return index_text(body), index_text("\n".join(neighbours))
 
 
-def _message(row: tuple) -> Message:
+def _message(row: tuple[Any, ...]) -> Message:
     return Message(
         id=row[0],
         session_id=row[1],
@@ -98,7 +99,7 @@ def _message(row: tuple) -> Message:
     )
 
 
-def _session(row: tuple) -> Session:
+def _session(row: tuple[Any, ...]) -> Session:
     return Session(
         id=row[0],
         profile_id=row[1],
@@ -147,7 +148,7 @@ class MessageStore(Store):
                 "INSERT OR IGNORE INTO profiles(name, created_at) VALUES (?, ?)",
                 (name, to_iso(self._clock.now())),
             )
-            (pid,) = conn.execute("SELECT id FROM profiles WHERE name = ?", (name,)).fetchone()
+            pid = scalar(conn, "SELECT id FROM profiles WHERE name = ?", (name,))
         return Profile(pid, name)
 
     def profiles(self) -> list[Profile]:
@@ -334,9 +335,7 @@ class MessageStore(Store):
 
     def _index(self, conn: apsw.Connection, message_id: int) -> None:
         """Index a finished message, and refresh its predecessor's neighbour context."""
-        (profile_id,) = conn.execute(
-            "SELECT profile_id FROM messages WHERE id = ?", (message_id,)
-        ).fetchone()
+        profile_id = scalar(conn, "SELECT profile_id FROM messages WHERE id = ?", (message_id,))
         self._reindex(conn, message_id)
         enqueue(conn, "message", message_id, profile_id)
         previous = conn.execute(_NEIGHBOUR.format(op="<", order="DESC"), (message_id,)).fetchone()
@@ -440,9 +439,9 @@ class MessageStore(Store):
     def mark_interrupted(self) -> int:
         """Close replies left streaming by a process that died; return how many."""
         conn = self._conn()
-        rows = conn.execute(
-            "SELECT id, content, thinking FROM messages WHERE status = 'streaming'"
-        ).fetchall()
+        rows = all_rows(
+            conn, "SELECT id, content, thinking FROM messages WHERE status = 'streaming'"
+        )
         for message_id, content, thinking in rows:
             self.update_message(
                 message_id, content=content, thinking=thinking, status="failed", error=INTERRUPTED
@@ -494,11 +493,12 @@ class MessageStore(Store):
             expression = f"body : ({expression})"
         fetch = 2 * limit
         while True:
-            hits = conn.execute(
+            hits = all_rows(
+                conn,
                 "SELECT rowid, -rank FROM messages_fts"
                 f" WHERE messages_fts MATCH ? AND rank MATCH '{_RANK}' ORDER BY rank LIMIT ?",
                 (expression, fetch),
-            ).fetchall()
+            )
             marks = ",".join("?" * len(hits))
             mine = {
                 row[0]
@@ -524,14 +524,15 @@ class MessageStore(Store):
         known = self._commonness.get(term)
         if known is not None and now - known[1] < _COMMON_TTL:
             return known[0]
-        (last,) = conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()
+        last = scalar(conn, "SELECT coalesce(max(id), 0) FROM messages")
         cap = max(self._common_min, int(last * self._common_share))
         if last <= cap:
             return False
-        (count,) = conn.execute(
+        count: int = scalar(
+            conn,
             "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)",
             ('"' + term.replace('"', '""') + '"', cap + 1),
-        ).fetchone()
+        )
         if len(self._commonness) > 10_000:
             self._commonness.clear()
         self._commonness[term] = (count > cap, now)

@@ -17,6 +17,7 @@ from assistant.clock import to_iso
 from assistant.errors import InvalidInput, NotFound
 from assistant.memory.base import Store
 from assistant.memory.records import Profile
+from data_schema.rows import scalar
 
 __all__ = [
     "DEFAULT_PROFILE",
@@ -138,9 +139,7 @@ class ProfileStore(Store):
         pid = self.require(name)
         conn = self._conn()
         counts = {
-            table: conn.execute(
-                f"SELECT count(*) FROM {table} WHERE profile_id = ?", (pid,)
-            ).fetchone()[0]
+            table: scalar(conn, f"SELECT count(*) FROM {table} WHERE profile_id = ?", (pid,))
             for table in ("sessions", "messages", "facts", "episodes", "events", "documents")
         }
         vec_tables = [

@@ -133,7 +133,9 @@ def names(query: frozenset[str], speaker: str) -> bool:
 def recency(moment: datetime, now: datetime, decay_per_hour: float) -> float:
     """``decay_per_hour`` to the power of the hours since ``moment`` (1.0 for the future)."""
     hours = max((now - moment).total_seconds() / 3600.0, 0.0)
-    return decay_per_hour**hours
+    # float ** float is typed Any (a negative base gives a complex); decay is positive.
+    decayed: float = decay_per_hour**hours
+    return decayed
 
 
 def relevance(

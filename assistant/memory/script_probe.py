@@ -271,8 +271,9 @@ class ReadingProbe:
         kept = self._known.get(key)
         if kept is None:
             stored = self._remembered.reading(model, name) if self._remembered else None
-            kept = stored
-            if stored is None or stored.gap is None:
+            if stored is not None and stored.gap is not None:
+                kept = stored
+            else:
                 try:
                     kept = measure(self._embed, model, name)
                 except OllamaError:

@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import apsw
 
@@ -67,11 +68,13 @@ class _Draft:
     importance: float
 
 
-def _event(row: tuple) -> Event:
+def _event(row: tuple[Any, ...]) -> Event:
     def maybe(value: str | None) -> datetime | None:
         return from_iso(value) if value else None
 
-    return Event(*row[:4], from_iso(row[4]), maybe(row[5]), row[6], maybe(row[7]), from_iso(row[8]))
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, str, str] = row[:4]
+    return Event(*head, from_iso(row[4]), maybe(row[5]), row[6], maybe(row[7]), from_iso(row[8]))
 
 
 def _aware(moment: datetime) -> datetime:

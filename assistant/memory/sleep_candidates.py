@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 import apsw
 
@@ -104,10 +105,12 @@ _CANDIDATE = (
 )
 
 
-def _candidate(row: tuple) -> Candidate:
+def _candidate(row: tuple[Any, ...]) -> Candidate:
     evidence = tuple(Evidence(kind, ref, quote) for kind, ref, quote in json.loads(row[12]))
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, int | None, str, str, str, str, str, float, float] = row[:10]
     return Candidate(
-        *row[:10],
+        *head,
         said_at=from_iso(row[10]),
         valid_to=from_iso(row[11]) if row[11] else None,
         evidence=evidence,
@@ -117,6 +120,12 @@ def _candidate(row: tuple) -> Candidate:
         fact_id=row[16],
         note=row[17],
     )
+
+
+def _dated_item(row: tuple[Any, ...]) -> DatedItem:
+    # The leading columns, typed: mypy cannot check a spread of a variable-length row.
+    head: tuple[int, int, int | None, int | None, str, str] = row[:6]
+    return DatedItem(*head, date.fromisoformat(row[6]), row[7])
 
 
 class CandidateStore:
@@ -273,7 +282,7 @@ class CandidateStore:
             f" FROM dated_items WHERE {where} ORDER BY due_on, id",
             args,
         )
-        return [DatedItem(*row[:6], date.fromisoformat(row[6]), row[7]) for row in rows]
+        return [_dated_item(row) for row in rows]
 
     def expire_dated_items(self, profile_id: int, today: date) -> int:
         """Expire upcoming items dated before ``today``; say how many."""

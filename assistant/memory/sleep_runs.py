@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import apsw
 
@@ -26,7 +27,7 @@ _COLUMNS = (
 )
 
 
-def _report(row: tuple) -> SleepReport:
+def _report(row: tuple[Any, ...]) -> SleepReport:
     return SleepReport(
         run_id=row[0],
         status=row[1],

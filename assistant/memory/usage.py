@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from assistant.memory.vectors import TEXT_SOURCES
+from data_schema.rows import all_rows, scalar
 
 if TYPE_CHECKING:
     from assistant.memory.retrieval import MemoryItem
@@ -75,13 +76,12 @@ class UsageStore:
 
     def times_used(self, kind: str, item_id: int) -> int:
         """How many replies had this item in their prompt."""
-        return (
-            self._conn()
-            .execute(
+        return int(
+            scalar(
+                self._conn(),
                 "SELECT count(*) FROM reply_memories WHERE kind = ? AND item_id = ?",
                 (kind, item_id),
             )
-            .fetchone()[0]
         )
 
     # -- for sleep's consolidation ------------------------------------------------------
@@ -90,14 +90,11 @@ class UsageStore:
         """For each reply, the texts of the memories that were put into its prompt."""
         if not reply_ids:
             return {}
-        uses = (
-            self._conn()
-            .execute(
-                "SELECT message_id, kind, item_id FROM reply_memories"
-                f" WHERE message_id IN ({','.join('?' * len(reply_ids))})",
-                list(reply_ids),
-            )
-            .fetchall()
+        uses = all_rows(
+            self._conn(),
+            "SELECT message_id, kind, item_id FROM reply_memories"
+            f" WHERE message_id IN ({','.join('?' * len(reply_ids))})",
+            list(reply_ids),
         )
         out: dict[int, list[str]] = {}
         for reply_id, kind, item_id in uses:
@@ -117,13 +114,13 @@ class UsageStore:
         self, profile_id: int, after_reply: int
     ) -> tuple[dict[tuple[str, int], int], int]:
         """How often each item went into a prompt after reply ``after_reply``; the last reply."""
-        rows = self._conn().execute(
+        rows = all_rows(
+            self._conn(),
             "SELECT r.kind, r.item_id, count(*), max(r.message_id) FROM reply_memories r"
             " JOIN messages m ON m.id = r.message_id"
             " WHERE m.profile_id = ? AND r.message_id > ? GROUP BY r.kind, r.item_id",
             (profile_id, after_reply),
         )
-        rows = list(rows)
         last = max((row[3] for row in rows), default=after_reply)
         return {(row[0], row[1]): row[2] for row in rows}, last
 

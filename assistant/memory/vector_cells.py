@@ -28,6 +28,8 @@ from threading import Event
 
 import apsw
 
+from data_schema.rows import all_rows, scalar
+
 __all__ = [
     "CellSizes",
     "build",
@@ -158,11 +160,12 @@ def scan(
     conn: apsw.Connection, table: str, profile_id: int, packed: bytes, k: int
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest vectors in every cell (exact search): (id, distance)."""
-    return conn.execute(
+    return all_rows(
+        conn,
         f"SELECT item_id, distance FROM {partition_table(table)}"
         " WHERE embedding MATCH ? AND k = ? AND profile_id = ? ORDER BY distance",
         (packed, k, profile_id),
-    ).fetchall()
+    )
 
 
 def build(
@@ -236,12 +239,13 @@ def _copy(conn: apsw.Connection, table: str, stop: Event | None, size: int) -> b
     part = partition_table(table)
     conn.execute(f"CREATE INDEX {_BACKLOG}_cells ON cell_backlog(profile_id, cell, item_id)")
     after = (-1, -1, -1)
-    while batch := conn.execute(
+    while batch := all_rows(
+        conn,
         f"SELECT item_id, profile_id, cell, embedding FROM {_BACKLOG}"
         " WHERE (profile_id, cell, item_id) > (?, ?, ?) ORDER BY profile_id, cell, item_id"
         " LIMIT ?",
         (*after, size),
-    ).fetchall():
+    ):
         if stop is not None and stop.is_set():
             return False
         after = (batch[-1][1], batch[-1][2], batch[-1][0])
@@ -262,7 +266,7 @@ def _present(conn: apsw.Connection, part: str, ids: Sequence[int]) -> set[int]:
     return {row[0] for row in rows}
 
 
-def _sample(conn: apsw.Connection, table: str, count: int) -> list[array]:
+def _sample(conn: apsw.Connection, table: str, count: int) -> list[array[float]]:
     ids = [
         row[0]
         for row in conn.execute(
@@ -270,12 +274,12 @@ def _sample(conn: apsw.Connection, table: str, count: int) -> list[array]:
         )
     ]
     sql = f"SELECT embedding FROM {table} WHERE item_id = ?"
-    return [array("f", conn.execute(sql, (i,)).fetchone()[0]) for i in ids]
+    return [array("f", scalar(conn, sql, (i,))) for i in ids]
 
 
 def _kmeans(
-    sample: list[array], cells: int, conn: apsw.Connection, table: str, dim: int
-) -> list[array]:
+    sample: list[array[float]], cells: int, conn: apsw.Connection, table: str, dim: int
+) -> list[array[float]]:
     """Spherical k-means: each round assigns the sample through a vec0 table of centroids."""
     rng = random.Random(len(sample))
     centroids = [array("f", v) for v in rng.sample(sample, min(cells, len(sample)))]
@@ -292,11 +296,13 @@ def _kmeans(
                 f"INSERT INTO {scratch}(cell, embedding) VALUES (?, ?)",
                 [(c, v.tobytes()) for c, v in enumerate(centroids)],
             )
-            members: list[list[array]] = [[] for _ in centroids]
+            members: list[list[array[float]]] = [[] for _ in centroids]
             for v in sample:
-                (cell,) = conn.execute(
-                    f"SELECT cell FROM {scratch} WHERE embedding MATCH ? AND k = 1", (v.tobytes(),)
-                ).fetchone()
+                cell = scalar(
+                    conn,
+                    f"SELECT cell FROM {scratch} WHERE embedding MATCH ? AND k = 1",
+                    (v.tobytes(),),
+                )
                 members[cell].append(v)
             centroids = [_mean(m) if m else rng.choice(sample) for m in members]
     finally:
@@ -304,14 +310,14 @@ def _kmeans(
     return centroids
 
 
-def _mean(vectors: list[array]) -> array:
+def _mean(vectors: list[array[float]]) -> array[float]:
     """The unit-length mean direction of ``vectors``."""
     total = [sum(column) for column in zip(*vectors, strict=True)]
     norm = sum(x * x for x in total) ** 0.5 or 1.0
     return array("f", (x / norm for x in total))
 
 
-def _write_centroids(conn: apsw.Connection, table: str, centroids: list[array]) -> None:
+def _write_centroids(conn: apsw.Connection, table: str, centroids: list[array[float]]) -> None:
     conn.executemany(
         f"INSERT INTO {centroid_table(table)}(cell, embedding) VALUES (?, ?)",
         [(cell, v.tobytes()) for cell, v in enumerate(centroids)],

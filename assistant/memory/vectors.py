@@ -21,6 +21,7 @@ from assistant.clock import Clock, to_iso
 from assistant.memory import vector_cells, vector_chunks
 from assistant.memory.base import Store
 from data_schema.compact import compact
+from data_schema.rows import all_rows, scalar
 
 __all__ = [
     "TEXT_SOURCES",
@@ -160,9 +161,11 @@ class VectorStore(Store):
         first vector stored makes again with the new weights' size and digest. One
         transaction: a crash leaves the old vectors and digest, to be renewed again.
         """
+        # apsw types the `with` exit as able to swallow errors, so the result leaves it.
         with self._conn():
             self.drop(model)
-            return self.requeue_missing(model.name)
+            queued = self.requeue_missing(model.name)
+        return queued
 
     def stored(self) -> list[tuple[EmbeddingModel, int, tuple[str, ...]]]:
         """Each model the file holds vectors of: (model, vectors, the tables holding them).
@@ -171,9 +174,12 @@ class VectorStore(Store):
         exist (for their sizes: see `assistant.memory.profile_data.space`).
         """
         conn = self._conn()
-        counts = dict(
-            conn.execute("SELECT model_id, count(*) FROM embeddings GROUP BY model_id").fetchall()
-        )
+        counts: dict[int, int] = {
+            int(model_id): int(n)
+            for model_id, n in all_rows(
+                conn, "SELECT model_id, count(*) FROM embeddings GROUP BY model_id"
+            )
+        }
         models = [
             EmbeddingModel(*row)
             for row in conn.execute(
@@ -197,10 +203,11 @@ class VectorStore(Store):
         chosen again, its vectors would be made anew. One transaction.
         """
         conn = self._conn()
+        # apsw types the `with` exit as able to swallow errors, so the result leaves it.
         with conn:
-            (count,) = conn.execute(
-                "SELECT count(*) FROM embeddings WHERE model_id = ?", (model.id,)
-            ).fetchone()
+            count = int(
+                scalar(conn, "SELECT count(*) FROM embeddings WHERE model_id = ?", (model.id,))
+            )
             for kind in TEXT_SOURCES:
                 table = model.table(kind)
                 for name in (table, *vector_cells.index_tables(table)):
@@ -237,11 +244,13 @@ class VectorStore(Store):
     def queued(self, profile_id: int | None = None) -> int:
         """How many items (of one profile, if given) wait for a vector."""
         if profile_id is None:
-            return self._conn().execute("SELECT count(*) FROM embedding_queue").fetchone()[0]
-        return (
-            self._conn()
-            .execute("SELECT count(*) FROM embedding_queue WHERE profile_id = ?", (profile_id,))
-            .fetchone()[0]
+            return int(scalar(self._conn(), "SELECT count(*) FROM embedding_queue"))
+        return int(
+            scalar(
+                self._conn(),
+                "SELECT count(*) FROM embedding_queue WHERE profile_id = ?",
+                (profile_id,),
+            )
         )
 
     def store(
@@ -331,7 +340,7 @@ class VectorStore(Store):
             return cached[0]
         held = table if self._exists(table) else vector_cells.partition_table(table)
         # vec0 keeps one row per vector in its rowids shadow table, a plain b-tree.
-        (count,) = self._conn().execute(f"SELECT count(*) FROM {held}_rowids").fetchone()
+        count: int = scalar(self._conn(), f"SELECT count(*) FROM {held}_rowids")
         self._sizes[table] = (count, now)
         return count
 
@@ -394,11 +403,12 @@ class VectorStore(Store):
             else:
                 found = vector_cells.nearest(conn, table, profile_id, packed, k, self.cells.nprobe)
         else:
-            found = conn.execute(
+            found = all_rows(
+                conn,
                 f"SELECT item_id, distance FROM {table}"
                 " WHERE embedding MATCH ? AND k = ? AND profile_id = ? ORDER BY distance",
                 (packed, k, profile_id),
-            ).fetchall()
+            )
         return [(item_id, 1.0 - distance) for item_id, distance in found]
 
     def similarities(

@@ -62,7 +62,7 @@ def insert_evidence(
     conn: apsw.Connection, fact_id: int, evidence: Sequence[Evidence]
 ) -> list[tuple[str, int]]:
     """Store new evidence for a fact; return the (kind, ref_id) pairs not already there."""
-    added = []
+    added: list[tuple[str, int]] = []
     for item in evidence:
         conn.execute(
             "INSERT OR IGNORE INTO fact_evidence(fact_id, kind, ref_id, quote) VALUES (?, ?, ?, ?)",

@@ -67,7 +67,7 @@ class FactHistory:
         conn = self._conn()
         with conn:
             if change.before is None:
-                restore: dict = {"status": "rejected"}
+                restore: dict[str, Any] = {"status": "rejected"}
             else:
                 current = self._reader.row(conn, change.fact_id)
                 assert current is not None  # a change's fact is deleted with its history
@@ -81,7 +81,13 @@ class FactHistory:
         return self._reader.get(change.fact_id)
 
     def apply(
-        self, conn: apsw.Connection, fact_id: int, actor: str, action: str, changes: dict, **extra
+        self,
+        conn: apsw.Connection,
+        fact_id: int,
+        actor: str,
+        action: str,
+        changes: dict[str, Any],
+        **extra: object,
     ) -> None:
         """Write ``changes`` to one fact and record before/after (inside a transaction)."""
         before = self._reader.row(conn, fact_id)
@@ -105,8 +111,8 @@ class FactHistory:
         fact_id: int,
         actor: str,
         action: str,
-        before: dict | None,
-        after: dict | None,
+        before: dict[str, Any] | None,
+        after: dict[str, Any] | None,
     ) -> None:
         """Add one change to the log (inside the caller's transaction)."""
         conn.execute(
@@ -183,7 +189,7 @@ class FactHistory:
         return _change(row)
 
 
-def _json(value: dict | None) -> str | None:
+def _json(value: dict[str, Any] | None) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
@@ -191,7 +197,7 @@ def _load(text: str | None) -> dict[str, Any] | None:
     return json.loads(text) if text else None
 
 
-def _change(row: tuple) -> FactChange:
+def _change(row: tuple[Any, ...]) -> FactChange:
     return FactChange(
         row[0], row[1], row[2], row[3], _load(row[4]), _load(row[5]), from_iso(row[6])
     )

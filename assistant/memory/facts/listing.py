@@ -19,6 +19,7 @@ from assistant.memory.facts.fact import Fact
 from assistant.memory.facts.rules import choice
 from assistant.memory.facts.table import COLUMNS, ORDERS, as_tuple, fact_from_row, in_clause
 from assistant.memory.textindex import fts_query
+from data_schema.rows import scalar
 
 __all__ = ["FACT_ORDERS", "FactFilter", "FactListing"]
 
@@ -37,7 +38,8 @@ class FactFilter:
         scope: str | None = None,
         source_kind: str | None = None,
     ) -> None:
-        where, params = ["f.profile_id = ?"], [profile_id]
+        where = ["f.profile_id = ?"]
+        params: list[object] = [profile_id]
         statuses = as_tuple(status)
         if statuses is not None:
             where.append(in_clause("f.status", statuses) if statuses else "0")
@@ -78,7 +80,7 @@ class FactListing:
         source, params = self._source(where, query)
         if source is None:
             return 0
-        return self._conn().execute(f"SELECT count(*) {source}", params).fetchone()[0]
+        return int(scalar(self._conn(), f"SELECT count(*) {source}", params))
 
     def keyword_ids(self, where: FactFilter, query: str, limit: int) -> list[tuple[int, float]]:
         """(id, BM25 score) of matching facts, best first."""

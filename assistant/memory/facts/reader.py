@@ -25,6 +25,7 @@ from assistant.memory.facts.table import (
     stored_value,
 )
 from assistant.memory.textindex import fts_query
+from data_schema.rows import scalar
 
 __all__ = ["FactReader"]
 
@@ -75,9 +76,7 @@ class FactReader(Store):
     def count(self, profile_id: int, status: str | Sequence[str] | None = None) -> int:
         """How many facts the profile has (with ``status``, when given)."""
         where, params = self._filters(profile_id, status, None, None, None)
-        return (
-            self._conn().execute(f"SELECT count(*) FROM facts WHERE {where}", params).fetchone()[0]
-        )
+        return int(scalar(self._conn(), f"SELECT count(*) FROM facts WHERE {where}", params))
 
     def active_facts(
         self,
@@ -158,8 +157,9 @@ class FactReader(Store):
         scope: str | None,
         source_kind: str | None,
         pinned: bool | None,
-    ) -> tuple[str, list[Any]]:
-        where, params = ["profile_id = ?"], [profile_id]
+    ) -> tuple[str, builtins.list[Any]]:
+        where = ["profile_id = ?"]
+        params: builtins.list[object] = [profile_id]
         statuses = as_tuple(status)
         if statuses is not None:
             where.append(in_clause("status", statuses) if statuses else "0")

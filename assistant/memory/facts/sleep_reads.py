@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from assistant.memory.base import Store
 from assistant.memory.facts.fact import Evidence
+from data_schema.rows import scalar
 
 __all__ = ["SleepFactReads"]
 
@@ -61,13 +62,11 @@ class SleepFactReads(Store):
     def importance_since(self, profile_id: int, since: str) -> float:
         """Summed importance of the facts learned after ``since`` (ISO time), leaving out
         reflections (they must not trigger more reflection) and rejected facts."""
-        row = (
-            self._conn()
-            .execute(
+        return float(
+            scalar(
+                self._conn(),
                 "SELECT coalesce(sum(importance), 0) FROM facts WHERE profile_id = ?"
                 " AND learned_at > ? AND source_kind != 'reflection' AND status != 'rejected'",
                 (profile_id, since),
             )
-            .fetchone()
         )
-        return float(row[0])

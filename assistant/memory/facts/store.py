@@ -27,6 +27,7 @@ from assistant.memory.facts.listing import FactListing
 from assistant.memory.facts.reader import FactReader
 from assistant.memory.facts.rules import admission, check_values, choice
 from assistant.memory.facts.table import EDITABLE, index_statement, stored_value
+from data_schema.rows import all_rows
 
 __all__ = ["FactStore"]
 
@@ -153,7 +154,8 @@ class FactStore:
                 f"Refusing to store the fact {statement!r} without evidence: cite the message, "
                 "episode, chunk, event or fact it comes from, e.g. Evidence('message', 42)."
             )
-        source_kind, status, confidence = admission(
+        # The admitted kind and status may differ from those asked for (see `admission`).
+        admitted_kind, admitted_status, confidence = admission(
             actor, source_kind, status, confidence, statement
         )
         values = {
@@ -162,10 +164,10 @@ class FactStore:
             "subject": subject,
             "predicate": predicate,
             "scope": scope,
-            "source_kind": source_kind,
+            "source_kind": admitted_kind,
             "confidence": confidence,
             "importance": importance,
-            "status": status,
+            "status": admitted_status,
             "valid_from": valid_from,
             "valid_to": valid_to,
             "learned_at": self._clock.now(),
@@ -293,11 +295,12 @@ class FactStore:
         """Expire the profile's active facts whose validity ended before ``now``; say how many."""
         conn = self._conn()
         with conn:
-            rows = conn.execute(
+            rows = all_rows(
+                conn,
                 "SELECT id FROM facts WHERE profile_id = ? AND status = 'active'"
                 " AND valid_to IS NOT NULL AND valid_to < ?",
                 (profile_id, to_iso(now)),
-            ).fetchall()
+            )
             for (fact_id,) in rows:
                 self.changes.apply(conn, fact_id, actor, "expire", {"status": "expired"})
         return len(rows)
@@ -313,7 +316,7 @@ class FactStore:
             )
 
     def _change(
-        self, fact_id: int, actor: str, action: str, changes: dict, profile_id: int | None
+        self, fact_id: int, actor: str, action: str, changes: dict[str, Any], profile_id: int | None
     ) -> Fact:
         """Apply one change to a fact of the profile (checked first), in its own transaction."""
         choice(actor, ACTORS, "actor")

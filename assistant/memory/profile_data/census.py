@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import apsw
 
+from data_schema.rows import all_rows, one, scalar
+
 __all__ = [
     "CONSISTENCY",
     "COUNTED",
@@ -51,32 +53,31 @@ CONSISTENCY = (
 def profile_counts(conn: apsw.Connection, profile_id: int) -> dict[str, int]:
     """Rows per tier of one profile (see `COUNTED`)."""
     return {
-        table: conn.execute(
-            f"SELECT count(*) FROM {table} WHERE profile_id = ?", (profile_id,)
-        ).fetchone()[0]
+        table: scalar(conn, f"SELECT count(*) FROM {table} WHERE profile_id = ?", (profile_id,))
         for table in COUNTED
     }
 
 
 def table_rows(conn: apsw.Connection, tables: tuple[str, ...] = COUNTED) -> dict[str, int]:
     """Rows per table across the whole file, every profile (tables are fixed names)."""
-    return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+    return {t: int(scalar(conn, f"SELECT count(*) FROM {t}")) for t in tables}
 
 
 def file_counts(conn: apsw.Connection) -> tuple[int, int, int]:
     """(sessions, messages, items waiting for a vector) across the whole file."""
-    row = conn.execute(
+    sessions, messages, waiting = one(
+        conn,
         "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM messages),"
-        " (SELECT count(*) FROM embedding_queue)"
-    ).fetchone()
-    return row[0], row[1], row[2]
+        " (SELECT count(*) FROM embedding_queue)",
+    )
+    return sessions, messages, waiting
 
 
 def tier_disagreements(conn: apsw.Connection) -> list[str]:
     """One line per broken cross-tier rule with its count (``3 facts without evidence``)."""
     broken = []
     for label, sql in CONSISTENCY:
-        count = conn.execute(sql).fetchone()[0]
+        count = scalar(conn, sql)
         if count:
             broken.append(f"{count} {label}")
     return broken
@@ -84,13 +85,14 @@ def tier_disagreements(conn: apsw.Connection) -> list[str]:
 
 def given_up(conn: apsw.Connection) -> list[tuple[str, int]]:
     """(sleep step, sessions) that sleep gave up on after the model failed run after run."""
-    rows = conn.execute(
+    rows = all_rows(
+        conn,
         "SELECT step, count(DISTINCT item_id) FROM sleep_marks WHERE state = 'given_up'"
-        " GROUP BY step ORDER BY step"
-    ).fetchall()
+        " GROUP BY step ORDER BY step",
+    )
     return [(step, n) for step, n in rows]
 
 
 def sqlite_version(conn: apsw.Connection) -> str:
     """The SQLite library's version, as the file's connection reports it."""
-    return conn.execute("SELECT sqlite_version()").fetchone()[0]
+    return str(scalar(conn, "SELECT sqlite_version()"))

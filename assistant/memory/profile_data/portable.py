@@ -85,7 +85,9 @@ def _floor(ids: list[int], maps: dict[int, int], upto: int) -> int:
     return maps[ids[at - 1]] if at else 0
 
 
-def rewrite(data: dict[str, Any], maps: IdMaps, profile_id: int = 0) -> tuple[dict, list[str]]:
+def rewrite(
+    data: dict[str, Any], maps: IdMaps, profile_id: int = 0
+) -> tuple[dict[str, Any], list[str]]:
     """A copy of ``data`` with every id and reference renumbered by ``maps``; what was dropped.
 
     Args:

@@ -9,6 +9,7 @@ bookmarks and run reports. `PlanBuilder` then adds what goes with the matches.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import apsw
 
@@ -55,7 +56,7 @@ class PurgeFinder:
         self._conn = conn
         self._plans = plans
 
-    def _rows(self, sql: str, params: Sequence[object]) -> list[tuple]:
+    def _rows(self, sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         return list(self._conn().execute(sql, list(params)))
 
     def by_text(self, profile_id: int, needle: str) -> PurgePlan:
@@ -83,13 +84,13 @@ class PurgeFinder:
 
     def _matching(
         self, table: str, columns: Sequence[str], shown: str, at: str, pid: int, needle: str
-    ) -> list[tuple]:
+    ) -> list[tuple[Any, ...]]:
         return self._rows(
             f"SELECT id, {shown}, {at} FROM {table} WHERE profile_id = ? AND ({_test(columns)})",
             (pid, *[needle] * len(columns)),
         )
 
-    def _matching_docs(self, pid: int, needle: str) -> list[tuple]:
+    def _matching_docs(self, pid: int, needle: str) -> list[tuple[Any, ...]]:
         return self._rows(
             "SELECT id, coalesce(nullif(title, ''), path) FROM documents WHERE profile_id = ?"
             " AND (hippo_mentions(title, ?) OR hippo_mentions(path, ?))",

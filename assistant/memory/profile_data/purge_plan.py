@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import apsw
 
@@ -71,9 +72,15 @@ def mentions(value: object, needle: str) -> bool:
 
 def register_mentions(conn: apsw.Connection) -> None:
     """Make ``hippo_mentions(value, needle)`` available to SQL on this connection."""
-    conn.create_scalar_function(
-        "hippo_mentions", lambda v, n: int(mentions(v, n)), 2, deterministic=True
-    )
+    conn.create_scalar_function("hippo_mentions", _sql_mentions, 2, deterministic=True)
+
+
+def _sql_mentions(*args: apsw.SQLiteValue) -> int:
+    """`mentions` for SQL, which passes exactly two values (the function takes 2)."""
+    value, needle = args
+    if not isinstance(needle, str):  # a NULL needle mentions nothing, as in `mentions`
+        return 0
+    return int(mentions(value, needle))
 
 
 def chunks(ids: Iterable[int]) -> Iterable[list[int]]:
@@ -164,12 +171,12 @@ class PlanBuilder:
     def __init__(self, conn: Callable[[], apsw.Connection]) -> None:
         self._conn = conn
 
-    def _rows(self, sql: str, params: Sequence[object]) -> list[tuple]:
+    def _rows(self, sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         return list(self._conn().execute(sql, list(params)))
 
-    def _rows_in(self, sql: str, ids: Iterable[int], *before: object) -> list[tuple]:
+    def _rows_in(self, sql: str, ids: Iterable[int], *before: object) -> list[tuple[Any, ...]]:
         """The rows of ``sql`` run once per slice of ``ids`` (its IN list is ``{}``)."""
-        found: list[tuple] = []
+        found: list[tuple[Any, ...]] = []
         for part in chunks(ids):
             found += self._rows(sql.format(marks(part)), (*before, *part))
         return found

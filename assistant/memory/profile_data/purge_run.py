@@ -26,6 +26,7 @@ from assistant.memory.profile_data.purge_plan import (
     mentions,
     vector_tables,
 )
+from data_schema.rows import one, scalar
 
 __all__ = ["FTS_TABLES", "PurgeRunner", "housekeep"]
 
@@ -48,7 +49,7 @@ def housekeep(conn: apsw.Connection) -> tuple[str, ...]:
         done.append("file vacuumed")
     except (apsw.BusyError, apsw.LockedError, apsw.SQLError) as exc:
         done.append(f"VACUUM postponed ({exc}); freed space was zeroed")
-    (busy, *_) = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    (busy, *_) = one(conn, "PRAGMA wal_checkpoint(TRUNCATE)")
     done.append(
         "write-ahead log truncated"
         if not busy
@@ -59,7 +60,7 @@ def housekeep(conn: apsw.Connection) -> tuple[str, ...]:
 
 @contextmanager
 def _secure_delete(conn: apsw.Connection) -> Iterator[None]:
-    (before,) = conn.execute("PRAGMA secure_delete").fetchone()
+    before = scalar(conn, "PRAGMA secure_delete")
     conn.execute("PRAGMA secure_delete = ON")
     try:
         yield
@@ -185,9 +186,7 @@ class PurgeRunner:
         return index_rows
 
     def _redact_session(self, conn: apsw.Connection, sid: int, needle: str) -> int:
-        title, summary = conn.execute(
-            "SELECT title, summary FROM sessions WHERE id = ?", (sid,)
-        ).fetchone()
+        title, summary = one(conn, "SELECT title, summary FROM sessions WHERE id = ?", (sid,))
         if mentions(title, needle):
             first = conn.execute(
                 "SELECT content FROM messages WHERE session_id = ? AND role = 'user'"
@@ -225,9 +224,9 @@ class PurgeRunner:
         Run reports are not per profile, so errors (which name no profile) are redacted in
         place rather than deleted, and other profiles' proposals are left alone.
         """
-        proposals, errors = conn.execute(
-            "SELECT proposals, errors FROM sleep_runs WHERE id = ?", (run_id,)
-        ).fetchone()
+        proposals, errors = one(
+            conn, "SELECT proposals, errors FROM sleep_runs WHERE id = ?", (run_id,)
+        )
         kept = [
             p
             for p in json.loads(proposals)

@@ -22,6 +22,7 @@ from assistant.memory.profile_data.portable import rank_maps, rewrite
 from assistant.memory.records import Profile
 from assistant.memory.textindex import index_text
 from assistant.memory.vectors import enqueue
+from data_schema.rows import scalar
 
 __all__ = ["Restorer"]
 
@@ -92,8 +93,9 @@ class Restorer:
     def _base(conn: apsw.Connection, table: str) -> int:
         """The highest id the table ever handed out (new ids go above it)."""
         row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).fetchone()
-        (top,) = conn.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()
-        return max(top, row[0] if row else 0)
+        top: int = scalar(conn, f"SELECT coalesce(max(id), 0) FROM {table}")
+        seq: int = row[0] if row else 0
+        return max(top, seq)
 
     def _write(self, conn: apsw.Connection, pid: int, data: dict[str, Any]) -> dict[str, int]:
         self._sessions(conn, pid, data["sessions"])
@@ -120,7 +122,7 @@ class Restorer:
             "entities": len(data["entities"]),
         }
 
-    def _sessions(self, conn: apsw.Connection, pid: int, sessions: list[dict]) -> None:
+    def _sessions(self, conn: apsw.Connection, pid: int, sessions: list[dict[str, Any]]) -> None:
         for session in sessions:
             row = {k: v for k, v in session.items() if k not in ("messages", "sleep_marks")}
             _insert(conn, "sessions", {**row, "profile_id": pid})
@@ -145,13 +147,13 @@ class Restorer:
             "UPDATE messages SET tokens = ? WHERE id = ?", (message["tokens"], message["id"])
         )
 
-    def _core(self, conn: apsw.Connection, pid: int, core: dict[str, list[dict]]) -> None:
+    def _core(self, conn: apsw.Connection, pid: int, core: dict[str, list[dict[str, Any]]]) -> None:
         for block in core["blocks"]:
             _insert(conn, "core_blocks", {**block, "profile_id": pid})
         for change in core["history"]:
             _insert(conn, "core_block_history", {**change, "profile_id": pid})
 
-    def _episodes(self, conn: apsw.Connection, pid: int, episodes: list[dict]) -> None:
+    def _episodes(self, conn: apsw.Connection, pid: int, episodes: list[dict[str, Any]]) -> None:
         for episode in episodes:
             row = {k: v for k, v in episode.items() if k != "message_ids"}
             row["topics"] = json.dumps(episode["topics"], ensure_ascii=False)
@@ -167,7 +169,7 @@ class Restorer:
             )
             enqueue(conn, "episode", episode["id"], pid)
 
-    def _documents(self, conn: apsw.Connection, pid: int, documents: list[dict]) -> None:
+    def _documents(self, conn: apsw.Connection, pid: int, documents: list[dict[str, Any]]) -> None:
         for document in documents:
             row = {k: v for k, v in document.items() if k != "chunks"}
             _insert(conn, "documents", {**row, "profile_id": pid})
@@ -179,7 +181,7 @@ class Restorer:
                 )
                 enqueue(conn, "chunk", chunk["id"], pid)
 
-    def _facts(self, conn: apsw.Connection, pid: int, facts: list[dict]) -> None:
+    def _facts(self, conn: apsw.Connection, pid: int, facts: list[dict[str, Any]]) -> None:
         for fact in facts:
             row = {k: v for k, v in fact.items() if k not in ("evidence", "history")}
             _insert(conn, "facts", {**row, "superseded_by": None, "profile_id": pid})

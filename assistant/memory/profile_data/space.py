@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import apsw
 
+from data_schema.rows import all_rows, scalar
+
 __all__ = ["GROUPS", "FileSpace", "TableSpace", "file_space"]
 
 GROUPS = ("text", "keyword", "vectors", "cells", "other", "free")
@@ -111,16 +113,17 @@ def _owners(conn: apsw.Connection) -> dict[str, str]:
 
 def file_space(conn: apsw.Connection) -> FileSpace:
     """Where the bytes of the file behind ``conn`` are (reads every page: ~1 s a GB)."""
-    (page_size,) = conn.execute("PRAGMA page_size").fetchone()
-    (pages,) = conn.execute("PRAGMA page_count").fetchone()
-    (free,) = conn.execute("PRAGMA freelist_count").fetchone()
+    page_size = int(scalar(conn, "PRAGMA page_size"))
+    pages = int(scalar(conn, "PRAGMA page_count"))
+    free = int(scalar(conn, "PRAGMA freelist_count"))
     owners = _owners(conn)
     totals: dict[str, int] = {}
     try:
-        rows = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
+        rows = all_rows(conn, "SELECT name, sum(pgsize) FROM dbstat GROUP BY name")
     except apsw.SQLError:  # a SQLite built without dbstat: the totals alone
         rows = []
-    for name, size in rows:
+    for row in rows:
+        name, size = str(row[0]), row[1]
         owner = owners.get(name, name)
         totals[owner] = totals.get(owner, 0) + int(size)
     if totals:
