@@ -107,7 +107,7 @@ def _check_given_up(conn: apsw.Connection, report: Report) -> None:
     report.problems.append(
         f"Sleep gave up on conversations after the model's answers failed three runs in a row "
         f"({said}). A larger chat model consolidates better: choose one with "
-        "`hippo models use --chat NAME`, or set `model` under [sleep] in config.toml."
+        "`hippo model use --chat NAME`, or set `model` under [sleep] in config.toml."
     )
 
 
@@ -134,8 +134,8 @@ def _check_ollama(config: Config, report: Report) -> None:
         if info is None:
             report.facts.append((role, f"{name} (missing)"))
             report.problems.append(
-                f"The {role} '{name}' is not installed: run `hippo pull {name}` "
-                "or choose another with `hippo models use`."
+                f"The {role} '{name}' is not installed: run `hippo model pull {name}` "
+                "or choose another with `hippo model use`."
             )
             continue
         caps = ", ".join(sorted(info.capabilities)) or "unknown"

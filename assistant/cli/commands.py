@@ -22,7 +22,6 @@ from assistant.terminal import raw_stream, safe_streams
 from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
-    from assistant.engine import Hippo
     from assistant.memory.models import Session
 
 __all__ = ["build_parser", "main"]
@@ -117,16 +116,20 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         if args.command is None and not sys.stdin.isatty():
             return cli_ask.ask_command(args, config, out)
         raise InvalidInput(why)
+    from assistant.starting import Starter
     from ui.app import HippoApp
 
     # The app opens the engine in a thread after its first frame: the chat shows before
-    # the engine's modules load and the data file opens.
+    # the engine's modules load and the data file opens; meanwhile the status line asks
+    # Ollama, through the gateway the engine then takes.
+    starter = Starter(config)
     app = HippoApp(
-        lambda: _open_engine(config),
+        starter.open_engine,
         config,
         resume=args.resume,
         schedule_sleep=True,
         scope=scope,
+        probe=starter.probe,
     )
     try:
         app.run()
@@ -135,6 +138,7 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             if app.chat.session_id is not None:  # the app closed: its session is over
                 app.opened.end_session(app.chat.session_id)
             app.opened.close()
+        starter.close()
     if app.open_error is not None:
         if app.chat.queued is not None:  # typed before the file failed to open: give it back
             print(
@@ -158,12 +162,6 @@ def _prepare_data_file(config: Config) -> None:
     prepare_data_file(config.db_path, keys, LineProgress(sys.stderr))
     for notice in keys.notices:
         print(f"hippo: {notice}", file=sys.stderr)
-
-
-def _open_engine(config: Config) -> Hippo:
-    from assistant.factory import open_engine
-
-    return open_engine(config)
 
 
 def _doctor(args: argparse.Namespace, config: Config, out: TextIO) -> int:

@@ -158,7 +158,7 @@ def unread_script_notice(model: str, language: str) -> str:
     return (
         f"The embedding model {model} does not read {language}: Hippo finds your "
         f"{language} memories by their words, not their meaning. A model that reads it "
-        f"({others}) can be chosen with F2, or `hippo models use --embedding NAME`."
+        f"({others}) can be chosen with F2, or `hippo model use --embedding NAME`."
     )
 
 

@@ -219,7 +219,7 @@ def _verdict(ctx: SleepContext, status: str) -> str:
         "run",
         f"the model {ctx.asker.model} gave no usable answer ({ctx.asker.use.malformed} "
         "malformed): nothing was consolidated. A larger model may do better: set it with "
-        "`hippo models use --chat NAME` or `model` under [sleep] in config.toml.",
+        "`hippo model use --chat NAME` or `model` under [sleep] in config.toml.",
     )
     return "failed"
 

@@ -88,7 +88,7 @@ def test_doctor_fails_with_one_line_per_problem_when_ollama_is_down(capsys):
 def test_doctor_names_a_missing_model_and_how_to_get_it(ollama_up, capsys):
     ollama_up.remove_model("embeddinggemma")
     assert main(["doctor"]) == 1
-    assert "`hippo pull embeddinggemma`" in capsys.readouterr().out
+    assert "`hippo model pull embeddinggemma`" in capsys.readouterr().out
 
 
 def test_ask_streams_the_reply_and_keeps_the_conversation(ollama_up, capsys):

@@ -27,7 +27,7 @@ def test_doctor_reports_sessions_sleep_gave_up_on(fake_ollama, monkeypatch, caps
     assert "No problems found" not in out
     assert "1 session never summarised" in out
     assert "1 session never had their facts extracted" in out
-    assert "Sleep gave up on conversations" in out and "hippo models use --chat" in out
+    assert "Sleep gave up on conversations" in out and "hippo model use --chat" in out
 
 
 def test_doctor_says_when_the_chat_model_cannot_use_tools(fake_ollama, monkeypatch, capsys):
