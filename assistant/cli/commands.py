@@ -192,18 +192,13 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_gateway
     from assistant.llm.names import same_model
+    from assistant.units import human_size
 
     if getattr(args, "models_command", None) == "use":
-        if not (args.chat or args.embedding):
-            raise InvalidInput("Say which model to use: --chat NAME and/or --embedding NAME.")
-        config = config.with_models(chat=args.chat, embedding=args.embedding)
-        path = save_config(config)
-        print(
-            f"chat: {config.models.chat}  embedding: {config.models.embedding}  (saved to {path})",
-            file=out,
-        )
-        return 0
-    for info in open_gateway(config).list_models():
+        return _use_models(args, config, out)
+    with open_gateway(config) as gateway:
+        listed = gateway.list_models()
+    for info in listed:
         marks = [
             m
             for m, name in (("*chat", config.models.chat), ("*embedding", config.models.embedding))
@@ -221,7 +216,53 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             )
             continue
         caps = ", ".join(sorted(info.capabilities))
-        print(f"{info.name:<28} {info.size / 1e9:6.1f} GB  {caps:<36} {' '.join(marks)}", file=out)
+        size = human_size(info.size)
+        print(f"{info.name:<28} {size:>9}  {caps:<36} {' '.join(marks)}", file=out)
+    return 0
+
+
+def _pull_hint(name: str) -> str:
+    """How to pull a model, said in the shell."""
+    return f"Pull it with `hippo model pull {name}`."
+
+
+def _use_models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    """`hippo model use`: check the names with Ollama, then save them.
+
+    A name Ollama lacks, or that can't be checked as Ollama is away, is saved only with
+    ``--force`` (the user means to pull it, or knows the host has it); a model Ollama
+    says can't do its slot's job is never saved.
+    """
+    from assistant.factory import open_gateway
+    from assistant.model_choice import Slot, check_models
+
+    choices: dict[Slot, str] = {}
+    for slot, name in (("chat", args.chat), ("embedding", args.embedding)):
+        if name is not None and not name.strip():
+            raise InvalidInput(f"The {slot} model needs a name, e.g. `--{slot} NAME`.")
+        if name:
+            choices[slot] = name.strip()
+    if not choices:
+        raise InvalidInput("Say which model to use: --chat NAME and/or --embedding NAME.")
+    with open_gateway(config) as gateway:
+        problems = check_models(gateway, choices)
+    refused = [p for p in problems if not (args.force and p.forcible)]
+    if refused:
+        lines = [p.text(_pull_hint) for p in refused]
+        if any(p.kind == "unchecked" for p in refused):
+            lines.append("Start Ollama (`ollama serve`) and try again, or add --force to save "
+                         "without checking.")  # fmt: skip
+        elif any(p.forcible for p in refused):
+            lines.append("To save a name Ollama does not have yet, add --force.")
+        raise InvalidInput("\n".join([*lines, "Nothing was saved."]))
+    for problem in problems:  # forced: say what was saved unchecked
+        print(f"hippo: saved anyway (--force): {problem.text(_pull_hint)}", file=sys.stderr)
+    config = config.with_models(chat=choices.get("chat"), embedding=choices.get("embedding"))
+    path = save_config(config)
+    print(
+        f"chat: {config.models.chat}  embedding: {config.models.embedding}  (saved to {path})",
+        file=out,
+    )
     return 0
 
 
