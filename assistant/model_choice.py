@@ -30,6 +30,7 @@ __all__ = [
     "ModelProblem",
     "Slot",
     "able_models",
+    "can_take",
     "check_models",
     "close_names",
     "problems_in",
@@ -125,10 +126,11 @@ def close_names(model: str, installed: Iterable[str]) -> tuple[str, ...]:
 
 def able_models(slot: Slot, listed: Iterable[ModelInfo]) -> tuple[str, ...]:
     """The installed models that can take ``slot``, by name."""
-    return tuple(sorted(short_name(i.name) for i in listed if _can(i, slot)))
+    return tuple(sorted(short_name(i.name) for i in listed if can_take(i, slot)))
 
 
-def _can(info: ModelInfo, slot: Slot) -> bool:
+def can_take(info: ModelInfo, slot: Slot) -> bool:
+    """Whether the installed model ``info`` can take ``slot``."""
     # No capabilities at all: an Ollama that does not report them; taken on trust.
     return not info.capabilities or NEEDED[slot] in info.capabilities
 
@@ -152,7 +154,7 @@ def problems_in(
         if found is None:
             close = close_names(model, (i.name for i in listed))
             problems.append(ModelProblem(slot, model, "unknown", host, close=close))
-        elif not _can(found, slot):
+        elif not can_take(found, slot):
             able = able_models(slot, listed)
             problems.append(
                 ModelProblem(
