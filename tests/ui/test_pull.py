@@ -31,9 +31,9 @@ async def test_a_missing_model_is_pulled_with_progress_reaching_full(engine, con
         await sees(pilot, "Pull them now?", "embeddinggemma")
         row = app.screen.query_one(PullRow)
         assert row.model == "embeddinggemma"
+        bar = row.query_one(ProgressBar)  # kept: the screen goes once the pull is done
         await pilot.click("#pull-start")
         await wait_until(pilot, lambda: row.state == "done", what="the pull to finish")
-        bar = row.query_one(ProgressBar)
         assert bar.percentage == 1.0
         assert bar.total == 621_875_417
         assert "embeddinggemma:latest" in fake_ollama.models
