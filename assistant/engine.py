@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant.clock import Clock, SystemClock
-from assistant.errors import HippoError, InvalidInput, NotFound
+from assistant.errors import HippoError, InvalidInput, ModelNotFound, NotFound
 from assistant.facade import Part, Setting
 from assistant.llm.shown import ShownModels, full_name
 from assistant.memory.budget import ContextBudget
@@ -500,7 +500,7 @@ class Hippo:
         """What stops ``chat`` and ``embedding`` from taking their slots (see
         ``assistant.model_choice``): not installed, unable, or not checked as Ollama is
         away. Asks Ollama (blocks on the network); empty when both can be used."""
-        from assistant.model_choice import check_models
+        from assistant.model_choice import check_models  # F2 and `model use`: first use only
 
         choices: dict[Slot, str] = {}
         if chat:
@@ -523,8 +523,6 @@ class Hippo:
             NotFound: Ollama has no such model.
             OllamaError: Ollama could not be asked.
         """
-        from assistant.errors import ModelNotFound
-
         try:
             self.llm.delete(model)
         except ModelNotFound:
