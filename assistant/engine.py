@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant.clock import Clock, SystemClock
-from assistant.errors import HippoError, InvalidInput, NotFound
+from assistant.errors import HippoError, InvalidInput, ModelNotFound, NotFound
 from assistant.facade import Part, Setting
 from assistant.llm.shown import ShownModels, full_name
 from assistant.memory.budget import ContextBudget
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from assistant.memory.usage import MemoryUse, UsageStore
     from assistant.memory.vector_cells import CellSizes
     from assistant.memory.working import Strategy
+    from assistant.model_choice import ModelProblem, Slot
     from assistant.sleep import AwayNotice, Sleep, SleepDeps, SleepReport
     from assistant.turns import TurnEvent
 
@@ -493,11 +494,44 @@ class Hippo:
         self.memory.weights = settings.retrieval
         self.sleep_settings = settings.sleep
 
+    def check_models(
+        self, *, chat: str | None = None, embedding: str | None = None
+    ) -> list[ModelProblem]:
+        """What stops ``chat`` and ``embedding`` from taking their slots (see
+        ``assistant.model_choice``): not installed, unable, or not checked as Ollama is
+        away. Asks Ollama (blocks on the network); empty when both can be used."""
+        from assistant.model_choice import check_models  # F2 and `model use`: first use only
+
+        choices: dict[Slot, str] = {}
+        if chat:
+            choices["chat"] = chat
+        if embedding:
+            choices["embedding"] = embedding
+        return check_models(self._llm, choices)
+
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
         """Download a model, with progress summed over its layers."""
         yield from self.llm.pull(model, cancel=cancel)
         self.shown.forget(model)
         self.embedder.listing.expire()  # the pull may have brought new weights
+
+    def delete_model(self, model: str) -> None:
+        """Remove ``model`` from Ollama, freeing its disk space (the choice of models is
+        the caller's: deleting one in use makes its calls fail until another is chosen).
+
+        Raises:
+            NotFound: Ollama has no such model.
+            OllamaError: Ollama could not be asked.
+        """
+        try:
+            self.llm.delete(model)
+        except ModelNotFound:
+            raise NotFound(
+                f"Ollama at {self.ollama_host} has no model {model!r}: nothing was deleted."
+            ) from None
+        finally:
+            self.shown.forget(model)
+            self.embedder.listing.expire()
 
     # -- memory inspector and sleep ---------------------------------------------------------
 

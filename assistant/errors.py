@@ -97,16 +97,24 @@ class OllamaAuthError(OllamaError):
 
 
 class ModelNotFound(OllamaError):
-    """The host does not have the requested model."""
+    """The host does not have the requested model.
+
+    The message says what to do in the shell; ``in_app`` says it for the app (F2).
+    """
 
     def __init__(self, model: str, host: str = "") -> None:
+        self.missing = f"Model '{model}' is not installed on Ollama at {host or 'the host'}."
         super().__init__(
-            f"Model '{model}' is not installed on Ollama at {host or 'the host'}. "
-            f"Pull it with `ollama pull {model}` (or from Hippo's model screen), "
-            "or choose another model with `hippo model list`.",
+            f"{self.missing} Pull it with `hippo model pull {model}`, or choose an installed "
+            "one (`hippo model list`, then `hippo model use`).",
             host=host,
         )
         self.model = model
+
+    @property
+    def in_app(self) -> str:
+        """The message as the app says it: the models screen (F2) pulls and chooses."""
+        return f"{self.missing} Press F2 to pull it (p) or to choose an installed one."
 
 
 class OllamaResponseError(OllamaError):

@@ -9,8 +9,7 @@ from assistant.config import Config
 from assistant.datakey import KeyStore
 from assistant.encryption import StepProgress, prepare_data_file
 from assistant.engine import Hippo
-from assistant.llm.hosts import is_loopback
-from assistant.secrets import load_token
+from assistant.starting import open_gateway
 from data_schema.connect import Database
 
 if TYPE_CHECKING:
@@ -19,26 +18,15 @@ if TYPE_CHECKING:
 __all__ = ["open_engine", "open_gateway"]
 
 
-def open_gateway(config: Config) -> OllamaGateway:
-    """The Ollama gateway for ``config``, with a bearer token where one is set."""
-    from assistant.llm.gateway import OllamaGateway
-
-    ollama = config.ollama
-    gateway = OllamaGateway(
-        ollama.host,
-        connect_timeout=ollama.connect_timeout,
-        load_timeout=ollama.load_timeout,
-        stall_timeout=ollama.stall_timeout,
-    )
-    # The keyring is asked only for remote hosts: it can be slow, and local Ollama has no auth.
-    token = load_token(gateway.host, use_keyring=not is_loopback(gateway.host))
-    return gateway.with_token(token) if token else gateway
-
-
 def open_engine(
-    config: Config, *, clock: Clock | None = None, progress: StepProgress | None = None
+    config: Config,
+    *,
+    clock: Clock | None = None,
+    progress: StepProgress | None = None,
+    gateway: OllamaGateway | None = None,
 ) -> Hippo:
-    """Open the data file and connect the engine to Ollama as ``config`` says.
+    """Open the data file and connect the engine to Ollama as ``config`` says (through
+    ``gateway`` where one is already open: see ``assistant.starting``).
 
     A plaintext file from an older Hippo is encrypted first (see ``assistant.encryption``);
     ``progress`` hears how far that is. What the user should hear once about it (and about
@@ -48,7 +36,7 @@ def open_engine(
     prepare_data_file(config.db_path, keys, progress)
     return Hippo(
         Database(config.db_path, keys),
-        open_gateway(config),
+        gateway or open_gateway(config),
         chat_model=config.models.chat,
         embedding_model=config.models.embedding,
         profile=config.profile,

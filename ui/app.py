@@ -1,9 +1,10 @@
 """Hippo's terminal app: the chat first, then the data file, then Ollama checks.
 
-Nothing slow happens before the first frame: once the chat screen is on screen, a
-thread opens the engine (imports, data file, the session to resume), then the Ollama
-probe and the model check run in another; after it, the status line keeps following
-whether Ollama is up.
+Nothing slow happens before the first frame: once the chat screen is on screen, the
+status line asks Ollama whether it is up (through ``probe``, which needs no data file)
+while a thread opens the engine (imports, data file, the session to resume); once the
+engine is open, the model check runs in another thread, and the status line keeps
+following whether Ollama is up.
 
 Nothing holds the app open either: thread workers run in daemon threads (`ui.threads`),
 and quitting first stops every call to Ollama in flight.
@@ -69,6 +70,10 @@ class HippoApp(App[None]):
         resume: open the most recent session with its last messages.
         schedule_sleep: consolidate memory nightly while the app is open.
         scope: what a new chat is about (e.g. work): it leaves other scopes' memories out.
+        probe: asks Ollama for its version before the engine is open (see
+            ``assistant.starting.Starter``), so that the status line says at once whether
+            Ollama is up; by default, an engine given open is asked, and an engine still
+            to open is asked once it is.
     """
 
     # Absolute, so subclasses defined elsewhere (tests, embedders) still find it.
@@ -139,11 +144,13 @@ class HippoApp(App[None]):
         resume: bool = False,
         schedule_sleep: bool = False,
         scope: str = "",
+        probe: Callable[[], object] | None = None,
     ) -> None:
         super().__init__()
         self.config = config
         self._open = engine if callable(engine) else lambda: engine
         self._opens_file = callable(engine)
+        self._early_probe = probe if probe is not None or callable(engine) else engine.probe
         self._upgrade_shown: tuple[str, int] | None = None
         self._resume = resume
         self._chat = ChatScreen(config, scope=scope)
@@ -154,6 +161,8 @@ class HippoApp(App[None]):
         """The engine once opened (set by the opening thread), for the caller to close."""
         self.open_error: HippoError | None = None
         """Why the engine could not be opened; the app exits when it can't."""
+        self.checked = False
+        """Whether the model check that follows the engine's opening has ended."""
 
     @property
     def engine(self) -> Hippo:
@@ -201,6 +210,8 @@ class HippoApp(App[None]):
         self.exit()
 
     def on_chat_screen_painted(self, _: ChatScreen.Painted) -> None:
+        if self._early_probe is not None:  # Ollama's state, without waiting for the file
+            self.chat.status.start_watching(self._early_probe)
         self._open_engine()
         self.set_timer(_SLOW_OPEN_S, self._say_still_opening)
 
@@ -283,6 +294,7 @@ class HippoApp(App[None]):
             self.post_message(self.Probed(None, exc))
 
     def on_hippo_app_probed(self, message: Probed) -> None:
+        self.checked = True
         if (status := self._status()) is not None:
             # Asked through the engine each time: onboarding may give it a new gateway.
             status.start_watching(lambda: self.engine.probe())

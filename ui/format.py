@@ -7,6 +7,7 @@ from datetime import datetime, time, timedelta
 
 from assistant.errors import InvalidInput
 from assistant.terminal import visible
+from assistant.units import human_size
 
 __all__ = [
     "capability_text",
@@ -19,26 +20,8 @@ __all__ = [
     "stamp",
 ]
 
-_UNITS = ("B", "KB", "MB", "GB", "TB")
 # The order capabilities are listed in, most useful to a chat user first.
 _CAPABILITY_ORDER = ("completion", "tools", "thinking", "vision", "embedding", "insert")
-
-
-def human_size(size: float) -> str:
-    """A byte count as people read it (decimal units, like Ollama's own listing).
-
-    Args:
-        size: a number of bytes.
-
-    Returns:
-        e.g. ``"1.4 GB"`` or ``"512 B"``.
-    """
-    value = float(size)
-    for unit in _UNITS:
-        if abs(value) < 1000 or unit == _UNITS[-1]:
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def human_speed(bytes_per_s: float) -> str:

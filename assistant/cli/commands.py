@@ -22,7 +22,6 @@ from assistant.terminal import raw_stream, safe_streams
 from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
-    from assistant.engine import Hippo
     from assistant.memory.records import Session
 
 __all__ = ["build_parser", "main"]
@@ -117,16 +116,20 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         if args.command is None and not sys.stdin.isatty():
             return cli_ask.ask_command(args, config, out)
         raise InvalidInput(why)
+    from assistant.starting import Starter
     from ui.app import HippoApp
 
     # The app opens the engine in a thread after its first frame: the chat shows before
-    # the engine's modules load and the data file opens.
+    # the engine's modules load and the data file opens; meanwhile the status line asks
+    # Ollama, through the gateway the engine then takes.
+    starter = Starter(config)
     app = HippoApp(
-        lambda: _open_engine(config),
+        starter.open_engine,
         config,
         resume=args.resume,
         schedule_sleep=True,
         scope=scope,
+        probe=starter.probe,
     )
     try:
         app.run()
@@ -135,6 +138,7 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             if app.chat.session_id is not None:  # the app closed: its session is over
                 app.opened.end_session(app.chat.session_id)
             app.opened.close()
+        starter.close()
     if app.open_error is not None:
         if app.chat.queued is not None:  # typed before the file failed to open: give it back
             print(
@@ -158,12 +162,6 @@ def _prepare_data_file(config: Config) -> None:
     prepare_data_file(config.db_path, keys, LineProgress(sys.stderr))
     for notice in keys.notices:
         print(f"hippo: {notice}", file=sys.stderr)
-
-
-def _open_engine(config: Config) -> Hippo:
-    from assistant.factory import open_engine
-
-    return open_engine(config)
 
 
 def _doctor(args: argparse.Namespace, config: Config, out: TextIO) -> int:
@@ -194,18 +192,13 @@ def _ask(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_gateway
     from assistant.llm.names import same_model
+    from assistant.units import human_size
 
     if getattr(args, "models_command", None) == "use":
-        if not (args.chat or args.embedding):
-            raise InvalidInput("Say which model to use: --chat NAME and/or --embedding NAME.")
-        config = config.with_models(chat=args.chat, embedding=args.embedding)
-        path = save_config(config)
-        print(
-            f"chat: {config.models.chat}  embedding: {config.models.embedding}  (saved to {path})",
-            file=out,
-        )
-        return 0
-    for info in open_gateway(config).list_models():
+        return _use_models(args, config, out)
+    with open_gateway(config) as gateway:
+        listed = gateway.list_models()
+    for info in listed:
         marks = [
             m
             for m, name in (("*chat", config.models.chat), ("*embedding", config.models.embedding))
@@ -223,7 +216,57 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             )
             continue
         caps = ", ".join(sorted(info.capabilities))
-        print(f"{info.name:<28} {info.size / 1e9:6.1f} GB  {caps:<36} {' '.join(marks)}", file=out)
+        size = human_size(info.size)
+        print(f"{info.name:<28} {size:>9}  {caps:<36} {' '.join(marks)}", file=out)
+    return 0
+
+
+def _pull_hint(name: str) -> str:
+    """How to pull a model, said in the shell."""
+    return f"Pull it with `hippo model pull {name}`."
+
+
+def _use_models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    """`hippo model use`: check the names with Ollama, then save them.
+
+    A name Ollama lacks, or that can't be checked as Ollama is away, is saved only with
+    ``--force`` (the user means to pull it, or knows the host has it); a model Ollama
+    says can't do its slot's job is never saved.
+    """
+    from assistant.factory import open_gateway
+    from assistant.model_choice import Slot, check_models
+
+    choices: dict[Slot, str] = {}
+    slots: tuple[tuple[Slot, str | None], ...] = (
+        ("chat", args.chat),
+        ("embedding", args.embedding),
+    )
+    for slot, name in slots:
+        if name is not None and not name.strip():
+            raise InvalidInput(f"The {slot} model needs a name, e.g. `--{slot} NAME`.")
+        if name:
+            choices[slot] = name.strip()
+    if not choices:
+        raise InvalidInput("Say which model to use: --chat NAME and/or --embedding NAME.")
+    with open_gateway(config) as gateway:
+        problems = check_models(gateway, choices)
+    refused = [p for p in problems if not (args.force and p.forcible)]
+    if refused:
+        lines = [p.text(_pull_hint) for p in refused]
+        if any(p.kind == "unchecked" for p in refused):
+            lines.append("Start Ollama (`ollama serve`) and try again, or add --force to save "
+                         "without checking.")  # fmt: skip
+        elif any(p.forcible for p in refused):
+            lines.append("To save a name Ollama does not have yet, add --force.")
+        raise InvalidInput("\n".join([*lines, "Nothing was saved."]))
+    for problem in problems:  # forced: say what was saved unchecked
+        print(f"hippo: saved anyway (--force): {problem.text(_pull_hint)}", file=sys.stderr)
+    config = config.with_models(chat=choices.get("chat"), embedding=choices.get("embedding"))
+    path = save_config(config)
+    print(
+        f"chat: {config.models.chat}  embedding: {config.models.embedding}  (saved to {path})",
+        file=out,
+    )
     return 0
 
 

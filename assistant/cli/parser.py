@@ -174,6 +174,12 @@ def _model_verbs(verbs: Verbs) -> None:
     use.set_defaults(command="models", models_command="use")
     use.add_argument("--chat", help="chat model name")
     use.add_argument("--embedding", help="embedding model name")
+    use.add_argument(
+        "--force",
+        action="store_true",
+        help="save a name Ollama lacks or can't be asked about now (never one that can't "
+        "do the job)",
+    )
     pull = verb(verbs, "pull", "download a model into Ollama, with progress", command="pull")
     pull.add_argument("name", metavar="MODEL")
 

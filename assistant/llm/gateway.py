@@ -1,4 +1,4 @@
-"""The one door to Ollama: probe, models, pull, chat stream, embed.
+"""The one door to Ollama: probe, models, pull, delete, chat stream, embed.
 
 `OllamaGateway` wraps the official `ollama` client and turns what it returns into the typed
 values of `assistant.llm.values`, and every failure on the way into one `OllamaError`
@@ -356,6 +356,16 @@ class OllamaGateway:
         client = self._client()  # made before the clock starts
         shown = self._ask(self.stall_timeout, lambda: client.show(model), model)
         return model_info(model, shown)
+
+    def delete(self, model: str) -> None:
+        """Remove `model` from the host (`/api/delete`), freeing its disk space.
+
+        Raises:
+            ModelNotFound: the host has no such model.
+            OllamaError: any other failure.
+        """
+        client = self._client()  # made before the clock starts
+        self._ask(self.stall_timeout, lambda: client.delete(model), model)
 
     def pull(self, model: str, cancel: threading.Event | None = None) -> Iterator[PullProgress]:
         """Download `model`, yielding progress summed over its layers.

@@ -3,8 +3,8 @@
 Standard library only; it binds 127.0.0.1 and nothing else. Tests script it with replies
 (`script`), failures (`fail_next`), a hung server (`fall_silent`), a bearer token
 (`require_token`), pulls (`pull_plan`), updated weights (`new_weights`) and vector sizes
-(`resize_embeddings`), and read back every request (`requests`); `stop()` then `start()`
-brings it back on the same port:
+(`resize_embeddings`), and read back every request (`requests`); a client may delete
+models (`/api/delete`); `stop()` then `start()` brings it back on the same port:
 
     with FakeOllama() as srv:
         srv.script(Reply(content="Hello!"))
@@ -253,6 +253,7 @@ class FakeOllama(OllamaServer):
             ("GET", "/api/tags"): self._tags,
             ("POST", "/api/show"): self._show,
             ("POST", "/api/pull"): self._pull,
+            ("DELETE", "/api/delete"): self._delete,
             ("POST", "/api/chat"): self._chat,
             ("POST", "/api/embed"): self._embed,
         }
@@ -291,6 +292,18 @@ class FakeOllama(OllamaServer):
             delay=plan.delay,
             on_complete=lambda: self._install_pulled(name, plan),
         )
+
+    def _delete(self, body: dict[str, Any]) -> Response:
+        # As Ollama's DeleteHandler: "model" (or the older "name"); 200 with an empty body.
+        name = body.get("model") or body.get("name")
+        if not isinstance(name, str) or not name.strip():
+            return error(400, f'name "{name or ""}" is invalid')
+        with self._lock:
+            removed = self._models.pop(canonical(name), None)
+            self._lock.notify_all()
+        if removed is None:
+            return error(404, f"model '{name}' not found")
+        return Response(text="")
 
     def _pull_plan_for(self, name: str) -> PullPlan | None:
         with self._lock:

@@ -308,6 +308,38 @@ def test_embed_dim_rejects_models_that_do_not_embed(fake_ollama):
         fake_ollama.embed_dim("ghost")
 
 
+# -- delete ------------------------------------------------------------------------------
+
+
+def test_delete_uninstalls_a_model_by_either_spelling(fake_ollama, client):
+    assert client.delete("all-minilm").status == "success"
+    assert "all-minilm:latest" not in fake_ollama.models
+    assert [m.model for m in client.list().models] == ["qwen3:1.7b", "embeddinggemma:latest"]
+    request = fake_ollama.requests[0]
+    assert (request.method, request.path, request.body) == (
+        "DELETE",
+        "/api/delete",
+        {"model": "all-minilm"},
+    )
+
+
+def test_deleting_a_model_that_is_not_there_is_a_404_as_in_ollama(fake_ollama, client):
+    with pytest.raises(ollama.ResponseError) as raised:
+        client.delete("ghost")
+    assert raised.value.status_code == 404
+    assert raised.value.error == "model 'ghost' not found"
+
+
+def test_delete_takes_the_older_name_field_and_refuses_no_name(fake_ollama):
+    with httpx.Client(base_url=fake_ollama.host) as http:
+        old = http.request("DELETE", "/api/delete", json={"name": "qwen3:1.7b"})
+        empty = http.request("DELETE", "/api/delete", json={})
+    assert (old.status_code, old.content) == (200, b"")
+    assert "qwen3:1.7b" not in fake_ollama.models
+    assert empty.status_code == 400
+    assert empty.json() == {"error": 'name "" is invalid'}
+
+
 # -- pull --------------------------------------------------------------------------------
 
 

@@ -166,7 +166,7 @@ def test_show_describes_one_model(gateway):
 
 
 def test_showing_an_unknown_model_says_how_to_pull_it(gateway):
-    with pytest.raises(ModelNotFound, match="ollama pull ghost") as caught:
+    with pytest.raises(ModelNotFound, match="hippo model pull ghost") as caught:
         gateway.show("ghost")
     assert caught.value.model == "ghost"
 

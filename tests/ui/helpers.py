@@ -73,12 +73,13 @@ def screen_text(app: App) -> str:
 
 
 async def chat_ready(pilot: Pilot[None]) -> None:
-    """Wait until the startup check found Ollama and the chat is on top."""
+    """Wait until the startup check (after the data file opened) found Ollama and the
+    chat is on top."""
     app = pilot.app
     assert isinstance(app, HippoApp)
     await wait_until(
         pilot,
-        lambda: app.chat.status.reachable and isinstance(app.screen, ChatScreen),
+        lambda: app.checked and app.chat.status.reachable and isinstance(app.screen, ChatScreen),
         what="Ollama to answer and the chat to be on top",
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import ProgressBar
 
-from tests.ui.helpers import chat_ready, sees, wait_until
+from tests.ui.helpers import chat_ready, notified, sees, wait_until
 from ui import HippoApp
 from ui.screens import ChatScreen, PullScreen
 from ui.widgets import PullRow
@@ -31,15 +31,14 @@ async def test_a_missing_model_is_pulled_with_progress_reaching_full(engine, con
         await sees(pilot, "Pull them now?", "embeddinggemma")
         row = app.screen.query_one(PullRow)
         assert row.model == "embeddinggemma"
+        bar = row.query_one(ProgressBar)  # kept: the screen goes once the pull is done
         await pilot.click("#pull-start")
         await wait_until(pilot, lambda: row.state == "done", what="the pull to finish")
-        bar = row.query_one(ProgressBar)
         assert bar.percentage == 1.0
         assert bar.total == 621_875_417
-        await sees(pilot, "done · 621.9 MB", "100%")
         assert "embeddinggemma:latest" in fake_ollama.models
-        await pilot.click("#pull-skip")  # now labelled Continue
-        await chat_ready(pilot)
+        await chat_ready(pilot)  # the screen went on by itself
+        await wait_until(pilot, lambda: notified(app, "Ready: embeddinggemma."))
     assert engine.missing_models() == []
 
 

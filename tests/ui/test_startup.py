@@ -36,10 +36,11 @@ def test_importing_the_ui_loads_neither_the_gateway_nor_ollama():
 async def test_the_chat_is_usable_while_the_ollama_check_is_still_waiting(
     engine, config, fake_ollama
 ):
-    fake_ollama.fail_next("/api/version", "hang")
+    # Both the first frame's probe and the model check once the engine is open hang.
+    fake_ollama.fail_next("/api/version", "hang", count=2)
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: fake_ollama.hanging == 1, what="the probe to hang")
+        await wait_until(pilot, lambda: fake_ollama.hanging == 2, what="the probes to hang")
         assert isinstance(app.screen, ChatScreen)
         assert app.chat.status.reachable is None
         await sees(pilot, "checking")
@@ -233,3 +234,55 @@ async def test_new_weights_for_the_embedding_model_are_reported_once(engine, con
         )
         await wait_until(pilot, lambda: engine.pending_embeddings() == 0, what="re-embedding")
         assert engine.take_notices() == []
+
+
+def _gated(gate: threading.Event, opener: Callable[[], Hippo]) -> Callable[[], Hippo]:
+    """``opener``, once ``gate`` is set: a data file that takes its time to open."""
+
+    def open_engine() -> Hippo:
+        gate.wait(10)
+        return opener()
+
+    return open_engine
+
+
+async def test_the_status_line_says_ollama_is_up_before_the_data_file_opens(config, fake_ollama):
+    from assistant.starting import Starter
+
+    starter = Starter(config)
+    gate = threading.Event()
+    app = HippoApp(_gated(gate, starter.open_engine), config, probe=starter.probe)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            host = fake_ollama.host.removeprefix("http://")
+            await sees(pilot, f"● Ollama {host} up")
+            assert not app.chat.ready  # the file is still "opening"
+            gate.set()
+            await chat_ready(pilot)
+            # The engine took the gateway the status line asked through.
+            assert app.opened is not None and app.opened.llm is starter.gateway
+    finally:
+        gate.set()
+        if app.opened is not None:
+            app.opened.close()
+        starter.close()
+
+
+async def test_the_status_line_says_ollama_is_down_before_the_data_file_opens(config, fake_ollama):
+    from assistant.starting import Starter
+
+    fake_ollama.stop()
+    starter = Starter(config)
+    gate = threading.Event()
+    app = HippoApp(_gated(gate, starter.open_engine), config, probe=starter.probe)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            host = fake_ollama.host.removeprefix("http://")
+            await sees(pilot, f"○ Ollama {host} down")
+            assert not app.chat.ready
+            assert [r.path for r in fake_ollama.requests] == []
+    finally:
+        gate.set()
+        if app.opened is not None:
+            app.opened.close()
+        starter.close()

@@ -8,6 +8,7 @@ message sent before that waits, shown as queued, and goes as soon as the engine 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
-from assistant.errors import ConfigError, OllamaError, OllamaUnreachable
+from assistant.errors import ConfigError, ModelNotFound, OllamaError, OllamaUnreachable
 from assistant.terminal import visible
 from ui.screens.chat_commands import ChatCommands, needs_engine
 from ui.slash import SlashCommand, parse_slash
@@ -446,6 +447,10 @@ class ChatScreen(ChatCommands):
         )
 
         event = message.event
+        if isinstance(event, ReplyFailed) and isinstance(event.error, ModelNotFound):
+            # The stored error says what to do in the shell; here, the models screen (F2).
+            shown = dataclasses.replace(event.message, error=event.error.in_app)
+            event = dataclasses.replace(event, message=shown)
         self._wait.saw(event)
         if (waiting := self.query_one("#waiting", Static)).display:
             waiting.display = False  # it came: the ticks show the next wait, if long

@@ -269,8 +269,8 @@ def _no_such_model(name: str, embedding_only: bool, chat: list[str]) -> str:
     near = difflib.get_close_matches(name, chat, n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(near)}?" if near else ""
     return (
-        f"There is no model {name!r} in Ollama.{hint} Get it with `hippo model pull {name}`, "
-        "or pick one with F2."
+        f"There is no model {name!r} in Ollama.{hint} Pull it with F2 (p), or pick an "
+        "installed one there."
     )
 
 

@@ -1,4 +1,7 @@
-"""Offers to download the configured models that Ollama lacks, with progress per model."""
+"""Downloads models with progress per model: those Ollama lacks at start-up, or one named.
+
+Once every model is there the screen goes on by itself (dismissed with them).
+"""
 
 from __future__ import annotations
 
@@ -28,11 +31,12 @@ __all__ = ["PullScreen"]
 
 
 class PullScreen(Screen[list[str]]):
-    """Pull missing models; dismissed with the models now installed.
+    """Pull models; dismissed with the models now installed.
 
     Args:
         engine: the engine that pulls.
         models: the models to offer.
+        start: pull at once (the user just asked for these), rather than offer to.
     """
 
     CSS_PATH = SCREENS_CSS
@@ -60,10 +64,11 @@ class PullScreen(Screen[list[str]]):
     class AllEnded(Message):
         """The worker has nothing left to pull."""
 
-    def __init__(self, engine: Hippo, models: Sequence[str]) -> None:
+    def __init__(self, engine: Hippo, models: Sequence[str], *, start: bool = False) -> None:
         super().__init__()
         self.engine = engine
         self.models = list(models)
+        self.start = start
         self._cancel: threading.Event | None = None
 
     def compose(self) -> ComposeResult:
@@ -79,11 +84,18 @@ class PullScreen(Screen[list[str]]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "Missing models"
+        self.sub_title = "Pulling models" if self.start else "Missing models"
         self.query_one("#pull-start", Button).focus()
+        if self.start:
+            self.action_pull()
 
     def _intro(self) -> Content:
         names = ", ".join(self.models)
+        if self.start:
+            return Content(
+                f"Pulling {names} into Ollama at {self.engine.ollama_host}. Esc cancels "
+                "(Ollama keeps what it downloaded, so a later pull resumes)."
+            )
         return Content(
             f"Ollama at {self.engine.ollama_host} doesn't have {names} yet. Hippo needs the chat "
             "model to answer and the embedding model to remember by meaning. Pull them now?"
@@ -138,11 +150,9 @@ class PullScreen(Screen[list[str]]):
         self._cancel = None
         self._set_running(False)
         if all(row.state == "done" for row in self._rows().values()):
-            self.query_one("#pull-start", Button).disabled = True
-            self.query_one("#pull-intro", Static).update(Content("All models are ready."))
-            skip = self.query_one("#pull-skip", Button)
-            skip.label = "Continue"
-            skip.focus()
+            # Nothing left to do here: go on, and say so where the user goes.
+            self.notify(f"Ready: {', '.join(self.models)}.", title="Models", markup=False)
+            self.dismiss(self.models)
 
     def _set_running(self, running: bool) -> None:
         self.query_one("#pull-start", Button).disabled = running

@@ -33,14 +33,18 @@ class PullRow(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(Content(visible(self.model)), classes="pull-name")
-        yield ProgressBar(total=None, show_eta=False)
+        # Still while waiting: an animated bar would say something is happening.
+        yield ProgressBar(total=100, show_eta=False)
         yield Static(Content("waiting"), classes="pull-status")
 
     def show(self, progress: PullProgress) -> None:
         """Show a progress report from the pull."""
         self.state = "pulling"
+        bar = self.query_one(ProgressBar)
         if progress.total:
-            self.query_one(ProgressBar).update(total=progress.total, progress=progress.completed)
+            bar.update(total=progress.total, progress=progress.completed)
+        elif bar.progress == 0:
+            bar.update(total=None)  # under way, its size not yet known
         parts = [progress.status]
         if progress.total:
             parts.append(f"{human_size(progress.completed)} / {human_size(progress.total)}")

@@ -2,6 +2,8 @@
 
 Every field is checked before anything is saved; ctrl+s applies them to the running
 engine (``Hippo.apply_settings``) and writes config.toml. Nothing the user typed is read as markup.
+A changed model is checked with Ollama first (installed, and able to do its job); if Ollama
+can't be asked, the user is asked whether to save it unchecked.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from assistant.config import Config
     from assistant.engine import Hippo
     from assistant.memory.working import Strategy
+    from assistant.model_choice import ModelProblem
 
 __all__ = ["SettingsPane"]
 
@@ -61,6 +64,13 @@ class SettingsPane(InspectorPane):
         def __init__(self, names: list[str], error: str = "") -> None:
             super().__init__()
             self.names, self.error = names, error
+
+    class ModelsChecked(Message):
+        """Ollama's word on the changed models (posted from a worker thread)."""
+
+        def __init__(self, problems: list[ModelProblem], settings: Settings, profile: str) -> None:
+            super().__init__()
+            self.problems, self.settings, self.profile = problems, settings, profile
 
     def __init__(self, engine: Hippo, *, id: str | None = None) -> None:
         super().__init__(engine, id=id)
@@ -313,6 +323,57 @@ class SettingsPane(InspectorPane):
             )
             return
         settings, profile = read
+        chosen, current = settings.models, self.engine.settings.models
+        changed = {
+            slot: name
+            for slot, name, now in (("chat", chosen.chat, current.chat),
+                                    ("embedding", chosen.embedding, current.embedding))
+            if name != now
+        }  # fmt: skip
+        if not changed:
+            self._apply(settings, profile)
+            return
+        self._show_errors("models", ["Checking the models with Ollama…"])
+        self._check_models(changed, settings, profile)
+
+    @work(thread=True, exclusive=True, group="settings-check", exit_on_error=False)
+    def _check_models(self, changed: dict[str, str], settings: Settings, profile: str) -> None:
+        problems = self.engine.check_models(**changed)
+        self.post_message(self.ModelsChecked(problems, settings, profile))
+
+    def on_settings_pane_models_checked(self, message: ModelsChecked) -> None:
+        from ui.screens.model_picker import app_pull_hint
+
+        problems = message.problems
+        self._show_errors("models", [p.text(app_pull_hint) for p in problems])
+        for problem in problems:
+            self._mark(f"settings-{problem.slot}", True)
+        if not problems:
+            self._apply(message.settings, message.profile)
+        elif all(p.kind == "unchecked" for p in problems):
+            self._ask_to_save_unchecked(message)
+        else:
+            self.notify("Nothing saved: fix the models marked in red.", title="Settings",
+                        severity="error", markup=False)  # fmt: skip
+
+    def _ask_to_save_unchecked(self, message: ModelsChecked) -> None:
+        from ui.screens.dialogs import ConfirmDialog
+
+        names = " and ".join(repr(p.model) for p in message.problems)
+        question = (
+            f"Ollama could not be asked whether it has {names}. Save anyway? If it lacks "
+            "them, replies or memories by meaning fail until you choose others."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._show_errors("models", [])
+                self._apply(message.settings, message.profile)
+
+        self.app.push_screen(ConfirmDialog(question, yes="Save anyway"), answered)
+
+    def _apply(self, settings: Settings, profile: str) -> None:
+        """Apply checked settings to the engine and write them to config.toml."""
         engine = self.engine
         before = engine.settings.models
         vector_key = engine.vector_key  # "name:latest": a new tag alone re-embeds nothing
