@@ -295,8 +295,14 @@ class FactsAdmin:
         )
 
     def pin(self, fact_id: int, pinned: bool = True) -> Fact:
-        """Pin a fact (always in the prompt, listed first) or unpin it."""
-        self.get(fact_id)
+        """Pin a fact (always in the prompt, listed first) or unpin it.
+
+        Pinning a pinned fact (or unpinning an unpinned one) changes nothing and logs
+        nothing; the fact comes back as it is.
+        """
+        fact = self.get(fact_id)
+        if fact.pinned == pinned:
+            return fact
         return self._facts.update(
             fact_id,
             actor="user",
@@ -308,15 +314,23 @@ class FactsAdmin:
     def mark_wrong(self, fact_id: int) -> Fact:
         """The fact is wrong: stop using it (rejected, kept with its history, undoable).
 
-        Sleep will not propose the same claim again from the same evidence.
+        Sleep will not propose the same claim again from the same evidence. A fact that
+        is already rejected comes back as it is (nothing is logged).
         """
         fact = self.get(fact_id)
         self._candidates.reject_in_review(self._pid, fact.statement, fact.evidence)
+        if fact.status == "rejected":
+            return fact
         return self._facts.reject(fact_id, actor="user", profile_id=self._pid)
 
     def mark_outdated(self, fact_id: int) -> Fact:
-        """The fact was true but is no longer: it expires now (kept for the as-of view)."""
+        """The fact was true but is no longer: it expires now (kept for the as-of view).
+
+        A fact that has already expired comes back as it is (nothing is logged).
+        """
         fact = self.get(fact_id)
+        if fact.status == "expired":
+            return fact
         now = self._clock.now()
         until = fact.valid_to if fact.valid_to is not None and fact.valid_to <= now else now
         if fact.valid_from is not None and fact.valid_from > until:
@@ -325,7 +339,7 @@ class FactsAdmin:
             fact_id,
             actor="user",
             profile_id=self._pid,
-            action="outdated",
+            action="expire",  # the same word as the state it leaves the fact in
             status="expired",
             valid_to=until,
         )

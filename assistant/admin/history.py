@@ -126,6 +126,10 @@ def _as_fact(state: dict[str, Any], now: Fact | None) -> Fact:
     return fact_from_row(row, now.evidence if now else ())
 
 
+# Older names of changes, said with the word of the state they leave a fact in.
+ACTION_WORDS = {"forget": "reject", "outdated": "expire"}
+
+
 def _fact_change(
     cid: int,
     fact_id: int,
@@ -143,7 +147,7 @@ def _fact_change(
         kind="fact",
         target=str(fact_id),
         actor=actor,
-        action=action,
+        action=ACTION_WORDS.get(action, action),
         at=at,
         before_text=(before or {}).get("statement", ""),
         after_text=(after or {}).get("statement", ""),

@@ -93,8 +93,8 @@ def _fact_parsers(verbs: Verbs) -> None:
     for name, text_ in (
         ("pin", "always use a fact, listed first"),
         ("unpin", "unpin a fact"),
-        ("wrong", "mark a fact wrong (stops its use)"),
-        ("outdated", "mark a fact no longer true (expires now)"),
+        ("wrong", "reject a fact as wrong (status rejected: no longer used)"),
+        ("outdated", "expire a fact that is no longer true (status expired)"),
     ):
         verb(verbs, name, text_, **_mem(name)).add_argument("id", type=cli_args.item_id)
     _delete(verbs, "fact")

@@ -28,6 +28,8 @@ __all__ = ["ACTIONS"]
 
 Action = Callable[[MemoryAdmin, argparse.Namespace, TextIO], int]
 _PAST = {"approve": "Approved", "reject": "Rejected"}
+# What a fact verb leaves the fact as: the word its status (or pin) shows.
+_DONE = {"pin": "Pinned", "unpin": "Unpinned", "wrong": "Rejected", "outdated": "Expired"}
 
 
 def _facts(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
@@ -93,7 +95,11 @@ def _fact_verb(verb: str) -> Action:
             "wrong": admin.facts.mark_wrong,
             "outdated": admin.facts.mark_outdated,
         }[verb]
-        print(f"{verb.capitalize()}: {text.fact_line(call(args.id))}", file=out)
+        before = admin.facts.get(args.id)
+        after = call(args.id)
+        unchanged = (before.pinned, before.status) == (after.pinned, after.status)
+        said = f"Already {_DONE[verb].lower()}" if unchanged else _DONE[verb]
+        print(f"{said}: {text.fact_line(after)}", file=out)
         return 0
 
     return run

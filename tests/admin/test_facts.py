@@ -179,7 +179,7 @@ def test_marking_a_fact_outdated_ends_its_validity_now(engine, admin, tmp_path, 
     old = admin.facts.mark_outdated(seeded.moved.id)
 
     assert old.status == "expired" and old.valid_to == clock.now()
-    assert admin.history.changes(limit=1)[0].action == "outdated"
+    assert admin.history.changes(limit=1)[0].action == "expire"
     assert seeded.moved.id not in {f.id for f in engine.facts.active_facts(engine.profile.id)}
 
 

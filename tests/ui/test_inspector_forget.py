@@ -42,7 +42,8 @@ async def test_forget_asks_for_a_preview_first_and_cancel_keeps_everything(seede
         await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
         await pilot.press("5")
         pane = await _forget_pane(pilot, app)
-        await pilot.press("escape", "f")  # out of the text box, then "forget"
+        await wait_until(pilot, lambda: pane.resting, what="the keyboard on the forget table")
+        await pilot.press("f")  # the tab opens on its table, where f forgets
         await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmDialog))
         pane.preview("Porto")
         await pilot.press("f")

@@ -105,8 +105,7 @@ async def test_archive_search_within_dates_opens_a_hit_in_its_session(seeded, co
         await wait_until(pilot, lambda: app.chat.session_id == memories.sessions[4])
         await chat_ready(pilot)
         await app.chat.open_session(None)
-        app.action_memory("archive")
-        await wait_until(pilot, lambda: app.screen.query(ArchiveSearchPane))
+        await open_inspector(pilot, "archive")  # waits for the keyboard to rest on the table
         pane = app.screen.query_one(ArchiveSearchPane)
         pane.query_one("#archive-until", Input).value = "2025-11-30"
         pane.query_one("#archive-query", Input).value = "Dagster"

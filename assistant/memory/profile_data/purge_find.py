@@ -133,11 +133,10 @@ class PurgeFinder:
         ):
             lines = value.splitlines()
             kept = [line for line in lines if not mentions(line, needle)]
-            if len(kept) != len(lines):
+            if len(kept) != len(lines):  # one rewritten block: one line of the preview
                 plan.core[label] = "\n".join(kept)
-                for line in lines:
-                    if mentions(line, needle):
-                        plan.hit("core", 0, line, None, f"a line of the {label} block")
+                gone = " / ".join(line for line in lines if mentions(line, needle))
+                plan.hit("core", 0, gone, None, f"lines of the {label} block")
         for sid, title, at in self._rows(
             "SELECT id, title, started_at FROM sessions WHERE profile_id = ?"
             " AND (hippo_mentions(title, ?) OR hippo_mentions(summary, ?))",

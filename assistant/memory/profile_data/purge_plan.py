@@ -231,6 +231,7 @@ class PlanBuilder:
         self._documents_and_sessions(plan, pid)
         self._orphaned_facts(plan, pid)
         self._dependants(plan, pid)
+        _count_as_carried_out(plan)
         return plan
 
     def _documents_and_sessions(self, plan: PurgePlan, pid: int) -> None:
@@ -337,6 +338,11 @@ class PlanBuilder:
             cited = {(kind, ref) for kind, ref, *_ in json.loads(evidence)}
             if sid in plan.sessions or cited & gone:
                 plan.candidates.add(cid)
+        listed = {hit.item_id for hit in plan.hits.get("sleep", ())}
+        for row_id in sorted((plan.dated | plan.candidates) - listed):
+            plan.hit("sleep", row_id, f"sleep record {row_id}", None, "what it was drawn from goes")
+        for key in sorted(plan.state_keys):
+            plan.hit("sleep", 0, f"sleep bookmark {key}", None, "a sleep bookmark")
         for eid, name in self._rows_in(
             "SELECT id, name FROM entities WHERE id IN ({})", self._orphan_entities(plan)
         ):
@@ -382,3 +388,24 @@ class PlanBuilder:
                 if any(other in deleted for other in around):
                     out.add(mid)
         return out
+
+
+def _count_as_carried_out(plan: PurgePlan) -> None:
+    """Leave one preview line per row the forget deletes or rewrites, so that the
+    preview counts what the receipt will: no line for the evidence of a fact that goes
+    whole (its row goes with the fact), and one line for a session both renamed and
+    deleted."""
+    facts, _sessions = plan.items["fact"], plan.sessions
+    hits = plan.hits
+    if "evidence" in hits:
+        hits["evidence"] = [h for h in hits["evidence"] if h.item_id not in facts]
+    if "sessions" in hits:
+        seen: set[int] = set()
+        kept = []
+        for hit in sorted(hits["sessions"], key=lambda h: h.why != "all its messages go"):
+            if hit.item_id not in seen:
+                seen.add(hit.item_id)
+                kept.append(hit)
+        hits["sessions"] = kept
+    for tier in [tier for tier, rows in hits.items() if not rows]:
+        del hits[tier]

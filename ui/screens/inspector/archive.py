@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from assistant.errors import HippoError, InvalidInput
@@ -67,15 +68,17 @@ class ArchiveSearchPane(InspectorPane):
         )
         yield RecordTable(
             [("When", 16), ("Session", 22), ("Who", 5), ("Message", 44), ("Score", 5)],
+            flex="Message",
             id="archive-table",
         )
 
-    def focus_first(self) -> None:
-        self.query_one("#archive-query", Input).focus()
+    @property
+    def home(self) -> Widget | None:
+        return self.query_one("#archive-table", RecordTable)
 
     def action_focus_search(self) -> None:
         """Put the keyboard in the search box."""
-        self.focus_first()
+        self.query_one("#archive-query", Input).focus()
 
     @on(Input.Submitted)
     def _search(self, event: Input.Submitted) -> None:

@@ -51,6 +51,7 @@ class EpisodesPane(InspectorPane):
             yield _chart("Memories learned per day", "memories-chart")
         yield RecordTable(
             [("Day", 10), ("Episode", 26), ("Imp.", 4), ("Topics", 20), ("Summary", 50)],
+            flex="Summary",
             id="episodes-table",
         )
         yield Static(id="episode-summary", classes="detail")

@@ -36,11 +36,13 @@ class EventsDocsPane(InspectorPane):
         yield Static(id="events-title", classes="section")
         yield RecordTable(
             [("Happened", 16), ("Event", 44), ("Source", 10), ("Expires", 16), ("Imp.", 4)],
+            flex="Event",
             id="events-table",
         )
         yield Static(id="documents-title", classes="section")
         yield RecordTable(
             [("Title", 28), ("Path", 38), ("Chunks", 6), ("Size", 9), ("Ingested", 16)],
+            flex="Path",
             id="documents-table",
         )
 

@@ -28,8 +28,8 @@ class FactActions(InspectorPane):
         Binding("c", "scope", "Scope"),
         Binding("i", "importance", "Importance", show=False),
         Binding("p", "pin", "Pin"),
-        Binding("w", "wrong", "Wrong"),
-        Binding("o", "outdated", "Outdated"),
+        Binding("w", "wrong", "Reject"),
+        Binding("o", "outdated", "Expire"),
         Binding("d,delete", "delete", "Delete"),
     ]
 
@@ -109,17 +109,24 @@ class FactActions(InspectorPane):
         self.attempt(lambda: self.admin.facts.pin(fact.id, not fact.pinned), done)
 
     def action_wrong(self) -> None:
-        """Mark the fact wrong: it is no longer used (undoable from History)."""
-        if (fact := self._fact()) is not None:
-            self.attempt(
-                lambda: self.admin.facts.mark_wrong(fact.id), "Marked wrong: no longer used."
-            )
+        """Reject the fact as wrong: it is no longer used (undoable from History)."""
+        if (fact := self._fact()) is None:
+            return
+        if fact.status == "rejected":
+            self.notify("Already rejected.", markup=False)
+            return
+        done = "Rejected: wrong, no longer used (History can undo it)."
+        self.attempt(lambda: self.admin.facts.mark_wrong(fact.id), done)
 
     def action_outdated(self) -> None:
-        """Mark the fact outdated: it was true, and is not any more."""
-        if (fact := self._fact()) is not None:
-            done = "Marked outdated: kept as history, no longer used."
-            self.attempt(lambda: self.admin.facts.mark_outdated(fact.id), done)
+        """Expire the fact: it was true, and is not any more."""
+        if (fact := self._fact()) is None:
+            return
+        if fact.status == "expired":
+            self.notify("Already expired.", markup=False)
+            return
+        done = "Expired: no longer true, kept as history."
+        self.attempt(lambda: self.admin.facts.mark_outdated(fact.id), done)
 
     def action_delete(self) -> None:
         """Delete the fact for good, after asking."""
@@ -132,6 +139,6 @@ class FactActions(InspectorPane):
 
         question = (
             f"Delete the fact {clip(fact.statement, 120)!r} with its evidence links and history? "
-            "This can't be undone (mark it wrong instead to keep it undoable)."
+            "This can't be undone (reject it instead, w, to keep it undoable)."
         )
         self.app.push_screen(ConfirmDialog(question, yes="Delete"), answered)

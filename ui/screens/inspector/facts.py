@@ -9,6 +9,7 @@ from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from assistant.errors import HippoError
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from assistant.engine import Hippo
     from assistant.memory.facts import Fact
 
-__all__ = ["PAGE", "FactsPane", "fact_cells"]
+__all__ = ["PAGE", "FactsPane", "columns_for", "fact_cells"]
 
 PAGE = 100
 """Facts per page: a page is read at a time, so 50k facts list as fast as 50."""
@@ -36,7 +37,7 @@ STATUS_STYLE = {
     "rejected": "red",
 }
 COLUMNS = (
-    ("Statement", 38),
+    ("Statement", 30),
     ("Scope", 8),
     ("Source", 10),
     ("Conf", 4),
@@ -45,24 +46,36 @@ COLUMNS = (
     ("To", 10),
     ("Last used", 10),
 )
+WIDE = 150
+"""Below this many columns the table leaves out the validity dates (the fact's own
+screen, Enter, shows them): the statement gets the width instead."""
+NARROW_COLUMNS = tuple(column for column in COLUMNS if column[0] not in ("From", "To"))
 
 
-def fact_cells(fact: Fact) -> tuple[Text | str, ...]:
+def columns_for(width: int) -> tuple[tuple[str, int], ...]:
+    """The facts table's columns on a screen ``width`` cells wide."""
+    return COLUMNS if width >= WIDE else NARROW_COLUMNS
+
+
+def fact_cells(
+    fact: Fact, columns: tuple[tuple[str, int], ...] = COLUMNS
+) -> tuple[Text | str, ...]:
     """A fact as a row of plain-text cells (its statement is never read as markup)."""
     statement = Text(no_wrap=True, overflow="ellipsis")
     if fact.pinned:
         statement.append("★ ", style="bold yellow")
     statement.append(clip(fact.statement, 300))
-    return (
-        statement,
-        fact.scope or "general",
-        SOURCE_LABELS.get(fact.source_kind, fact.source_kind),
-        f"{fact.confidence:.2f}",
-        Text(fact.status, style=STATUS_STYLE.get(fact.status, "")),
-        day(fact.valid_from),
-        day(fact.valid_to),
-        day(fact.last_accessed_at) or "never",
-    )
+    cells: dict[str, Text | str] = {
+        "Statement": statement,
+        "Scope": fact.scope or "general",
+        "Source": SOURCE_LABELS.get(fact.source_kind, fact.source_kind),
+        "Conf": f"{fact.confidence:.2f}",
+        "Status": Text(fact.status, style=STATUS_STYLE.get(fact.status, "")),
+        "From": day(fact.valid_from),
+        "To": day(fact.valid_to),
+        "Last used": day(fact.last_accessed_at) or "never",
+    }
+    return tuple(cells[label] for label, _ in columns)
 
 
 class FactsPane(FactActions):
@@ -90,10 +103,12 @@ class FactsPane(FactActions):
         super().__init__(engine, id=id)
         self.fact_query = FactQuery()
         self.total = 0
+        self.columns = COLUMNS
 
     def compose(self) -> ComposeResult:
         yield FactFilters(self.fact_query, id="fact-filters")
-        yield RecordTable(COLUMNS, id="facts-table")
+        self.columns = columns_for(self.app.size.width)
+        yield RecordTable(self.columns, flex="Statement", id="facts-table")
         yield Static(id="facts-status", classes="hint")
 
     @property
@@ -101,8 +116,9 @@ class FactsPane(FactActions):
         """The facts table."""
         return self.query_one("#facts-table", RecordTable)
 
-    def focus_first(self) -> None:
-        self.table.focus()
+    @property
+    def home(self) -> Widget | None:
+        return self.table
 
     def reload(self) -> None:
         self._load(self.fact_query)
@@ -130,7 +146,7 @@ class FactsPane(FactActions):
         if message.query != self.fact_query:
             return  # an older page, overtaken by a newer filter
         self.total = message.total
-        self.table.show((fact.id, fact_cells(fact)) for fact in message.facts)
+        self.table.show((fact.id, fact_cells(fact, self.columns)) for fact in message.facts)
         first = message.query.page * PAGE
         shown = f"{first + 1}-{first + len(message.facts)}" if message.facts else "none"
         query = message.query

@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from assistant.errors import HippoError
@@ -52,24 +53,25 @@ class ForgetPane(InspectorPane):
         )
         yield Static(
             Content(
-                "Nothing is deleted until you confirm. Forgetting removes the rows, their "
-                "search index and vectors, then compacts the file."
+                "/ to type what to forget. Nothing is deleted until you confirm. Forgetting "
+                "removes the rows, their search index and vectors, then compacts the file."
             ),
             id="forget-summary",
             classes="hint",
         )
         yield RecordTable(
-            [("Tier", 9), ("Id", 6), ("When", 16), ("Text", 46), ("Why", 26)], id="forget-table"
+            [("Tier", 9), ("Id", 6), ("When", 16), ("Text", 46), ("Why", 26)],
+            flex="Text",
+            id="forget-table",
         )
         with VerticalScroll(id="forget-receipt-box"):
             yield Static(id="forget-receipt")
 
-    def focus_first(self) -> None:
+    @property
+    def home(self) -> Widget | None:
+        # The preview (f forgets it), or the receipt once it has taken the preview's place.
         table = self.query_one("#forget-table", RecordTable)
-        if self.previewed is not None and table.row_count:
-            table.focus()  # a preview is up: f forgets it
-        else:
-            self.query_one("#forget-text", Input).focus()
+        return table if table.display else self.query_one("#forget-receipt-box")
 
     def action_focus_input(self) -> None:
         """Put the keyboard in the box, to preview something else."""
@@ -163,6 +165,7 @@ class ForgetPane(InspectorPane):
         table = self.query_one("#forget-table", RecordTable)
         table.clear()
         table.display = False  # the receipt takes its place
+        self.focus_first()
         summary.update(Content("Done. The receipt:"))
         receipt = Content(visible(message.receipt.text()))
         self.query_one("#forget-receipt", Static).update(receipt)

@@ -9,6 +9,7 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from assistant.errors import InvalidInput
@@ -94,6 +95,7 @@ class HistoryPane(InspectorPane):
         yield Static(id="history-title", classes="section")
         yield RecordTable(
             [("When", 16), ("Who", 9), ("Action", 10), ("Item", 14), ("Change", 64)],
+            flex="Change",
             id="history-table",
         )
         yield Static(id="history-detail", classes="detail")
@@ -103,8 +105,9 @@ class HistoryPane(InspectorPane):
         """The table of changes."""
         return self.query_one("#history-table", RecordTable)
 
-    def focus_first(self) -> None:
-        self.table.focus()
+    @property
+    def home(self) -> Widget | None:
+        return self.table
 
     def reload(self) -> None:
         changes = self.attempt(lambda: self.admin.history.changes(limit=LIMIT)) or []

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
+from textual.widgets import Input, TextArea
 
 from assistant.errors import HippoError
 
@@ -16,7 +17,10 @@ if TYPE_CHECKING:
     from assistant.admin import MemoryAdmin
     from assistant.engine import Hippo
 
-__all__ = ["InspectorPane", "Place"]
+__all__ = ["TEXT_FIELDS", "InspectorPane", "Place"]
+
+TEXT_FIELDS = (Input, TextArea)
+"""Widgets that take typed characters: digits go into them, not to the tab keys."""
 
 T = TypeVar("T")
 
@@ -71,6 +75,10 @@ class InspectorPane(Vertical):
         """The engine's memory admin API (``engine.admin``)."""
         return self.engine.admin
 
+    def on_mount(self) -> None:
+        # A tab with no table or list rests on the pane itself (see `home`).
+        self.can_focus = self.home is None
+
     def on_show(self) -> None:
         if not self.loaded:
             self.loaded = True
@@ -79,12 +87,28 @@ class InspectorPane(Vertical):
     def reload(self) -> None:
         """Read what this pane shows from the engine again."""
 
-    def focus_first(self) -> None:
-        """Put the keyboard on the pane's main widget (its first focusable one)."""
+    @property
+    def home(self) -> Widget | None:
+        """Where the keyboard rests in this tab: its table or list, never a text field.
+
+        Number keys switch tabs from here, and Esc comes back here from a field. None when
+        the tab has no such widget: the pane itself then takes the keyboard (Tab goes on to
+        its fields).
+        """
         for widget in self.query(Widget):
-            if widget.focusable:
-                widget.focus()
-                return
+            if widget.focusable and not isinstance(widget, TEXT_FIELDS):
+                return widget
+        return None
+
+    def focus_first(self) -> None:
+        """Put the keyboard on the pane's home widget (see `home`), or on the pane."""
+        (self.home or self).focus()
+
+    @property
+    def resting(self) -> bool:
+        """Whether the keyboard is where `focus_first` puts it (so Esc leaves the screen)."""
+        focused = self.screen.focused
+        return focused is not None and focused in (self.home, self)
 
     def changed(self, notice: str = "") -> None:
         """Say that memory changed (with a notice, if given) and reload this pane."""

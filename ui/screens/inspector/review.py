@@ -13,6 +13,7 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from assistant.terminal import visible
@@ -124,6 +125,7 @@ class ReviewPane(InspectorPane):
         yield Static(id="review-title", classes="section")
         yield RecordTable(
             [("Kind", 8), ("Proposal", 52), ("Conf", 4), ("Source", 10), ("By", 6)],
+            flex="Proposal",
             id="review-table",
         )
         with VerticalScroll(id="review-detail-box"):
@@ -134,8 +136,9 @@ class ReviewPane(InspectorPane):
         """The table of proposals."""
         return self.query_one("#review-table", RecordTable)
 
-    def focus_first(self) -> None:
-        self.table.focus()
+    @property
+    def home(self) -> Widget | None:
+        return self.table
 
     def reload(self) -> None:
         queue: list[Item] = [

@@ -6,17 +6,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import (
-    Checkbox,
-    Footer,
-    Header,
-    Input,
-    Select,
-    TabbedContent,
-    TabPane,
-    TextArea,
-)
-from textual.widgets.tabbed_content import ContentTabs
+from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from ui.screens.inspector.archive import ArchiveSearchPane
 from ui.screens.inspector.core import CoreMemoryPane
@@ -55,6 +45,21 @@ TABS: tuple[tuple[str, str, type[InspectorPane]], ...] = (
 _PANES = {tab_id: pane for tab_id, _, pane in TABS}
 
 
+class _Tabs(TabbedContent):
+    """Tabs that ignore a late "a widget in this tab got focus" once focus has moved on.
+
+    Focusing a widget in a tab makes that tab active, by a message; a number key pressed
+    before the message arrives has already switched tabs, and the stale message would
+    switch back.
+    """
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        focused = self.screen.focused
+        if focused is None or event.tab_pane not in focused.ancestors_with_self:
+            event.stop()
+            event.prevent_default()  # TabbedContent's own handler would switch back
+
+
 class InspectorScreen(Screen[Place | None]):
     """See, search, correct and forget what Hippo remembers.
 
@@ -85,7 +90,7 @@ class InspectorScreen(Screen[Place | None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with TabbedContent(initial=self.initial_tab, id="inspector"):
+        with _Tabs(initial=self.initial_tab, id="inspector"):
             for number, (tab_id, title, pane) in enumerate(TABS, start=1):
                 with TabPane(f"{number % 10} {title}", id=tab_id):
                     if tab_id == self.initial_tab:  # the others are built when first shown
@@ -143,8 +148,16 @@ class InspectorScreen(Screen[Place | None]):
             self.dismiss(place)
 
     def action_back(self) -> None:
-        """Leave the text box for the tab bar (where 1-9 and arrows switch tabs); or close."""
-        if isinstance(self.focused, Input | TextArea | Select | Checkbox):
-            self.query_one(ContentTabs).focus()
+        """Leave a field for the tab's table or list (where 1-9 switch tabs); from there, close.
+
+        Esc never closes the inspector from a field, so keys typed after a stray Esc
+        can't land in the chat box.
+        """
+        focused = self.focused
+        pane = self.active_pane
+        if focused is None or pane is None or pane not in focused.ancestors:
+            self.dismiss(None)  # on the table bar, or nothing has the keyboard
+        elif not pane.resting:
+            pane.focus_first()
         else:
             self.dismiss(None)

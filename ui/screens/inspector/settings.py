@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Checkbox, Input, ProgressBar, Select, Static
 
 from assistant.config import save_config
@@ -81,6 +82,10 @@ class SettingsPane(InspectorPane):
     def config(self) -> Config | None:
         """The app's settings (None outside HippoApp)."""
         return getattr(self.app, "config", None)
+
+    @property
+    def home(self) -> Widget | None:
+        return None  # every widget here is a field: the tab bar keeps the keyboard
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="settings-form"):

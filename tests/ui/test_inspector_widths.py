@@ -1,0 +1,32 @@
+"""The inspector's tables use the screen's width: the text column takes what the others leave."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.helpers import open_inspector, screen_text, select_row, wait_until
+from ui import HippoApp
+from ui.screens.inspector.facts import FactsPane
+
+LONG = "Prefers window seats on early flights and always packs a paperback novel for the trip"
+
+
+@pytest.mark.parametrize(("width", "shown"), [(120, 55), (200, len(LONG))])
+async def test_a_long_statement_uses_the_width_the_other_columns_leave(
+    seeded, config, width, shown
+):
+    engine, _ = seeded
+    assert len(LONG) >= 85
+    fact = engine.admin.facts.state(LONG)
+    engine.admin.facts.pin(fact.id)  # listed first
+    app = HippoApp(engine, config)
+    async with app.run_test(size=(width, 36)) as pilot:
+        await open_inspector(pilot)
+        pane = app.screen.query_one(FactsPane)
+        await select_row(pilot, pane.table, fact.id)
+        await wait_until(pilot, lambda: LONG[:30] in screen_text(app))
+        line = next(row for row in screen_text(app).splitlines() if LONG[:30] in row)
+        assert LONG[:shown] in line, line
+        others = sum(w + 2 for label, w in pane.columns if label != "Statement")
+        column = pane.table.columns[next(k for k in pane.table.columns if k.value == "Statement")]
+        assert column.width >= width - others - 6  # all the width but the scrollbar's
