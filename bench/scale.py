@@ -51,6 +51,7 @@ import numpy as np
 from assistant.clock import ManualClock, to_iso
 from assistant.datakey import KeyStore
 from assistant.engine import Hippo
+from assistant.llm.values import ModelInfo
 from assistant.memory.messages import MessageStore
 from assistant.memory.records import Message
 from assistant.memory.textindex import index_text
@@ -92,6 +93,10 @@ class RandomVectors:
             return [self.fixed for _ in texts]
         v = self._rng.standard_normal((len(texts), DIM)).astype("f4")
         return (v / np.linalg.norm(v, axis=1, keepdims=True)).tolist()
+
+    def show(self, model: str) -> ModelInfo:
+        """A model of the default context, as Ollama's /api/show would describe it."""
+        return ModelInfo(model, capabilities=frozenset({"completion", "embedding"}))
 
     def abort(self) -> None:
         """Nothing is ever in flight (the engine stops calls in flight when it closes)."""
