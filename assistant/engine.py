@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant.clock import Clock, SystemClock
-from assistant.errors import HippoError, InvalidInput, ModelNotFound, NotFound
+from assistant.errors import InvalidInput, ModelNotFound, NotFound
 from assistant.facade import Part, Setting
 from assistant.llm.shown import ShownModels, full_name
 from assistant.memory.budget import ContextBudget
@@ -311,10 +311,6 @@ class Hippo:
     def history(self, session_id: int, limit: int = 200) -> list[Message]:
         """The conversation's last ``limit`` messages, oldest first."""
         return self.messages.recent_messages(self.session(session_id).id, limit)
-
-    def storage_error(self, exc: BaseException) -> HippoError | None:
-        """What ``exc`` means for the data file if it is SQLite's error, else None."""
-        return self.db.storage_error(exc)
 
     # -- chat ------------------------------------------------------------------------------
 

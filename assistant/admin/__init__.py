@@ -22,8 +22,8 @@ export and import, counts) lives in `assistant.memory.profile_data`.
   ``session_episodes``, ``events``, ``event``, ``documents``, ``core_blocks``,
   ``edit_core``, ``search_messages`` (date filters), ``message``, ``memories_used``.
 
-`MemoryAdmin` itself answers for the data file: ``storage_error`` (what a failed write
-means) and ``file_damage`` (SQLite's quick check, in words).
+`MemoryAdmin` itself answers for the data file: ``file_damage`` (SQLite's quick check,
+in words).
 """
 
 from __future__ import annotations
@@ -55,7 +55,6 @@ from assistant.admin.views import (
     ImportReport,
     ReviewItem,
 )
-from assistant.errors import StorageError
 from assistant.memory.records import Profile
 
 if TYPE_CHECKING:
@@ -123,10 +122,6 @@ class MemoryAdmin:
     def profile(self) -> Profile:
         """The profile every call reads and changes (the engine's current one)."""
         return self.current_profile()
-
-    def storage_error(self, exc: BaseException) -> StorageError | None:
-        """What ``exc`` means for the data file if it is SQLite's error, else None."""
-        return self.db.storage_error(exc)
 
     def file_damage(self) -> str | None:
         """What SQLite's quick check finds wrong with the data file, in words (None: intact)."""
