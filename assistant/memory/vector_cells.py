@@ -15,6 +15,12 @@ every vector stored is also copied (its cell is that of its nearest centroid), s
 complete index stays complete. Once it is complete, the vector table itself is dropped
 (a vector takes 1.5 KB: kept twice, vectors were two thirds of a large file): the
 cells hold every vector, searched near the query or (``scan``) all of them.
+
+The cells hold each vector as 8-bit integers (``quantize``): 384 bytes a 384-d vector
+instead of 1,536, which took a 100k-message file from 2.26 to about 1.0 KB a message.
+Each vector is scaled so that its largest component is 127 before rounding; cosine
+ignores the scale, so a similarity moves by at most ~0.002 (measured on the scale
+benchmark: mean 0.0004), and searching took as long as over floats.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ __all__ = [
     "is_trained",
     "nearest",
     "partition_table",
+    "quantize",
     "scan",
     "schema",
 ]
@@ -108,7 +115,7 @@ def schema(table: str, dim: int) -> list[str]:
         f" chunk_size={_CHUNK_SIZE})",
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {part} USING vec0(item_id INTEGER PRIMARY KEY,"
         " profile_id INTEGER PARTITION KEY, cell INTEGER PARTITION KEY,"
-        f" embedding FLOAT[{int(dim)}] distance_metric=cosine, chunk_size={_CHUNK_SIZE})",
+        f" embedding INT8[{int(dim)}] distance_metric=cosine, chunk_size={_CHUNK_SIZE})",
         f"CREATE INDEX IF NOT EXISTS {part}_cells ON {part}_chunks(partition00, partition01)",
     ]
 
@@ -125,12 +132,25 @@ def is_complete(conn: apsw.Connection, table: str) -> bool:
     return bool(row and row[0])
 
 
+def quantize(packed: bytes) -> bytes:
+    """A float32 vector as the cells keep it: int8, its largest component scaled to 127.
+
+    Pass it to SQL as ``vec_int8(?)``. Cosine ignores a vector's scale, so scaling each
+    vector to the whole int8 range keeps its direction as exactly as 8 bits allow.
+    """
+    vector = array("f", packed)
+    largest = max(max(vector, default=0.0), -min(vector, default=0.0)) or 1.0
+    scale = 127.0 / largest
+    return array("b", [round(x * scale) for x in vector]).tobytes()
+
+
 def insert_sql(table: str) -> str:
-    """INSERT of (item_id, profile_id, vector) into the copy, in the nearest centroid's cell."""
+    """INSERT of (item_id, profile_id, float vector, its ``quantize``) into the copy, in
+    the nearest centroid's cell."""
     return (
         f"INSERT INTO {partition_table(table)}(item_id, profile_id, cell, embedding)"
         f" VALUES (?1, ?2, (SELECT cell FROM {centroid_table(table)}"
-        "  WHERE embedding MATCH ?3 ORDER BY distance LIMIT 1), ?3)"
+        "  WHERE embedding MATCH ?3 ORDER BY distance LIMIT 1), vec_int8(?4))"
     )
 
 
@@ -147,11 +167,12 @@ def nearest(
     ]
     sql = (
         f"SELECT item_id, distance FROM {partition_table(table)}"
-        " WHERE embedding MATCH ? AND k = ? AND profile_id = ? AND cell = ?"
+        " WHERE embedding MATCH vec_int8(?) AND k = ? AND profile_id = ? AND cell = ?"
     )
+    small = quantize(packed)
     found: list[tuple[int, float]] = []
     for cell in cells:
-        found.extend(conn.execute(sql, (packed, k, profile_id, cell)))
+        found.extend(conn.execute(sql, (small, k, profile_id, cell)))
     found.sort(key=lambda pair: pair[1])
     return found[:k]
 
@@ -163,8 +184,8 @@ def scan(
     return all_rows(
         conn,
         f"SELECT item_id, distance FROM {partition_table(table)}"
-        " WHERE embedding MATCH ? AND k = ? AND profile_id = ? ORDER BY distance",
-        (packed, k, profile_id),
+        " WHERE embedding MATCH vec_int8(?) AND k = ? AND profile_id = ? ORDER BY distance",
+        (quantize(packed), k, profile_id),
     )
 
 
@@ -253,8 +274,9 @@ def _copy(conn: apsw.Connection, table: str, stop: Event | None, size: int) -> b
             # One stored meanwhile was copied by the store, newer than the backlog's.
             copied = _present(conn, part, [row[0] for row in batch])
             conn.executemany(
-                f"INSERT INTO {part}(item_id, profile_id, cell, embedding) VALUES (?, ?, ?, ?)",
-                [row for row in batch if row[0] not in copied],
+                f"INSERT INTO {part}(item_id, profile_id, cell, embedding)"
+                " VALUES (?, ?, ?, vec_int8(?))",
+                [(*row[:3], quantize(row[3])) for row in batch if row[0] not in copied],
             )
     return True
 

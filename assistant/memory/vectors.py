@@ -286,7 +286,10 @@ class VectorStore(Store):
                         values,
                     )
                 if cells:
-                    conn.executemany(vector_cells.insert_sql(table), values)
+                    conn.executemany(
+                        vector_cells.insert_sql(table),
+                        [(*row, vector_cells.quantize(row[2])) for row in values],
+                    )
                 conn.executemany(
                     "INSERT OR REPLACE INTO embeddings(kind, item_id, model_id, embedded_at)"
                     " VALUES (?, ?, ?, ?)",
@@ -420,11 +423,16 @@ class VectorStore(Store):
             return {}
         conn = self._conn()
         packed = _pack(query)
-        if vector_cells.is_complete(conn, table):
-            # The copy's small chunks make a point lookup several times cheaper.
-            table = vector_cells.partition_table(table)
-        # One primary-key lookup per item: vec0 scans the whole table for an IN list.
         sql = f"SELECT vec_distance_cosine(embedding, ?) FROM {table} WHERE item_id = ?"
+        if vector_cells.is_complete(conn, table):
+            # The cells hold the only copy, in int8 (a query compares in the same type);
+            # their small chunks make a point lookup several times cheaper too.
+            packed = vector_cells.quantize(packed)
+            sql = (
+                "SELECT vec_distance_cosine(embedding, vec_int8(?))"
+                f" FROM {vector_cells.partition_table(table)} WHERE item_id = ?"
+            )
+        # One primary-key lookup per item: vec0 scans the whole table for an IN list.
         found = {}
         for item_id in ids:
             row = conn.execute(sql, (packed, item_id)).fetchone()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from array import array
 
 import pytest
 
@@ -84,17 +85,38 @@ def test_cells_find_the_exact_nearest_neighbours(db, few_cells):
         exact = vectors.nearest(model, "message", 1, query, 10, exact=True)
         found = vectors.nearest(model, "message", 1, query, 10)
         assert [i for i, _ in found] == [i for i, _ in exact]
-        # Distances within a cell are exact float cosines.
+        # Both read the same int8 vectors: the same cosines.
         assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-5)
 
 
-def test_similarities_read_from_the_cells_equal_the_exact_ones(db, few_cells):
+# Cells keep vectors in 8 bits: a cosine moves by a few thousandths at most.
+INT8_COSINE = 5e-3
+
+
+def test_similarities_read_from_the_cells_equal_the_float_ones_to_8_bits(db, few_cells):
     vectors, model, rows = _cells_db(db, few_cells)
     query = rows[0]
     before = vectors.similarities(model, "message", [3, 50, 399], query)
     vectors.build_cells(model)
     after = vectors.similarities(model, "message", [3, 50, 399], query)
-    assert after == pytest.approx(before, abs=1e-6)
+    assert after == pytest.approx(before, abs=INT8_COSINE)
+    assert after != before, "the cells hold 8-bit vectors, not a float copy"
+
+
+def test_cells_keep_a_vector_in_a_quarter_of_the_bytes(db, few_cells):
+    vectors, model, _ = _cells_db(db, few_cells)
+    vectors.build_cells(model)
+    part = vector_cells.partition_table(model.table("message"))
+    (stored,) = db.conn.execute(
+        f"SELECT vec_length(embedding), length(embedding) FROM {part} LIMIT 1"
+    ).fetchall()
+    assert stored == (DIM, DIM)
+
+
+def test_quantize_scales_each_vector_to_the_int8_range():
+    small = array("b", vector_cells.quantize(array("f", [3.0, -4.0, 1.0]).tobytes()))
+    assert list(small) == [95, -127, 32]
+    assert vector_cells.quantize(array("f", [0.0, 0.0]).tobytes()) == bytes(2)
 
 
 def test_cells_never_mix_in_another_profiles_vectors(db, few_cells):
@@ -110,7 +132,7 @@ def test_cells_never_mix_in_another_profiles_vectors(db, few_cells):
 def test_a_complete_index_holds_each_vector_once_and_searches_as_the_table_did(db, few_cells):
     vectors, model, rows = _cells_db(db, few_cells)
     table = model.table("message")
-    exact = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
+    exact = vectors.nearest(model, "message", 1, rows[9], 20, exact=True)
     near = vectors.similarities(model, "message", [3, 50], rows[9])
     vectors.build_cells(model)
     assert vector_cells.is_complete(db.conn, table)
@@ -118,8 +140,12 @@ def test_a_complete_index_holds_each_vector_once_and_searches_as_the_table_did(d
     assert table not in names, "the vectors are kept once, in the cells"
     assert vectors.size(table) == len(rows)
     after = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
-    assert [i for i, _ in after] == [i for i, _ in exact]
-    assert vectors.similarities(model, "message", [3, 50], rows[9]) == pytest.approx(near)
+    # The same neighbours, but for the order of those within 8 bits of each other.
+    floats = dict(exact)
+    assert all(abs(floats[i] - sim) <= INT8_COSINE for i, sim in after)
+    assert [s for _, s in after] == pytest.approx([s for _, s in exact[:10]], abs=INT8_COSINE)
+    similar = vectors.similarities(model, "message", [3, 50], rows[9])
+    assert similar == pytest.approx(near, abs=INT8_COSINE)
     late = _unit(random.Random(5))
     _store(vectors, model, [late], first_id=7000)  # the table is not made again
     assert table not in {row[0] for row in db.conn.execute("SELECT name FROM sqlite_master")}
