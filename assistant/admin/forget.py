@@ -300,6 +300,7 @@ class ForgetAdmin:
         for pid, _ in profiles:
             plan = replan(self._purge, pid)
             kept += _kept_lines(plan)
+            notes = (*notes, *_vouched_notes(plan))
             done, found_vectors, found_rows = self._purge.run(plan, pid)
             for tier, n in done.items():
                 counts[tier] = counts.get(tier, 0) + n
@@ -362,8 +363,7 @@ class ForgetAdmin:
 
 
 def _kept_lines(plan: PurgePlan) -> list[str]:
-    """One line per row a forget left in place, and why; kept facts that lost all their
-    evidence say that the user's choice is now their evidence."""
+    """One line per row a forget left in place, and why."""
     lines = []
     for tier, hits in plan.hits.items():
         for hit in hits:
@@ -371,12 +371,15 @@ def _kept_lines(plan: PurgePlan) -> list[str]:
                 said = " ".join(hit.text.split())
                 said = said if len(said) <= 60 else said[:59] + "…"
                 lines.append(f"{tier} {hit.item_id}: {said} ({plan.kept[hit.key]})")
-    lines += [
-        f"fact {fact_id}: all its evidence was forgotten, so your choice to keep it is "
-        "now its evidence (see its provenance)"
+    return lines
+
+
+def _vouched_notes(plan: PurgePlan) -> list[str]:
+    return [
+        f"Fact {fact_id}: all its evidence was forgotten, so your choice to keep it is now "
+        "its evidence (its provenance says so)."
         for fact_id in sorted(plan.vouched)
     ]
-    return lines
 
 
 def _elsewhere_notes(elsewhere: dict[str, int]) -> tuple[str, ...]:

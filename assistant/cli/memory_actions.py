@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from assistant.admin import MemoryAdmin, text
-from assistant.admin.views import ForgetReceipt
+from assistant.admin.views import ForgetPreview, ForgetReceipt
 from assistant.cli import args as cli_args
 from assistant.cli.memory import ask_passphrase, dump_json, parse_time
 from assistant.cli.storage import ACTIONS as STORAGE_ACTIONS
@@ -264,14 +264,44 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         nothing = f"Nothing mentions {preview.text!r} {preview.where}."
         print(nothing, *text.elsewhere_lines(preview), sep="\n", file=out)
         return 0
-    if not args.yes:
+    keep = _kept_keys(preview, [n for listed in args.keep for n in listed])
+    preview = admin.forget.reselect(preview, keep) if keep else preview
+    if not args.yes or preview.nothing_selected:
         print("\n".join(text.preview_lines(preview)), file=out)
-        if not cli_args.confirmed("Forget all of this for good? This can't be undone. [y/N] ", out):
+    if preview.nothing_selected:
+        print("Every line is kept: nothing was forgotten.", file=out)
+        return 0
+    if not args.yes:
+        question = (
+            f"Forget these {preview.total} row(s) for good? This can't be undone. "
+            "(To keep some, answer n and add --keep with their numbers.) [y/N] "
+        )
+        if not cli_args.confirmed(question, out):
             print("Nothing was forgotten.", file=out)
             return 1
-    receipt = admin.forget.text(args.text, backups=args.backups, all_profiles=args.all_profiles)
+    receipt = admin.forget.text(
+        args.text, backups=args.backups, all_profiles=args.all_profiles, keep=keep
+    )
     print(receipt.text(), file=out)
     return 0
+
+
+def _kept_keys(preview: ForgetPreview, numbers: list[int]) -> list[str]:
+    """The keys of the preview's lines numbered ``numbers`` (from ``--keep``).
+
+    Raises:
+        InvalidInput: a number the preview does not show.
+    """
+    lines = preview.numbered()
+    wrong = sorted({n for n in numbers if n not in lines})
+    if wrong:
+        shown = ", ".join(map(str, wrong[:5])) + (", ..." if len(wrong) > 5 else "")
+        raise InvalidInput(
+            f"--keep {shown}: the preview of {preview.text!r} numbers its lines 1 to "
+            f"{len(lines)}. Run `hippo memory forget TEXT` without --yes to see them; nothing "
+            "was forgotten."
+        )
+    return [lines[n].key for n in dict.fromkeys(numbers)]
 
 
 _PLAIN = (
