@@ -180,8 +180,8 @@ def indent(value: str, prefix: str = "    ") -> str:
 
 
 def preview_lines(preview: ForgetPreview) -> list[str]:
-    """What a forget would remove, by tier, every line numbered (for ``--keep``) and
-    marked ``[x]`` when it goes, ``[ ]`` when it stays (with why)."""
+    """What a forget would remove, by tier, every line numbered (for ``--keep``; see
+    `ForgetPreview.numbered`) and marked ``[x]`` when it goes, ``[ ]`` when it stays."""
     rows = len(preview.rows)
     of = f"{preview.total} of {rows}" if preview.kept else f"{preview.total}"
     lines = [f"Forgetting {preview.text!r} {preview.where} would remove or rewrite {of} row(s):"]
@@ -194,7 +194,7 @@ def preview_lines(preview: ForgetPreview) -> list[str]:
             f"  {tier} ({count} of {len(hits)})" if count < len(hits) else f"  {tier} ({count})"
         )
         for hit in hits:
-            number = f"{numbers[hit.key]}." if hit.key in numbers else "-"
+            number = f"{numbers[hit.key]}."
             when = f"{_day(hit.at)} " if hit.at else ""
             why = hit.why if preview.selected(hit) else f"kept: {preview.kept[hit.key]}"
             mark = "[x]" if preview.selected(hit) else "[ ]"

@@ -233,9 +233,11 @@ class ForgetPreview:
         return tuple(hit for tier in TIERS for hit in self.hits.get(tier, ()))
 
     def numbered(self) -> dict[int, ForgetHit]:
-        """The lines the user can choose among, numbered from 1 (``latent`` ones have no
-        number, so that numbers stay the same whatever is kept)."""
-        return dict(enumerate((hit for hit in self.rows if not hit.latent), start=1))
+        """Every line by number, from 1: first those of the preview with nothing kept, then
+        the ``latent`` ones, so that a line's number stays the same whatever is kept."""
+        rows = self.rows
+        ordered = [hit for hit in rows if not hit.latent] + [hit for hit in rows if hit.latent]
+        return dict(enumerate(ordered, start=1))
 
     def selected(self, hit: ForgetHit) -> bool:
         """Whether the forget removes this line."""

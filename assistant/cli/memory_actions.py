@@ -264,8 +264,9 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         nothing = f"Nothing mentions {preview.text!r} {preview.where}."
         print(nothing, *text.elsewhere_lines(preview), sep="\n", file=out)
         return 0
-    keep = _kept_keys(preview, [n for listed in args.keep for n in listed])
-    preview = admin.forget.reselect(preview, keep) if keep else preview
+    keep: list[str] = []
+    if args.keep:
+        keep, preview = _keeping(admin, preview, [n for listed in args.keep for n in listed])
     if not args.yes or preview.nothing_selected:
         print("\n".join(text.preview_lines(preview)), file=out)
     if preview.nothing_selected:
@@ -286,14 +287,26 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _kept_keys(preview: ForgetPreview, numbers: list[int]) -> list[str]:
-    """The keys of the preview's lines numbered ``numbers`` (from ``--keep``).
+def _keeping(
+    admin: MemoryAdmin, preview: ForgetPreview, numbers: list[int]
+) -> tuple[list[str], ForgetPreview]:
+    """The keys of the lines numbered ``numbers`` (``--keep``), and the preview keeping them.
+
+    Lines listed only once others are kept (the evidence a kept fact loses) are numbered
+    after the rest, so they are found by keeping the others first.
 
     Raises:
         InvalidInput: a number the preview does not show.
     """
-    lines = preview.numbered()
-    wrong = sorted({n for n in numbers if n not in lines})
+    wanted = list(dict.fromkeys(numbers))
+    keys: list[str] = []
+    while True:
+        lines = preview.numbered()
+        found = [lines[n].key for n in wanted if n in lines]
+        if found == keys:
+            break
+        keys, preview = found, admin.forget.reselect(preview, found)
+    wrong = [n for n in wanted if n not in lines]
     if wrong:
         shown = ", ".join(map(str, wrong[:5])) + (", ..." if len(wrong) > 5 else "")
         raise InvalidInput(
@@ -301,7 +314,7 @@ def _kept_keys(preview: ForgetPreview, numbers: list[int]) -> list[str]:
             f"{len(lines)}. Run `hippo memory forget TEXT` without --yes to see them; nothing "
             "was forgotten."
         )
-    return [lines[n].key for n in dict.fromkeys(numbers)]
+    return keys, preview
 
 
 _PLAIN = (

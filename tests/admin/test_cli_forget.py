@@ -72,6 +72,19 @@ def test_keep_with_yes_needs_no_question(engine, cello, capsys):
     assert list(engine.messages.messages_by_id([first.id, later.id])) == [first.id]
 
 
+def test_keep_takes_the_numbers_of_lines_listed_once_others_are_kept(engine, cello, capsys):
+    first, _, fact = cello
+    lines = engine.admin.forget.preview("cello").numbered()
+    (fact_number,) = [n for n, hit in lines.items() if hit.key == f"facts:{fact.id}"]
+    lost = len(lines) + 1  # the evidence the kept fact loses: listed once it is kept
+
+    code, out, _ = _forget(capsys, "cello", "--yes", "--keep", f"{fact_number},{lost}")
+
+    assert code == 0 and f"evidence {fact.id}: message {first.id}" in out
+    assert engine.admin.facts.get(fact.id).evidence == (Evidence("message", first.id),)
+    assert list(engine.messages.messages_by_id([first.id])) == [first.id]
+
+
 @pytest.mark.parametrize("keep", ["99", "1,99", "0", "x", "3-1", ""])
 def test_a_bad_line_number_is_a_clear_error_and_nothing_is_forgotten(engine, cello, capsys, keep):
     code, out, err = _forget(capsys, "cello", "--yes", "--keep", keep)

@@ -161,11 +161,12 @@ def test_keeping_everything_forgets_nothing(engine, admin):
     assert {**admin.export.data(), "exported_at": ""} == {**before, "exported_at": ""}
 
 
-def test_numbers_skip_latent_lines_so_they_stay_the_same(engine, admin):
+def test_latent_lines_are_numbered_after_the_rest_so_numbers_stay_the_same(engine, admin):
     _, _, _, _, fact = _cello(engine)
     full = admin.forget.preview("cello")
 
     kept = admin.forget.reselect(full, [_key(full, "facts", fact.id)])
 
-    assert [h.key for h in kept.numbered().values()] == [h.key for h in full.numbered().values()]
-    assert len(kept.rows) == len(full.rows) + 1
+    numbered = list(kept.numbered().values())
+    assert [h.key for h in numbered[:-1]] == [h.key for h in full.numbered().values()]
+    assert numbered[-1].latent and len(kept.rows) == len(full.rows) + 1

@@ -89,12 +89,14 @@ class PlanSelector(PlanBuilder):
         self, plan: PurgePlan, keep: Collection[str], parents: dict[str, dict[int, int]]
     ) -> None:
         """Mark the wanted lines kept, with everything they need, and take them out."""
-        queue = [(key, YOU_KEEP) for key in sorted(keep) if key in plan.targets]
+        queue = [(key, YOU_KEEP) for key in sorted(keep, reverse=True) if key in plan.targets]
+        for key, why in queue:  # the user's own choices first, so that they say so
+            plan.kept.setdefault(key, why)
         while queue:
             key, why = queue.pop()
-            if key in plan.kept:
+            if key in plan.kept and why != YOU_KEEP:
                 continue
-            plan.kept[key] = why
+            plan.kept.setdefault(key, why)
             needs = list(self._needs(plan, key, parents))
             plan.drop(key)
             queue += needs

@@ -117,7 +117,7 @@ class ForgetPane(InspectorPane):
             row_id = self._ids.setdefault(hit.key, len(self._ids) + 1)
             chosen = preview.selected(hit)
             why = hit.why if chosen else f"kept: {preview.kept[hit.key]}"
-            number = str(numbers.get(hit.key, "-"))
+            number = str(numbers[hit.key])
             cells = (hit.tier, str(hit.item_id), stamp(hit.at), clip(hit.text, 200), why)
             rows.append((row_id, ("[x]" if chosen else "[ ]", number, *cells)))
         self.query_one("#forget-table", RecordTable).show(rows)
@@ -157,8 +157,12 @@ class ForgetPane(InspectorPane):
 
     def action_select_none(self) -> None:
         """Deselect every row: keep all of it (then select rows with space)."""
-        if self.previewed is not None:
-            self.keep = {hit.key for hit in self.previewed.rows}
+        # Keeping a fact lists the evidence it would lose (new rows): keep those too.
+        while self.previewed is not None and not self.previewed.nothing_selected:
+            rows = {hit.key for hit in self.previewed.rows}
+            if rows <= self.keep:
+                break
+            self.keep |= rows
             self._reselect()
 
     def _reselect(self) -> None:
