@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from assistant.memory.facts import Evidence
+from assistant.memory.profile_data.census import tier_disagreements
 from tests.admin.helpers import START, chat, file_bytes, remember, seed
 
 
@@ -79,6 +80,7 @@ def test_a_kept_fact_whose_evidence_goes_gets_the_users_choice_as_evidence(engin
     assert [c.action for c in admin.facts.detail(fact.id).history][-1] == "keep"
     assert f"Fact {fact.id}: all its evidence was forgotten, so your choice" in receipt.text()
     assert b"cello" not in file_bytes(engine).lower()  # the record names nothing forgotten
+    assert tier_disagreements(engine.db.conn) == []  # `hippo doctor` finds it sound
 
 
 def test_the_provenance_of_a_kept_fact_explains_its_evidence(engine, admin):
@@ -170,3 +172,17 @@ def test_latent_lines_are_numbered_after_the_rest_so_numbers_stay_the_same(engin
     numbered = list(kept.numbered().values())
     assert [h.key for h in numbered[:-1]] == [h.key for h in full.numbered().values()]
     assert numbered[-1].latent and len(kept.rows) == len(full.rows) + 1
+
+
+def test_a_kept_fact_survives_an_export_and_import_with_its_evidence(engine, admin):
+    _, _, _, _, fact = _cello(engine)
+    full = admin.forget.preview("cello")
+    admin.forget.text("cello", keep=[_key(full, "facts", fact.id)])
+
+    report = admin.export.import_(admin.export.data(), "restored")
+
+    engine.profile = report.profile
+    (copy,) = engine.admin.facts.list(query="string instrument")
+    assert report.warnings == () and copy.id != fact.id
+    assert copy.evidence == (Evidence("fact", copy.id),)
+    assert engine.admin.facts.detail(copy.id).evidence[0].source == "your choice"
