@@ -34,7 +34,9 @@ __all__ = [
     "ForgetHit",
     "PlanBuilder",
     "PurgePlan",
+    "Target",
     "chunks",
+    "evidence_ref",
     "marks",
     "mentions",
     "register_mentions",
@@ -50,6 +52,9 @@ KINDS = {
     "event": "events",
 }
 _BATCH = 500
+# What a preview line stands for in a plan: a memory item (kind, id), or one of the
+# plan's other sets and the value in it (("sessions", 3), ("core", "human")...).
+Target = tuple[str, Any]
 # A kind's float vectors, and their cell-partitioned copy (see memory.vector_cells).
 _VEC = re.compile(r"^vec(?:part)?_(message|episode|fact|chunk|event)_m\d+$")
 
@@ -83,6 +88,11 @@ def _sql_mentions(*args: apsw.SQLiteValue) -> int:
     return int(mentions(value, needle))
 
 
+def evidence_ref(fact_id: int, kind: str, ref_id: int) -> str:
+    """How a preview line names one evidence row (``fact:kind:ref``)."""
+    return f"{fact_id}:{kind}:{ref_id}"
+
+
 def chunks(ids: Iterable[int]) -> Iterable[list[int]]:
     """``ids`` sorted, in slices small enough for one IN (...) list."""
     ordered = sorted(ids)
@@ -109,13 +119,22 @@ def vector_tables(conn: apsw.Connection) -> dict[str, list[str]]:
 
 @dataclass(frozen=True, slots=True)
 class ForgetHit:
-    """One stored row that matches what is to be forgotten (or goes with it)."""
+    """One stored row that matches what is to be forgotten (or goes with it).
+
+    Attributes:
+        key: names the row across previews of the same forget (e.g. ``messages:12``), so
+            that a selection made on one preview applies to the next and to the forget.
+        latent: listed only because the user keeps something it belongs to (the evidence
+            a kept fact loses with the items it cites); it has no number in the preview.
+    """
 
     tier: str
     item_id: int
     text: str
     at: datetime | None = None
     why: str = "mentions it"
+    key: str = ""
+    latent: bool = False
 
 
 @dataclass
@@ -140,14 +159,50 @@ class PurgePlan:
     neighbours: set[int] = field(default_factory=set)
     needle: str = ""
     hits: dict[str, list[ForgetHit]] = field(default_factory=dict)
+    targets: dict[str, list[Target]] = field(default_factory=dict)
+    """What each preview line's key stands for in the plan (see `drop`)."""
+    quoted: set[tuple[int, str, int]] = field(default_factory=set)
+    """Evidence rows whose own quote mentions the words (they go whatever they cite)."""
+    kept: dict[str, str] = field(default_factory=dict)
+    """Lines the user deselected, or that stay with them, by key: why each stays."""
+    vouched: set[int] = field(default_factory=set)
+    """Kept facts left with no evidence: the user's choice becomes their evidence."""
 
-    def hit(self, tier: str, item_id: int, text: str, at: str | None, why: str = "") -> None:
-        """Add a preview line."""
+    def hit(
+        self,
+        tier: str,
+        item_id: int,
+        text: str,
+        at: str | None,
+        why: str = "",
+        *,
+        target: Target | None = None,
+        ref: str | None = None,
+        latent: bool = False,
+    ) -> None:
+        """Add a preview line for what ``target`` names in the plan (``(kind, item_id)``
+        for a memory item by default); ``ref`` tells lines of one tier apart."""
         when = from_iso(at) if at else None
-        line = ForgetHit(
-            tier, item_id, " ".join(str(text).split())[:200], when, why or "mentions it"
+        key = f"{tier}:{item_id if ref is None else ref}"
+        clean = " ".join(str(text).split())[:200]
+        self.hits.setdefault(tier, []).append(
+            ForgetHit(tier, item_id, clean, when, why or "mentions it", key, latent)
         )
-        self.hits.setdefault(tier, []).append(line)
+        kind = tier.removesuffix("s")
+        found = target or ((kind, item_id) if kind in KINDS else (tier, item_id))
+        listed = self.targets.setdefault(key, [])
+        if found not in listed:
+            listed.append(found)
+
+    def drop(self, key: str) -> None:
+        """Take what the line ``key`` stands for out of the plan (the user keeps it)."""
+        for name, value in self.targets.get(key, ()):
+            if name in KINDS:
+                self.items[name].discard(value)
+            elif name == "core":
+                self.core.pop(value, None)
+            else:
+                getattr(self, name).discard(value)
 
     @property
     def empty(self) -> bool:
@@ -320,6 +375,8 @@ class PlanBuilder:
                 f"{kind} {ref_id}",
                 None,
                 f"fact {fact_id} keeps other evidence",
+                target=("evidence", (fact_id, kind, ref_id)),
+                ref=evidence_ref(fact_id, kind, ref_id),
             )
 
     def _dependants(self, plan: PurgePlan, pid: int) -> None:
@@ -338,11 +395,26 @@ class PlanBuilder:
             cited = {(kind, ref) for kind, ref, *_ in json.loads(evidence)}
             if sid in plan.sessions or cited & gone:
                 plan.candidates.add(cid)
-        listed = {hit.item_id for hit in plan.hits.get("sleep", ())}
-        for row_id in sorted((plan.dated | plan.candidates) - listed):
-            plan.hit("sleep", row_id, f"sleep record {row_id}", None, "what it was drawn from goes")
+        listed = {hit.key for hit in plan.hits.get("sleep", ())}
+        for name in ("dated", "candidates"):
+            for row_id in sorted(getattr(plan, name)):
+                if f"sleep:{name}:{row_id}" not in listed:
+                    why = "what it was drawn from goes"
+                    target = (name, row_id)
+                    text = f"sleep record {row_id}"
+                    plan.hit(
+                        "sleep", row_id, text, None, why, target=target, ref=f"{name}:{row_id}"
+                    )
         for key in sorted(plan.state_keys):
-            plan.hit("sleep", 0, f"sleep bookmark {key}", None, "a sleep bookmark")
+            plan.hit(
+                "sleep",
+                0,
+                f"sleep bookmark {key}",
+                None,
+                "a sleep bookmark",
+                target=("state_keys", key),
+                ref=f"bookmark:{pid}:{key}",
+            )
         for eid, name in self._rows_in(
             "SELECT id, name FROM entities WHERE id IN ({})", self._orphan_entities(plan)
         ):
