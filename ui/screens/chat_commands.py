@@ -163,7 +163,7 @@ class ChatCommands(Screen[None]):
     async def _slash_model(self, name: str) -> None:
         engine: Hippo = self.engine
         try:
-            models = await asyncio.to_thread(engine.models)
+            models = await asyncio.to_thread(engine.host.models)
         except HippoError as exc:  # anything else is a bug, and raises
             self.notify(str(exc), title="Model not changed", severity="error", markup=False)
             return
