@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.message import Message
 
 from assistant.config import save_config
@@ -188,7 +189,11 @@ class HippoApp(App[None]):
         self._memory.open(tab, forget)
 
     def on_inspector_pane_changed(self, _: InspectorPane.Changed) -> None:
-        self.chat.status.refresh_pending()
+        try:
+            status = self.chat.status
+        except NoMatches:  # the app is closing, and the chat's widgets are gone
+            return
+        status.refresh_pending()
 
     def on_message_view_show_memories(self, event: MessageView.ShowMemories) -> None:
         self._memory.show_memories(event.reply_id)

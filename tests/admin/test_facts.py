@@ -92,9 +92,10 @@ def test_a_semantic_search_takes_meaning_only_hits_from_a_model_that_reads_the_q
     assert ids == ([seeded.sister.id] if reads else [])
 
 
-def test_listing_stays_fast_with_tens_of_thousands_of_facts(engine, admin):
-    import time
-
+def test_listing_reads_a_page_not_the_table_with_tens_of_thousands_of_facts(engine, admin):
+    # What keeps the inspector quick at any size: a page of facts brings a page of rows
+    # into Python, never the whole table. Counted rows, not seconds: a timed assertion
+    # failed on a busy machine.
     chat(engine, START, "Lots of facts.", "Ok.")
     conn = engine.db.conn
     with conn:
@@ -106,14 +107,23 @@ def test_listing_stays_fast_with_tens_of_thousands_of_facts(engine, admin):
                 for n in range(20000)
             ],
         )
+    read = 0
 
-    started = time.perf_counter()
-    page = admin.facts.list(status="active", limit=50, offset=5000)
-    total = admin.facts.count(status="active")
-    recent = admin.facts.list(order="recent", limit=50)
+    def counted(_cursor: object, row: tuple[object, ...]) -> tuple[object, ...]:
+        nonlocal read
+        read += 1
+        return row
+
+    conn.row_trace = counted
+    try:
+        page = admin.facts.list(status="active", limit=50, offset=5000)
+        total = admin.facts.count(status="active")
+        recent = admin.facts.list(order="recent", limit=50)
+    finally:
+        conn.row_trace = None
 
     assert len(page) == 50 and total == 10000 and len(recent) == 50
-    assert time.perf_counter() - started < 0.5
+    assert read < 1000  # two pages, their evidence and a count; the table holds 20,000
 
 
 def test_the_detail_shows_each_evidence_with_its_text_date_and_session(engine, admin, tmp_path):

@@ -28,7 +28,7 @@ async def test_forget_previews_then_deletes_every_trace(seeded, config):
         await pilot.press("f")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        await sees(pilot, "Done. The receipt:", "Forgot everything mentioning 'Bolo'", timeout=30)
+        await sees(pilot, "Done. The receipt:", "Forgot everything mentioning 'Bolo'")
         assert engine.admin.forget.preview("Bolo").empty
     data = b"".join(path.read_bytes() for path in config.db_path.parent.glob("hippo.db*"))
     assert b"Bolo" not in data + plaintext_bytes(config.db_path)
@@ -78,7 +78,7 @@ async def test_space_keeps_a_row_and_forget_removes_only_the_selected(seeded, co
         await pilot.press("f")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        await sees(pilot, "Done. The receipt:", "as you chose", timeout=30)
+        await sees(pilot, "Done. The receipt:", "as you chose")
         receipt = pane.query_one("#forget-receipt").render()
         assert f"messages {first.item_id}: " in str(receipt)
     assert engine.messages.messages_by_id([first.item_id])  # kept, and nothing else was

@@ -107,7 +107,7 @@ async def test_focus_moved_into_a_hidden_tab_does_not_switch_back_to_it(seeded, 
         field = inspector.query_one("#archive-query", Input)  # beside the archive's table
         await _on_tab(pilot, app, "1", "facts")
         assert field.focusable  # hidden with its tab, yet Textual may still give it focus
-        field.focus()  # as Textual's focus reset does when it runs after the switch
+        inspector.set_focus(field)  # as Textual's focus reset does after the switch
         await wait_until(
             pilot,
             lambda: isinstance(app.focused, RecordTable) and app.focused.has_focus,

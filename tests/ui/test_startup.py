@@ -229,7 +229,6 @@ async def test_new_weights_for_the_embedding_model_are_reported_once(engine, con
         await wait_until(
             pilot,
             lambda: notified(app, "new weights for the embedding model embeddinggemma:latest"),
-            timeout=30,
             what="the notice of new weights",
         )
         await wait_until(pilot, lambda: engine.pending_embeddings() == 0, what="re-embedding")

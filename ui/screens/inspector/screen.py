@@ -123,8 +123,10 @@ class InspectorScreen(Screen[Place | None]):
 
     def _focus_pane(self) -> None:
         pane = self.active_pane
-        if pane is not None:
-            pane.focus_first()
+        focused = self.focused
+        if pane is None or (focused is not None and pane in focused.ancestors_with_self):
+            return  # not built yet, or the keyboard is in it already (in a field, say)
+        pane.focus_first()
 
     @property
     def active_pane(self) -> InspectorPane | None:
