@@ -1,7 +1,8 @@
 """Evidence recall of Hippo's message retrieval on LoCoMo-format conversations, no LLM.
 
 Each conversation goes in through the engine's own write path (sessions at their real
-dates, speakers kept, each turn's ``dia_id`` as its source id) and is embedded with
+dates, speakers kept, each turn's ``dia_id`` as its source id; a person's turns as the
+user's, the assistant's own, as in zh-dev, as replies) and is embedded with
 the chosen embedder (``--embedder``: all-MiniLM-L6-v2, or multilingual-e5-small, which
 embeds questions as queries and stored text as passages); each question is asked
 through ``Hippo.recall``, whose reading probe measures that embedder. Printed per
@@ -48,6 +49,11 @@ KS = (5, 10, 20)
 _TURN_GAP = timedelta(seconds=30)
 _PLAIN_WORD = re.compile(r"\w+")
 _PLAIN_STOP = frozenset("a an and the of to in on is was did do does what when how who".split())
+# Speakers who are the assistant itself (zh-dev's second speaker is 助手). LoCoMo's
+# conversations are between two people: both are stored as users, since recall ranks the
+# assistant's own replies after every user statement (they are not evidence about the
+# user), and each person's words are evidence there.
+ASSISTANT_SPEAKERS = frozenset({"assistant", "助手", "hippo"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +136,7 @@ def ingest(engine: Hippo, conv: Conversation) -> None:
     for session in conv.sessions:
         sid = engine.messages.create_session(profile, started_at=session[0].at).id
         for turn in session:
-            role = "user" if turn.speaker == conv.speaker_a else "assistant"
+            role = "assistant" if turn.speaker.casefold() in ASSISTANT_SPEAKERS else "user"
             engine.messages.add_message(
                 sid,
                 role,
