@@ -130,16 +130,20 @@ def evidence(question: dict) -> list[str]:
     return [e for item in question["evidence"] for e in re.split(r"[;,\s]+", item) if e]
 
 
+def role_of(speaker: str) -> str:
+    """A turn's role in Hippo: "assistant" for the assistant's own words, else "user"."""
+    return "assistant" if speaker.casefold() in ASSISTANT_SPEAKERS else "user"
+
+
 def ingest(engine: Hippo, conv: Conversation) -> None:
     """Write the conversation through the engine's write path, then embed it."""
     profile = engine.profile.id
     for session in conv.sessions:
         sid = engine.messages.create_session(profile, started_at=session[0].at).id
         for turn in session:
-            role = "assistant" if turn.speaker.casefold() in ASSISTANT_SPEAKERS else "user"
             engine.messages.add_message(
                 sid,
-                role,
+                role_of(turn.speaker),
                 turn.text,
                 created_at=turn.at,
                 speaker=turn.speaker,
