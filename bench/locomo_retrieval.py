@@ -13,6 +13,9 @@ line with its session's date (as the issue measured it), cosine over the embedde
 vectors of the line, and their 1:1 reciprocal-rank fusion. Recall@10 is also printed
 per conversation.
 
+Ends with issue 13's targets, each ok or MISSED (lead over the best baseline, categories,
+the floor for the set and embedder, update questions).
+
 Usage: python bench/locomo_retrieval.py --data FILE [--embedder minilm|e5] [--json OUT]
 [--dump OUT] (needs the bench extra; outputs belong under bench/out/, which git
 ignores, as does the cache of vectors there that makes a repeated run fast)
@@ -354,6 +357,49 @@ def _conversation_table(table: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+# Issue 13's targets: Hippo's recall@10 at least this far above the best plain baseline,
+# no category more than this far under that baseline's, and these floors per (set, embedder).
+LEAD_OVER_BASELINE = 5.0
+CATEGORY_SLACK = 2.0
+FLOORS = {
+    ("zh-dev", "minilm"): 84.0,
+    ("zh-dev", "e5"): 92.0,
+    ("locomo-dev", "minilm"): 84.0,
+    ("locomo-dev", "e5"): 82.0,
+}
+
+
+def verdicts(data: str, embedder_name: str, results: Sequence[dict]) -> list[str]:
+    """Each target, met ("ok") or not ("MISSED"), for Hippo against the plain baselines."""
+    hippo = next(r for r in results if r["name"] == "hippo")
+    plain = [r for r in results if r["name"] != "hippo"]
+    best = max(plain, key=lambda r: r["categories"]["overall"]["recall@10"])
+    own = hippo["categories"]["overall"]["recall@10"]
+    lead = own - best["categories"]["overall"]["recall@10"]
+    lines = [f"{_mark(lead >= LEAD_OVER_BASELINE)} {lead:+.1f} over {best['name']} (>= +5)"]
+    under = [
+        f"{name} {hippo['categories'].get(name, {}).get('recall@10', 0.0):.1f}"
+        f" vs {c['recall@10']:.1f}"
+        for name, c in best["categories"].items()
+        if name != "overall"
+        and hippo["categories"].get(name, {}).get("recall@10", 0.0)
+        < c["recall@10"] - CATEGORY_SLACK
+    ]
+    lines.append(
+        f"{_mark(not under)} no category 2 under it{': ' if under else ''}{', '.join(under)}"
+    )
+    if (floor := FLOORS.get((data, embedder_name))) is not None:
+        lines.append(f"{_mark(own >= floor)} recall@10 {own:.1f} (>= {floor:.0f})")
+    if "updates" in hippo:
+        u = hippo["updates"]
+        lines.append(f"{_mark(u['all_in_top10'])} updates {u['in_top10']}/{u['n']} (all)")
+    return lines
+
+
+def _mark(met: bool) -> str:
+    return "ok    " if met else "MISSED"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
@@ -405,6 +451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{r['name']}: newest evidence of update questions in top 10:"
                 f" {u['in_top10']}/{u['n']}"
             )
+    if not args.no_baselines:
+        print("\n".join(verdicts(args.data.stem, args.embedder, results)))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False))
