@@ -311,9 +311,13 @@ class HippoApp(App[None]):
 
     def on_status_line_changed(self, message: StatusLine.Changed) -> None:
         """Ollama came back while the setup screen explains it is away: check it there."""
+        if not message.up or self.screen is self.chat:
+            # At start-up the first "up" lands here: importing the setup screen then would
+            # hold the status line back (~0.1 s, more while the engine's thread imports).
+            return
         from ui.screens.onboarding import OnboardingScreen
 
-        if message.up and isinstance(self.screen, OnboardingScreen):
+        if isinstance(self.screen, OnboardingScreen):
             self.screen.check_again()
 
     def _ollama_ready(self, check: OllamaCheck | None) -> None:

@@ -286,3 +286,65 @@ async def test_the_status_line_says_ollama_is_down_before_the_data_file_opens(co
         if app.opened is not None:
             app.opened.close()
         starter.close()
+
+
+# Runs the app headless in a fresh interpreter whose data file never opens (the opener
+# waits), and reports once the status line knows Ollama's state: what the first probe
+# needed is then all that is loaded, in a process that loaded nothing else before.
+_FIRST_PROBE = """
+import asyncio
+import sys
+import threading
+from pathlib import Path
+from assistant.config import Config, OllamaSettings
+from assistant.starting import Starter
+from ui.app import HippoApp
+
+folder = Path(sys.argv[1])
+config = Config(data_dir=folder, config_dir=folder, ollama=OllamaSettings(host=sys.argv[2]))
+starter = Starter(config)
+gate = threading.Event()
+asked = []
+
+def probe():
+    asked.append(app.chat.is_mounted and app.chat.query_one("#prompt").display)
+    return starter.probe()
+
+def never_opens():
+    gate.wait(600)  # the process ends first
+    raise RuntimeError("the data file was never meant to open")
+
+app = HippoApp(never_opens, config, probe=probe)
+
+async def main():
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(6000):  # a bound for a broken app, not a wait for time
+            if app.chat.status.reachable is not None:
+                break
+            await pilot.pause(0.01)
+        slow = ("httpx", "ollama", "assistant.llm.gateway", "assistant.engine",
+                "ui.screens.onboarding")
+        print(app.chat.status.reachable, asked[:1], app.chat.ready)
+        print(sorted(name for name in slow if name in sys.modules))
+
+asyncio.run(main())
+"""
+
+
+def test_the_status_probe_starts_at_the_first_frame_and_waits_on_nothing_slow(
+    tmp_path, fake_ollama
+):
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_PROBE, str(tmp_path), fake_ollama.host],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    state, loaded = done.stdout.splitlines()[-2:]
+    # Ollama is up while the data file is still opening; the probe went out once the
+    # chat was drawn, and needed neither the gateway's client nor the engine's modules.
+    assert state == "True [True] False"
+    assert loaded == "[]"
+    assert [r.path for r in fake_ollama.requests] == ["/api/version"]
