@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING
 
 from assistant.chat import Turn
 from assistant.errors import HippoError, InvalidInput
+from assistant.memory.messages import default_title
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
-    from assistant.memory.records import Message
+    from assistant.memory.records import Message, Session
     from assistant.turns import TurnEvent
 
 __all__ = ["edit_last", "last_exchange", "regenerate"]
@@ -111,8 +112,15 @@ def edit_last(
     )
     turn.replaced = [user.id, *(reply.id for reply in replies)]
     turn.delete = lambda ids: _delete_replies(engine, ids)
+    turn.retitle = _titled_by(engine, session, user)
     with engine.llm.stopping_on(cancel):
         yield from turn.run(session, text, cancel, pasted=pasted)
+
+
+def _titled_by(engine: Hippo, session: Session, user: Message) -> bool:
+    """Whether the session's title is the one it took from ``user``, its first message."""
+    earlier = [m for m in engine.history(session.id, _LOOK_BACK) if m.role == "user"]
+    return earlier == [user] and session.title == default_title(user.content)
 
 
 def _delete_replies(engine: Hippo, ids: list[int]) -> None:
@@ -142,6 +150,9 @@ class _Edited(Turn):
     """The ids of the old user message and its replies (set before `run`)."""
     delete: Callable[[list[int]], None]
     """Deletes messages for good, with what was drawn only from them (set before `run`)."""
+    retitle: bool
+    """The session's title came from the replaced message: the new one gives it (set before
+    `run`)."""
 
     def _save_message(self) -> tuple[Message, Message]:
         user, reply = super()._save_message()
@@ -153,4 +164,6 @@ class _Edited(Turn):
             with contextlib.suppress(Exception):
                 self.delete([user.id, reply.id])
             raise
+        if self.retitle:  # the old words must not stay on as the session's name
+            self._memory.messages.rename_session(self._session.id, default_title(self._text))
         return user, reply

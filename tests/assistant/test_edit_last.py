@@ -114,3 +114,22 @@ def test_an_incognito_chat_is_rewound_in_memory(engine, fake_ollama):
         ("user", "secret, fixed"),
         ("assistant", "You said: secret, fixed"),
     ]
+
+
+def test_a_title_taken_from_the_replaced_message_follows_the_edit(engine, fake_ollama):
+    session = engine.new_session()
+    list(engine.send(session.id, "my pasword is hunter2"))
+    list(edit_last(engine, session.id, "how do I pick a password?"))
+    assert engine.session(session.id).title == "how do I pick a password?"
+
+
+def test_a_title_of_the_users_or_of_an_earlier_message_stays(engine, fake_ollama):
+    renamed, longer = engine.new_session(), engine.new_session()
+    list(engine.send(renamed.id, "first words"))
+    engine.rename_session(renamed.id, "Trip plans")
+    list(engine.send(longer.id, "same words"))
+    list(engine.send(longer.id, "same words"))
+    list(edit_last(engine, renamed.id, "changed"))
+    list(edit_last(engine, longer.id, "other words"))
+    assert engine.session(renamed.id).title == "Trip plans"
+    assert engine.session(longer.id).title == "same words"  # the first message's, still there

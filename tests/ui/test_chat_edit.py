@@ -7,6 +7,8 @@ from tests.ui.helpers import (
     chat_ready,
     messages_shown,
     notified,
+    screen_text,
+    sees,
     send,
     send_command,
     type_text,
@@ -76,6 +78,23 @@ async def test_edit_replaces_the_last_message_and_its_reply(engine, config, fake
         ("assistant", "Lisbon."),
     ]
     assert engine.search_messages("Portugl") == [] and engine.search_messages("surely") == []
+
+
+async def test_a_title_drawn_from_the_old_words_follows_the_edit(engine, config, fake_ollama):
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "my pasword is hunter2")
+        await wait_until(pilot, lambda: app.chat.sub_title == "my pasword is hunter2")
+        await _edit_to(pilot, "how do I choose a password?")
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: app.chat.sub_title == "how do I choose a password?",
+            what="the new title",
+        )
+        await sees(pilot, "how do I choose a password?")
+        assert "hunter2" not in screen_text(app)
 
 
 async def test_a_fact_the_model_drew_from_the_replaced_message_goes_with_it(

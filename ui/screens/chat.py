@@ -479,6 +479,8 @@ class ChatScreen(ChatCommands):
             # The edited message is stored and the old exchange deleted: off the screen too.
             await self.query_one(Conversation).drop_from(self._replacing)
             self._replacing = None
+            if self.session_id is not None:  # a title drawn from the old words changed too
+                self.sub_title = self._title(self.engine.session(self.session_id))
         if isinstance(event, MemoryWritten):
             title = "Proposed for review" if event.pending else "Memory updated"
             self.notify(event.notice, title=title, timeout=8, markup=False)
