@@ -58,7 +58,7 @@ def regenerate(
     """
     session = engine.session(session_id)
     user, replies = last_exchange(engine, session_id)
-    _delete_replies(engine, [reply.id for reply in replies])
+    _delete_messages(engine, [reply.id for reply in replies])
     cancel = cancel or threading.Event()
     turn = _AnswerAgain(
         engine.memory, engine.llm, engine.turn_settings, shown=engine.shown, chores=engine.chores
@@ -111,7 +111,7 @@ def edit_last(
         engine.memory, engine.llm, engine.turn_settings, shown=engine.shown, chores=engine.chores
     )
     turn.replaced = [user.id, *(reply.id for reply in replies)]
-    turn.delete = lambda ids: _delete_replies(engine, ids)
+    turn.delete = lambda ids: _delete_messages(engine, ids)
     turn.retitle = _titled_by(engine, session, user)
     with engine.llm.stopping_on(cancel):
         yield from turn.run(session, text, cancel, pasted=pasted)
@@ -123,9 +123,9 @@ def _titled_by(engine: Hippo, session: Session, user: Message) -> bool:
     return earlier == [user] and session.title == default_title(user.content)
 
 
-def _delete_replies(engine: Hippo, ids: list[int]) -> None:
-    """Delete replies for good: from memory (incognito), or from the file with their index,
-    vectors and whatever was drawn only from them."""
+def _delete_messages(engine: Hippo, ids: list[int]) -> None:
+    """Delete messages for good: from memory (incognito), or from the file with their
+    index, vectors and whatever was drawn only from them."""
     if ids:
         engine.admin.forget.delete_replies(ids)
 

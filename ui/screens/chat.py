@@ -46,10 +46,7 @@ _PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line, /help lists
 _REVEAL_TRIES = 40
 _REVEAL_WAIT_S = 0.05
 _STILL_OPENING = "Hippo is still opening its data file: try again in a moment."
-_EDITING = (
-    "Editing your last message: Enter sends it in place of the old one and its reply; "
-    "Esc keeps the old one."
-)
+_EDITING = "Editing your last message: Enter replaces it and its reply, Esc keeps it."
 # A reply silent this long says what it waits for (a model loading, most often).
 _QUIET_S = 1.5
 _WAIT_TICK_S = 0.5
