@@ -26,6 +26,8 @@ from ui.slash import SlashCommand, parse_slash
 from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.app import ComposeResult
     from textual.timer import Timer
 
@@ -85,6 +87,9 @@ class ChatScreen(ChatCommands):
 
     Args:
         config: the settings in use, shown in the status line until the engine is there.
+        probe: asks Ollama whether it is up (raises `OllamaError` if not); the status line
+            starts asking as the screen mounts, so that the answer comes with the first
+            frames (None: the app starts it later).
     """
 
     # Toasts at the top right, under the header: the newest reply is at the bottom, and
@@ -138,9 +143,12 @@ class ChatScreen(ChatCommands):
     class Painted(Message):
         """The chat's first frame is on screen: slow start-up work may begin."""
 
-    def __init__(self, config: Config, *, scope: str = "") -> None:
+    def __init__(
+        self, config: Config, *, scope: str = "", probe: Callable[[], object] | None = None
+    ) -> None:
         super().__init__()
         self._config = config
+        self._probe = probe
         self._engine: Hippo | None = None
         self._queued: str | None = None  # sent before the engine was there
         self._queued_pasted = False  # whether that message holds pasted text
@@ -176,6 +184,11 @@ class ChatScreen(ChatCommands):
         status.host = _host_shown(self._config.ollama.host)
         status.profile = self._config.profile
         status.scope = self.scope
+        if self._probe is not None:
+            # Now, not once painted: the first frame's last widgets (the footer's keys)
+            # take ~0.1 s to mount, ~0.6 s on a busy machine, and the question costs the
+            # UI thread nothing; only the engine's opening, which is heavy, waits.
+            status.start_watching(self._probe)
         self.query_one(PromptInput).focus()
         self.call_after_refresh(self.post_message, self.Painted())
 

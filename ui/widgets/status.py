@@ -116,6 +116,11 @@ class StatusLine(Widget):
         self._probe = probe
         self.check_now()
 
+    @property
+    def watching(self) -> bool:
+        """Whether the line follows Ollama's state (`start_watching` was called)."""
+        return self._probe is not None
+
     def check_now(self) -> None:
         """Ask Ollama now whether it is up (after a failed reply, say); no-op before
         `start_watching`."""
