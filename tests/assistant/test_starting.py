@@ -14,7 +14,7 @@ from assistant.starting import Starter
 
 # What the first probe must not wait for: the gateway's client (httpx, ollama), the
 # engine's modules (another thread imports them meanwhile) and the keyring.
-_SLOW = ("httpx", "ollama", "assistant.llm.gateway", "assistant.engine", "keyring")
+_SLOW = ("httpx", "ollama", "http.client", "assistant.llm.gateway", "assistant.engine", "keyring")
 
 _PROBE_ALONE = f"""
 import sys

@@ -330,7 +330,7 @@ async def main():
             if app.chat.status.reachable is not None and watching_when_painted:
                 break
             await pilot.pause(0.01)
-        slow = ("httpx", "ollama", "assistant.llm.gateway", "assistant.engine",
+        slow = ("httpx", "ollama", "http.client", "assistant.llm.gateway", "assistant.engine",
                 "ui.screens.onboarding")
         print(app.chat.status.reachable, asked[:1], watching_when_painted, app.chat.ready)
         print(sorted(name for name in slow if name in sys.modules))
