@@ -210,4 +210,4 @@ class EmbeddingWorker:
         """
         if failures == 0:
             return self._idle_s
-        return min(self._idle_s, RETRY_FIRST_S * 2 ** (failures - 1))
+        return min(self._idle_s, RETRY_FIRST_S * 2.0 ** min(failures - 1, 16))
