@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from assistant.errors import ConfigError
+from assistant.errors import ConfigError, OllamaResponseError, OllamaTimeout
 from assistant.llm.hosts import is_loopback, resolve_host
 from assistant.llm.version import ask_version, quick_probe_fits
 from assistant.secrets import load_token
@@ -99,7 +99,12 @@ class Starter:
             return engine.probe()
         if (host := self._quick_host) is not None:
             token = load_token(host, use_keyring=False)
-            return ask_version(host, self.config.ollama.connect_timeout, token)
+            try:
+                return ask_version(host, self.config.ollama.connect_timeout, token)
+            except OllamaTimeout:
+                raise  # asking again through the gateway would wait as long again
+            except OllamaResponseError:
+                pass  # an answer this short reader doesn't follow: the gateway's client may
         return self.gateway.probe()
 
     def open_engine(

@@ -65,3 +65,50 @@ def test_a_host_that_is_not_an_address_is_left_to_the_gateway_to_explain(config)
             starter.probe()
     finally:
         starter.close()
+
+
+@pytest.fixture
+def chunked_host():
+    """An Ollama-like server that answers every request in chunks, even HTTP/1.0 ones
+    (a proxy in front of Ollama may): the quick probe's short reader can't follow it."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    body = b'{"version":"0.12.6"}'
+    answer = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        + f"{len(body):x}\r\n".encode()
+        + body
+        + b"\r\n0\r\n\r\n"
+    )
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:  # closed: the test is over
+                return
+            with conn:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    part = conn.recv(4096)
+                    if not part:
+                        break
+                    request += part
+                conn.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    listener.close()
+
+
+def test_an_answer_the_quick_probe_cannot_read_is_asked_again_through_the_gateway(
+    config, chunked_host
+):
+    starter = Starter(replace(config, ollama=OllamaSettings(host=chunked_host)))
+    try:
+        assert starter.probe() == "0.12.6"
+    finally:
+        starter.close()
