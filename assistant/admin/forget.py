@@ -117,7 +117,7 @@ class ForgetAdmin:
         vouched: list[int] = []
         vectors = index_entries = 0
         for pid, plan in plans:
-            chosen = self._purge.plans.select(plan, pid, keep)
+            chosen = self._purge.selector.select(plan, pid, keep)
             for tier, rows in chosen.hits.items():
                 hits.setdefault(tier, []).extend(rows)
             kept.update(chosen.kept)
@@ -163,7 +163,9 @@ class ForgetAdmin:
         wanted = frozenset(keep)
         return self._carry_out(
             f"everything mentioning {needle!r} {where}",
-            lambda purge, pid: purge.plans.select(purge.finder.by_text(pid, needle), pid, wanted),
+            lambda purge, pid: purge.selector.select(
+                purge.finder.by_text(pid, needle), pid, wanted
+            ),
             backups,
             profiles=covered,
             notes=_elsewhere_notes(elsewhere),

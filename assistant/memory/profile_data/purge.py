@@ -15,7 +15,7 @@ import apsw
 
 from assistant.clock import Clock
 from assistant.memory.profile_data.purge_find import PurgeFinder
-from assistant.memory.profile_data.purge_plan import PurgePlan
+from assistant.memory.profile_data.purge_plan import PlanBuilder, PurgePlan
 from assistant.memory.profile_data.purge_run import PurgeRunner, housekeep
 from assistant.memory.profile_data.purge_select import PlanSelector
 from assistant.memory.profiles import ProfileStore
@@ -36,7 +36,8 @@ class Purge:
 
     def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
         self._conn = conn
-        self.plans = PlanSelector(conn)
+        self.plans = PlanBuilder(conn)
+        self.selector = PlanSelector(self.plans)
         self.finder = PurgeFinder(conn, self.plans)
         self._runner = PurgeRunner(conn, clock)
         self._profiles = ProfileStore(conn, clock)

@@ -229,7 +229,7 @@ class PlanBuilder:
     def _rows(self, sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         return list(self._conn().execute(sql, list(params)))
 
-    def _rows_in(self, sql: str, ids: Iterable[int], *before: object) -> list[tuple[Any, ...]]:
+    def rows_in(self, sql: str, ids: Iterable[int], *before: object) -> list[tuple[Any, ...]]:
         """The rows of ``sql`` run once per slice of ``ids`` (its IN list is ``{}``)."""
         found: list[tuple[Any, ...]] = []
         for part in chunks(ids):
@@ -238,14 +238,14 @@ class PlanBuilder:
 
     def _ids(self, sql: str, ids: Iterable[int], *before: object) -> set[int]:
         """The first column of ``sql`` run once per slice of ``ids`` (its IN list is {})."""
-        return {row[0] for row in self._rows_in(sql, ids, *before)}
+        return {row[0] for row in self.rows_in(sql, ids, *before)}
 
     def vector_rows(self, plan: PurgePlan) -> int:
         """How many vectors (in every model's tables) the plan's items and neighbours have."""
         tables = vector_tables(self._conn())
         stale = {**plan.items, "message": plan.items["message"] | plan.neighbours}
         return sum(
-            self._rows_in(f"SELECT count(*) FROM {table} WHERE item_id IN ({{}})", ids)[0][0]
+            self.rows_in(f"SELECT count(*) FROM {table} WHERE item_id IN ({{}})", ids)[0][0]
             for kind, ids in stale.items()
             if ids
             for table in tables.get(kind, [])
@@ -295,7 +295,7 @@ class PlanBuilder:
 
     def _documents(self, plan: PurgePlan) -> None:
         """A document's chunks go with it; a document whose chunks all go goes too."""
-        for cid, content in self._rows_in(
+        for cid, content in self.rows_in(
             "SELECT id, content FROM chunks WHERE document_id IN ({})", plan.documents
         ):
             if cid not in plan.items["chunk"]:
@@ -320,13 +320,13 @@ class PlanBuilder:
             if all(mid in plan.items["message"] for (mid,) in left):
                 plan.sessions.add(sid)
                 plan.hit("sessions", sid, f"session {sid}", None, "all its messages go")
-        for mid, content, at in self._rows_in(
+        for mid, content, at in self.rows_in(
             "SELECT id, content, created_at FROM messages WHERE session_id IN ({})", plan.sessions
         ):
             if mid not in plan.items["message"]:
                 plan.items["message"].add(mid)
                 plan.hit("messages", mid, content, at, "its session goes")
-        for eid, summary, at in self._rows_in(
+        for eid, summary, at in self.rows_in(
             "SELECT id, summary, ended_at FROM episodes WHERE profile_id = ?"
             " AND session_id IN ({})",
             plan.sessions,
@@ -415,12 +415,12 @@ class PlanBuilder:
                 target=("state_keys", key),
                 ref=f"bookmark:{pid}:{key}",
             )
-        for eid, name in self._rows_in(
+        for eid, name in self.rows_in(
             "SELECT id, name FROM entities WHERE id IN ({})", self._orphan_entities(plan)
         ):
             plan.entities.add(eid)
             plan.hit("entities", eid, name, None, "nothing else links to it")
-        plan.neighbours = self._neighbours(plan)
+        plan.neighbours = self.neighbours(plan)
 
     def _orphan_entities(self, plan: PurgePlan) -> set[int]:
         """Entities linked only to items the plan deletes."""
@@ -439,7 +439,7 @@ class PlanBuilder:
                 orphans.add(eid)
         return orphans
 
-    def _neighbours(self, plan: PurgePlan) -> set[int]:
+    def neighbours(self, plan: PurgePlan) -> set[int]:
         """Surviving messages just before or after a deleted one, in a surviving session."""
         deleted = plan.items["message"]
         sessions = self._ids("SELECT DISTINCT session_id FROM messages WHERE id IN ({})", deleted)

@@ -49,8 +49,15 @@ _PARENT_WHY = {
 }
 
 
-class PlanSelector(PlanBuilder):
-    """`PlanBuilder`, and the plan of a forget once the user deselected some of its lines."""
+class PlanSelector:
+    """The plan of a forget once the user deselected some of its lines.
+
+    Args:
+        plans: builds and completes plans (and reads the rows a selection asks about).
+    """
+
+    def __init__(self, plans: PlanBuilder) -> None:
+        self._plans = plans
 
     def select(self, plan: PurgePlan, pid: int, keep: Collection[str]) -> PurgePlan:
         """A copy of ``plan`` without the lines ``keep`` names (keys of its preview lines)
@@ -69,7 +76,7 @@ class PlanSelector(PlanBuilder):
             if before == (len(out.kept), sum(len(rows) for rows in out.hits.values())):
                 break
         out.vouched = self._unsupported(out, gone_facts - out.items["fact"])
-        out.neighbours = self._neighbours(out)
+        out.neighbours = self._plans.neighbours(out)
         return out
 
     def _parents(self, plan: PurgePlan) -> dict[str, dict[int, int]]:
@@ -81,7 +88,7 @@ class PlanSelector(PlanBuilder):
             "dated": plan.dated,
         }
         return {
-            name: {row: parent for row, parent in self._rows_in(_PARENTS[name][0], ids[name])}
+            name: {row: parent for row, parent in self._plans.rows_in(_PARENTS[name][0], ids[name])}
             for name in _PARENTS
         }
 
@@ -165,7 +172,7 @@ class PlanSelector(PlanBuilder):
     def _evidence_of(self, facts: set[int]) -> list[tuple[int, str, int]]:
         return sorted(
             (fact_id, kind, ref_id)
-            for fact_id, kind, ref_id in self._rows_in(
+            for fact_id, kind, ref_id in self._plans.rows_in(
                 "SELECT fact_id, kind, ref_id FROM fact_evidence WHERE fact_id IN ({})", facts
             )
         )
