@@ -5,14 +5,9 @@ from __future__ import annotations
 import logging
 import time
 
-from assistant.clock import ManualClock
-from assistant.llm.gateway import OllamaGateway
 from assistant.memory.embedding import EmbeddingWorker
-from assistant.settings import SleepSettings
-from assistant.turn_settings import TurnSettings
-from assistant.wiring import build_parts, build_worker
-from data_schema.connect import Database, connect
-from tests.conftest import CHAT_MODEL, EMBEDDING_MODEL
+from assistant.wiring import build_worker
+from data_schema.connect import connect
 
 WAIT_S = 60.0  # only a failing test waits this long
 
@@ -24,18 +19,9 @@ def _wait(predicate, what: str) -> None:
         time.sleep(0.05)
 
 
-def test_a_write_refused_by_a_busy_file_is_tried_again_soon(tmp_path, fake_ollama, caplog):
+def test_a_write_refused_by_a_busy_file_is_tried_again_soon(tmp_path, parts, caplog):
     # Seen under load: another writer held the file past the busy timeout, and the worker
     # then rested its whole idle time (30 s) before trying again, holding up a re-embedding.
-    parts = build_parts(
-        Database(tmp_path / "hippo.db"),
-        OllamaGateway(fake_ollama.host),
-        TurnSettings(CHAT_MODEL, context_tokens=4096),
-        SleepSettings(),
-        embedding_model=EMBEDDING_MODEL,
-        profile="default",
-        clock=ManualClock(),
-    )
     memory = parts.memory
     session = parts.conversations.new_session()
     memory.messages.add_message(session.id, "user", "My sister Anna lives in Lyon")
@@ -59,6 +45,3 @@ def test_a_write_refused_by_a_busy_file_is_tried_again_soon(tmp_path, fake_ollam
     finally:
         worker.stop()
         other.close()
-        parts.background.stop()
-        memory.db.close()
-        parts.host.gateway.close()

@@ -10,7 +10,6 @@ import pytest
 
 from assistant.admin.wiring import build_admin
 from assistant.background import Background
-from assistant.clock import ManualClock
 from assistant.errors import NotFound
 from assistant.live_settings import LiveSettings
 from assistant.llm.gateway import OllamaGateway
@@ -19,27 +18,9 @@ from assistant.memory.facts import Evidence
 from assistant.memory.scoring import RetrievalWeights
 from assistant.settings import MemorySettings, ModelSettings, Settings, SleepSettings
 from assistant.sleep_wiring import sleep_deps
-from assistant.turn_settings import TurnSettings
-from assistant.wiring import Parts, build_parts, build_worker
+from assistant.wiring import Parts, build_worker
 from data_schema.connect import Database
-from tests.conftest import CHAT_MODEL, EMBEDDING_MODEL
-
-
-@pytest.fixture
-def parts(tmp_path, fake_ollama):
-    built = build_parts(
-        Database(tmp_path / "hippo.db"),
-        OllamaGateway(fake_ollama.host),
-        TurnSettings(CHAT_MODEL, context_tokens=4096),
-        SleepSettings(),
-        embedding_model=EMBEDDING_MODEL,
-        profile="default",
-        clock=ManualClock(),
-    )
-    yield built
-    built.background.stop()
-    built.memory.db.close()
-    built.host.gateway.close()
+from tests.conftest import EMBEDDING_MODEL
 
 
 def test_conversations_keep_to_the_current_profile(parts: Parts):
