@@ -3,8 +3,10 @@
 A plaintext file from an older Hippo is encrypted on the first start of this version,
 before anything else opens it: re-encrypted into a copy, checked (it opens with the key,
 every table holds as many rows), kept as a backup, then swapped in atomically (see
-``data_schema.recrypt``). The plaintext backups beside it follow. Progress is reported
-as it goes, so a large file never looks frozen.
+``data_schema.recrypt``). The plaintext backups beside it follow. A file encrypted with
+an older, slower cipher is rewritten with the current one the same way (same key), at
+a start when no other Hippo has it open. Progress is reported as it goes, so a large
+file never looks frozen.
 """
 
 from __future__ import annotations
@@ -18,8 +20,15 @@ from datetime import datetime
 from pathlib import Path
 
 from assistant.datakey import KeyStore
-from assistant.errors import DataKeyError
-from data_schema.cipher import CIPHER, KEY_BYTES, DataKey, file_state, opens_with
+from assistant.errors import DataKeyError, StorageError
+from data_schema.cipher import (
+    CIPHER,
+    CIPHER_NAMES,
+    KEY_BYTES,
+    DataKey,
+    cipher_of,
+    file_state,
+)
 from data_schema.recrypt import recrypt
 
 __all__ = ["Rekeyed", "StepProgress", "encryption_status", "prepare_data_file", "rekey"]
@@ -77,8 +86,10 @@ def prepare_data_file(db_path: Path, keys: KeyStore, progress: StepProgress | No
     told = keys.notices
     state = file_state(db_path)
     plain_backups = [b for b in _backups(db_path) if file_state(b) == "plaintext"]
-    if state == "encrypted" and not plain_backups:
-        return
+    if state == "encrypted":
+        _upgrade_cipher(db_path, keys, progress)
+        if not plain_backups:
+            return
     key = keys.for_new_file()
     if key is None:  # a key source that keeps files in plaintext (benchmarks)
         return
@@ -91,15 +102,50 @@ def prepare_data_file(db_path: Path, keys: KeyStore, progress: StepProgress | No
             before_swap=_keep_backup(db_path),
         )
         told.append(
-            f"Your data file is now encrypted ({CIPHER}; {sum(counts.values())} rows in "
-            f"{len(counts)} tables checked). Its key is kept in {key.origin}: without it "
-            "the file can't be read."
+            f"Your data file is now encrypted ({CIPHER_NAMES[CIPHER]}; "
+            f"{sum(counts.values())} rows in {len(counts)} tables checked). Its key is kept "
+            f"in {key.origin}: without it the file can't be read."
         )
     for n, backup in enumerate(plain_backups, start=1):
         what = f"Encrypting backup {n} of {len(plain_backups)}"
         recrypt(backup, old=None, new=key, progress=_step(progress, what))
     if plain_backups:
         told.append(f"{len(plain_backups)} backup(s) in {db_path.parent / BACKUP_DIR} encrypted.")
+
+
+def _upgrade_cipher(db_path: Path, keys: KeyStore, progress: StepProgress | None) -> None:
+    """Rewrite ``db_path`` with `CIPHER` if an older Hippo encrypted it with an older cipher.
+
+    The same key, the same checked and atomic rewrite as a conversion. Skipped, to be
+    done at a later start, while another Hippo has the file open; left to ``connect``
+    to report when no key at hand opens it. Costs one keyed read when all is current.
+    """
+    for key in keys.candidates():
+        cipher = cipher_of(db_path, key)
+        if cipher is None:
+            continue
+        if cipher == CIPHER:
+            return
+        try:
+            recrypt(
+                db_path,
+                old=key,
+                new=key,
+                old_cipher=cipher,
+                progress=_step(progress, "Moving the data file to a faster cipher"),
+            )
+        except StorageError as exc:
+            keys.notices.append(
+                f"The data file is still under {CIPHER_NAMES[cipher]}, which reads a large "
+                f"file more slowly; Hippo moves it to {CIPHER_NAMES[CIPHER]} at a start when "
+                f"nothing else has it open. ({exc})"
+            )
+            return
+        keys.notices.append(
+            f"The data file was re-encrypted with {CIPHER_NAMES[CIPHER]} (same key): large "
+            "files read faster."
+        )
+        return
 
 
 @dataclass(frozen=True)
@@ -139,14 +185,15 @@ def rekey(db_path: Path, keys: KeyStore, progress: StepProgress | None = None) -
     done: list[Path] = []
     files = [*_backups(db_path), db_path]
     for n, path in enumerate(files, start=1):
-        if opens_with(path, new):
+        if cipher_of(path, new) is not None:
             continue  # done by an interrupted rekey
-        if not opens_with(path, old):
+        cipher = cipher_of(path, old)
+        if cipher is None:
             if path == db_path:
                 raise DataKeyError(keys.missing(db_path))
             continue  # a backup under some other key: not ours to change
         what = "Re-encrypting the data file" if path == db_path else f"Re-encrypting backup {n}"
-        recrypt(path, old=old, new=new, progress=_step(progress, what))
+        recrypt(path, old=old, new=new, old_cipher=cipher, progress=_step(progress, what))
         done.append(path)
     keys.commit(new)
     stored = keys.current()
@@ -159,6 +206,12 @@ def encryption_status(db_path: Path, keys: KeyStore) -> tuple[str, str]:
     if state == "plaintext":
         return "no (plaintext: Hippo encrypts it at its next start)", keys.describe()
     if state == "new":
-        return f"yes, once created ({CIPHER})", keys.describe()
-    origin = keys.describe() if keys.current() is not None else "missing: see the problem below"
-    return f"yes ({CIPHER}, ChaCha20-Poly1305 per page)", origin
+        return f"yes, once created ({CIPHER_NAMES[CIPHER]} per page)", keys.describe()
+    key = keys.current()
+    if key is None:
+        return "yes", "missing: see the problem below"
+    cipher = cipher_of(Path(db_path), key)
+    if cipher is None:
+        return "yes (the key at hand does not open it)", keys.describe()
+    later = "" if cipher == CIPHER else f"; {CIPHER_NAMES[CIPHER]} from the next start"
+    return f"yes ({CIPHER_NAMES[cipher]} per page{later})", keys.describe()

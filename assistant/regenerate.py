@@ -1,24 +1,33 @@
-"""Answer a session's last message again: its old reply goes, a new one streams in its place.
+"""Answer a session's last message again, or an edited version of it, in its place.
 
-Kept apart from the chat turn itself: a `Turn` that reuses the stored user message
-instead of storing it again, so a retried turn never leaves a duplicate question.
+`regenerate` (/retry): the old reply goes and a new one streams, to the same stored user
+message (a retried turn never leaves a duplicate question). `edit_last` (/edit): the
+last user message and its replies both go, and the edited text is sent as a new turn.
+Either way what goes is deleted for good, the way /retry always has: with its keyword
+index and vectors, and whatever memory drew only from it (a fact whose only evidence
+was the replaced turn); a fact with other evidence stays, minus this.
+
+Kept apart from the chat turn itself: `Turn` subclasses that change only how the
+turn's messages are stored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from assistant.chat import Turn
-from assistant.errors import HippoError
+from assistant.errors import HippoError, InvalidInput
+from assistant.memory.messages import default_title
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
-    from assistant.memory.records import Message
+    from assistant.memory.records import Message, Session
     from assistant.turns import TurnEvent
 
-__all__ = ["last_exchange", "regenerate"]
+__all__ = ["edit_last", "last_exchange", "regenerate"]
 
 _LOOK_BACK = 50
 
@@ -49,7 +58,7 @@ def regenerate(
     """
     session = engine.session(session_id)
     user, replies = last_exchange(engine, session_id)
-    _delete_replies(engine, [reply.id for reply in replies])
+    _delete_messages(engine, [reply.id for reply in replies])
     cancel = cancel or threading.Event()
     turn = _AnswerAgain(
         engine.memory, engine.llm, engine.turn_settings, shown=engine.shown, chores=engine.chores
@@ -59,9 +68,64 @@ def regenerate(
         yield from turn.run(session, user.content, cancel, pasted=user.origin == "pasted")
 
 
-def _delete_replies(engine: Hippo, ids: list[int]) -> None:
-    """Delete replies for good: from memory (incognito), or from the file with their index,
-    vectors and whatever was drawn only from them."""
+def edit_last(
+    engine: Hippo,
+    session_id: int,
+    text: str,
+    *,
+    edited: int | None = None,
+    cancel: threading.Event | None = None,
+    pasted: bool = False,
+) -> Iterator[TurnEvent]:
+    """Replace a session's last user message (and its replies) with ``text``, and answer it.
+
+    The new message is stored first, then the old exchange is deleted (as /retry deletes
+    a reply), so the session is never left empty, and the reply is built from a working
+    memory that no longer holds the old words. Events come as from `Hippo.send`.
+
+    Args:
+        engine: the engine.
+        session_id: the session.
+        text: the edited message.
+        edited: the id of the message the user chose to edit; if the session's last user
+            message is another one by now, nothing is done.
+        cancel: set to stop the reply.
+        pasted: the user pasted the text.
+
+    Raises:
+        InvalidInput: the text is empty.
+        HippoError: nothing to edit, the last message is not the one chosen, or the
+            session is not this profile's.
+    """
+    if not text.strip():
+        raise InvalidInput("The message is empty: type something to send.")
+    session = engine.session(session_id)
+    user, replies = last_exchange(engine, session_id)
+    if edited is not None and user.id != edited:
+        raise HippoError(
+            "Your last message changed since you began editing it: nothing was replaced. "
+            "Use /edit again."
+        )
+    cancel = cancel or threading.Event()
+    turn = _Edited(
+        engine.memory, engine.llm, engine.turn_settings, shown=engine.shown, chores=engine.chores
+    )
+    turn.replaced = [user.id, *(reply.id for reply in replies)]
+    turn.delete = lambda ids: _delete_messages(engine, ids)
+    turn.retitle = _titled_by(engine, session, user)
+    with engine.llm.stopping_on(cancel):
+        yield from turn.run(session, text, cancel, pasted=pasted)
+
+
+def _titled_by(engine: Hippo, session: Session, user: Message) -> bool:
+    """Whether the session's title is the one it took from ``user``, its first message."""
+    earlier = [m for m in engine.history(session.id, _LOOK_BACK) if m.role == "user"]
+    return earlier == [user] and session.title == default_title(user.content)
+
+
+def _delete_messages(engine: Hippo, ids: list[int]) -> None:
+    """Delete messages for good: from memory (incognito), or from the file with their
+    index, vectors and whatever was drawn only from them."""
     if ids:
         engine.admin.forget.delete_replies(ids)
 
@@ -77,3 +141,29 @@ class _AnswerAgain(Turn):
             self._session.id, "assistant", "", status="streaming", model=self._settings.chat_model
         )
         return self.user, reply
+
+
+class _Edited(Turn):
+    """A turn whose new message takes the place of the last exchange."""
+
+    replaced: list[int]
+    """The ids of the old user message and its replies (set before `run`)."""
+    delete: Callable[[list[int]], None]
+    """Deletes messages for good, with what was drawn only from them (set before `run`)."""
+    retitle: bool
+    """The session's title came from the replaced message: the new one gives it (set before
+    `run`)."""
+
+    def _save_message(self) -> tuple[Message, Message]:
+        user, reply = super()._save_message()
+        try:
+            self.delete(self.replaced)
+        except BaseException:
+            # The old exchange is still there: take the new one back, so that the session
+            # is as it was and the words go back to the message box.
+            with contextlib.suppress(Exception):
+                self.delete([user.id, reply.id])
+            raise
+        if self.retitle:  # the old words must not stay on as the session's name
+            self._memory.messages.rename_session(self._session.id, default_title(self._text))
+        return user, reply

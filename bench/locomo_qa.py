@@ -123,7 +123,7 @@ class Answerer:
         write_sessions(self.engine, conv.sessions)
         self.engine.embed_pending(batch_size=64)
         self.session = self.engine.new_session()
-        self.window = self.engine.context_window(args.model)
+        self.window = self.engine.host.context_window(args.model)
 
     def close(self) -> None:
         """Close the data file."""

@@ -1,7 +1,8 @@
 """Evidence recall of Hippo's message retrieval on LoCoMo-format conversations, no LLM.
 
 Each conversation goes in through the engine's own write path (sessions at their real
-dates, speakers kept, each turn's ``dia_id`` as its source id) and is embedded with
+dates, speakers kept, each turn's ``dia_id`` as its source id; a person's turns as the
+user's, the assistant's own, as in zh-dev, as replies) and is embedded with
 the chosen embedder (``--embedder``: all-MiniLM-L6-v2, or multilingual-e5-small, which
 embeds questions as queries and stored text as passages); each question is asked
 through ``Hippo.recall``, whose reading probe measures that embedder. Printed per
@@ -11,6 +12,9 @@ turns, each a transcript line alone ("Speaker: text", no neighbours): FTS5 BM25 
 line with its session's date (as the issue measured it), cosine over the embedder's
 vectors of the line, and their 1:1 reciprocal-rank fusion. Recall@10 is also printed
 per conversation.
+
+Ends with issue 13's targets, each ok or MISSED (lead over the best baseline, categories,
+the floor for the set and embedder, update questions).
 
 Usage: python bench/locomo_retrieval.py --data FILE [--embedder minilm|e5] [--json OUT]
 [--dump OUT] (needs the bench extra; outputs belong under bench/out/, which git
@@ -48,6 +52,11 @@ KS = (5, 10, 20)
 _TURN_GAP = timedelta(seconds=30)
 _PLAIN_WORD = re.compile(r"\w+")
 _PLAIN_STOP = frozenset("a an and the of to in on is was did do does what when how who".split())
+# Speakers who are the assistant itself (zh-dev's second speaker is 助手). LoCoMo's
+# conversations are between two people: both are stored as users, since recall ranks the
+# assistant's own replies after every user statement (they are not evidence about the
+# user), and each person's words are evidence there.
+ASSISTANT_SPEAKERS = frozenset({"assistant", "助手", "hippo"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,16 +133,20 @@ def evidence(question: dict) -> list[str]:
     return [e for item in question["evidence"] for e in re.split(r"[;,\s]+", item) if e]
 
 
+def role_of(speaker: str) -> str:
+    """A turn's role in Hippo: "assistant" for the assistant's own words, else "user"."""
+    return "assistant" if speaker.casefold() in ASSISTANT_SPEAKERS else "user"
+
+
 def ingest(engine: Hippo, conv: Conversation) -> None:
     """Write the conversation through the engine's write path, then embed it."""
     profile = engine.profile.id
     for session in conv.sessions:
         sid = engine.messages.create_session(profile, started_at=session[0].at).id
         for turn in session:
-            role = "user" if turn.speaker == conv.speaker_a else "assistant"
             engine.messages.add_message(
                 sid,
-                role,
+                role_of(turn.speaker),
                 turn.text,
                 created_at=turn.at,
                 speaker=turn.speaker,
@@ -344,6 +357,51 @@ def _conversation_table(table: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+# Issue 13's targets: Hippo's recall@10 at least this far above the best plain baseline,
+# no category more than this far under that baseline's, and these floors per (set, embedder).
+LEAD_OVER_BASELINE = 5.0
+CATEGORY_SLACK = 2.0
+FLOORS = {
+    ("zh-dev", "minilm"): 84.0,
+    ("zh-dev", "e5"): 92.0,
+    ("locomo-dev", "minilm"): 84.0,
+    ("locomo-dev", "e5"): 82.0,
+}
+# Where every update question's newest evidence must be in the top 10.
+ALL_UPDATES = frozenset({("zh-dev", "e5")})
+
+
+def verdicts(data: str, embedder_name: str, results: Sequence[dict]) -> list[str]:
+    """Each target, met ("ok") or not ("MISSED"), for Hippo against the plain baselines."""
+    hippo = next(r for r in results if r["name"] == "hippo")
+    plain = [r for r in results if r["name"] != "hippo"]
+    best = max(plain, key=lambda r: r["categories"]["overall"]["recall@10"])
+    own = hippo["categories"]["overall"]["recall@10"]
+    lead = own - best["categories"]["overall"]["recall@10"]
+    lines = [f"{_mark(lead >= LEAD_OVER_BASELINE)} {lead:+.1f} over {best['name']} (>= +5)"]
+    under = [
+        f"{name} {hippo['categories'].get(name, {}).get('recall@10', 0.0):.1f}"
+        f" vs {c['recall@10']:.1f}"
+        for name, c in best["categories"].items()
+        if name != "overall"
+        and hippo["categories"].get(name, {}).get("recall@10", 0.0)
+        < c["recall@10"] - CATEGORY_SLACK
+    ]
+    lines.append(
+        f"{_mark(not under)} no category 2 under it{': ' if under else ''}{', '.join(under)}"
+    )
+    if (floor := FLOORS.get((data, embedder_name))) is not None:
+        lines.append(f"{_mark(own >= floor)} recall@10 {own:.1f} (>= {floor:.0f})")
+    if "updates" in hippo and (data, embedder_name) in ALL_UPDATES:
+        u = hippo["updates"]
+        lines.append(f"{_mark(u['all_in_top10'])} updates {u['in_top10']}/{u['n']} (all)")
+    return lines
+
+
+def _mark(met: bool) -> str:
+    return "ok    " if met else "MISSED"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
@@ -395,6 +453,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{r['name']}: newest evidence of update questions in top 10:"
                 f" {u['in_top10']}/{u['n']}"
             )
+    if not args.no_baselines:
+        print("\n".join(verdicts(args.data.stem, args.embedder, results)))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False))

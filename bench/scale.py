@@ -31,9 +31,10 @@ cells existed gets them on first measurement (``cells_s``: how long that took).
 
 The build runs in a child process, so the peak memory is that of querying.
 
-``--encryption`` measures each size twice, on two compacted copies of the same file, one
-plaintext and one encrypted (the data file's ChaCha20-Poly1305, with a fixed bench key),
-and prints how the encrypted one compares (context assembly p95, file size).
+``--encryption`` measures each size on compacted copies of the same file: one plaintext,
+one encrypted as Hippo encrypts the data file (AEGIS-256, with a fixed bench key) and one
+under the cipher older Hippos used (ChaCha20-Poly1305), and prints how each encrypted copy
+compares with the plaintext one (context assembly p95, file size).
 
 Usage: python bench/scale.py [--messages 10000 100000 1000000] [--queries 200] [--rebuild]
                              [--encryption]
@@ -66,7 +67,7 @@ from assistant.memory.records import Message
 from assistant.memory.textindex import index_text
 from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import PendingText
-from data_schema.cipher import NoEncryption, copy_into, file_state
+from data_schema.cipher import CIPHERS, NoEncryption, cipher_of, copy_into, file_state
 from data_schema.connect import Database
 
 DIM = 384
@@ -317,30 +318,41 @@ def storage_split(path: Path, n: int) -> dict[str, float]:
     return per
 
 
-def _copy(base: Path, encrypted: bool) -> Path:
-    """A compacted copy of ``base``, encrypted or not, made once per build of ``base``."""
+def _copy(base: Path, cipher: str | None) -> Path:
+    """A compacted copy of ``base``, under ``cipher`` (None: plaintext), made once per build."""
 
-    target = base.with_name(f"{base.stem}-{'enc' if encrypted else 'plain'}.db")
+    target = base.with_name(f"{base.stem}-{cipher or 'plain'}.db")
     if target.exists() and target.stat().st_mtime >= base.stat().st_mtime:
         return target
     for old in OUT.glob(f"{target.name}*"):
         old.unlink()
     conn = apsw.Connection(str(base), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI)
     try:
-        copy_into(conn, target, key=BENCH_KEYS.for_new_file() if encrypted else None)
+        if cipher is None:
+            copy_into(conn, target)
+        else:
+            copy_into(conn, target, key=BENCH_KEYS.for_new_file(), cipher=cipher)
     finally:
         conn.close()
     return target
 
 
+def _cipher(path: Path) -> str:
+    """The cipher ``path`` is under ("no": plaintext), as the table shows it."""
+    if file_state(path) != "encrypted":
+        return "no"
+    key = BENCH_KEYS.current()
+    return (cipher_of(path, key) if key is not None else None) or "unknown"
+
+
 def measure(
-    n: int, queries: int, rebuild: bool, seed: int = 7, encrypted: bool | None = None
+    n: int, queries: int, rebuild: bool, seed: int = 7, copy: str | None = None
 ) -> dict[str, float]:
     """Build (or reuse) a file of ``n`` messages and time ``queries`` recalls over it.
 
     Args:
-        encrypted: None measures the built file itself (plaintext); True or False a
-            compacted copy of it, encrypted or plaintext.
+        copy: None measures the built file itself (plaintext); "plain" a compacted
+            plaintext copy of it, a cipher's name (`CIPHERS`) a compacted copy under it.
     """
     OUT.mkdir(exist_ok=True)
     base = OUT / f"scale-v{VERSION}-{n}.db"
@@ -355,8 +367,8 @@ def measure(
         )
         build_s = time.perf_counter() - started
     asked = json.loads(base.with_suffix(".queries.json").read_text())[:queries]
-    if encrypted is not None:
-        path = _copy(base, encrypted)
+    if copy is not None:
+        path = _copy(base, None if copy == "plain" else copy)
     keys = BENCH_KEYS if file_state(path) == "encrypted" else NoEncryption()
     started = time.perf_counter()
     engine = Hippo(
@@ -436,7 +448,7 @@ def measure(
 
     return {
         "messages": n,
-        "encrypted": "yes" if file_state(path) == "encrypted" else "no",
+        "encrypted": _cipher(path),
         "build_s": round(build_s, 1),
         "cells_s": round(cells_s, 1),
         "open_s": round(open_s, 2),
@@ -512,17 +524,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     split = ["messages", "text_b", "keyword_b", "vectors_b", "cells_b", "other_b", "total_b"]
     print(" ".join(f"{c:>13}" for c in cols))
     results = []
-    variants: list[bool | None] = [False, True] if args.encryption else [None]
+    variants: list[str | None] = ["plain", *CIPHERS] if args.encryption else [None]
     for n in args.messages:
-        for encrypted in variants:
-            r = measure(
-                n, args.queries, args.rebuild and encrypted is not True, encrypted=encrypted
-            )
+        for copy in variants:
+            r = measure(n, args.queries, args.rebuild and copy in (None, "plain"), copy=copy)
             results.append(r)
             print(" ".join(f"{r[c]:>13}" for c in cols), flush=True)
         if args.encryption:
-            plain, enc = results[-2], results[-1]
-            print(_comparison(plain, enc), flush=True)
+            plain = results[-len(variants)]
+            for enc in results[-len(variants) + 1 :]:
+                print(_comparison(plain, enc), flush=True)
     print("bytes per message:")
     print(" ".join(f"{c:>13}" for c in split))
     for r in results:
@@ -539,7 +550,8 @@ def _comparison(plain: dict[str, float], enc: dict[str, float]) -> str:
         return f"{key} {enc[key] / plain[key]:.3f}x" if plain[key] else f"{key} n/a"
 
     keys = ("ctx_p50_ms", "ctx_p95_ms", "all_p95_ms", "p95_ms", "open_s", "file_mb")
-    return f"  encrypted/plaintext at {plain['messages']}: " + ", ".join(map(ratio, keys))
+    what = f"{enc['encrypted']}/plaintext at {plain['messages']}"
+    return f"  {what}: " + ", ".join(map(ratio, keys))
 
 
 if __name__ == "__main__":

@@ -51,6 +51,13 @@ CACHE = ROOT / "bench" / "out"
 BENCH_KEY = "b3" * 32
 
 
+def _default_tool() -> Path:
+    """The timing script beside the repository (a worktree's is one folder further up)."""
+    tail = Path("shared", "tools", "tui_first_frame.sh")
+    found = (folder / tail for folder in (ROOT.parent, ROOT.parent.parent))
+    return next((path for path in found if path.exists()), ROOT.parent / tail)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -103,9 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--messages", type=int, default=100_000)
-    parser.add_argument(
-        "--tool", type=Path, default=ROOT.parent / "shared" / "tools" / "tui_first_frame.sh"
-    )
+    parser.add_argument("--tool", type=Path, default=_default_tool())
     parser.add_argument(
         "--encryption", action="store_true", help="also start with encryption off, and compare"
     )

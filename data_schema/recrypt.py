@@ -1,4 +1,4 @@
-"""Rewriting a whole SQLite file under another key; a kill at any point leaves one that opens.
+"""Rewriting a whole SQLite file under another key or cipher; a kill at any point is safe.
 
 The file is copied (``VACUUM INTO``) into ``<name>.recrypting`` beside it under the new
 key, flushed to the disk, opened again with that key and checked (every table holds as
@@ -17,7 +17,15 @@ from pathlib import Path
 import apsw
 
 from assistant.errors import StorageError
-from data_schema.cipher import DataKey, Progress, apply_key, copy_into, fsync_path, table_counts
+from data_schema.cipher import (
+    CIPHER,
+    DataKey,
+    Progress,
+    apply_key,
+    copy_into,
+    fsync_path,
+    table_counts,
+)
 from data_schema.rows import scalar
 
 __all__ = ["TMP_SUFFIX", "recrypt", "remove_leftover"]
@@ -36,13 +44,13 @@ def _busy(path: Path) -> StorageError:
     )
 
 
-def _open_exclusive(path: Path, key: DataKey | None) -> apsw.Connection:
+def _open_exclusive(path: Path, key: DataKey | None, cipher: str) -> apsw.Connection:
     """A connection that alone may read or write ``path`` until it is closed."""
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_URI)
     try:
         conn.setbusytimeout(_BUSY_MS)
         if key is not None:
-            apply_key(conn, key)
+            apply_key(conn, key, cipher)
         # Leaving WAL mode needs every other connection gone, and folds the WAL in.
         if scalar(conn, "PRAGMA journal_mode = DELETE") != "delete":
             raise _busy(path)
@@ -90,14 +98,16 @@ def recrypt(
     *,
     old: DataKey | None,
     new: DataKey,
+    old_cipher: str = CIPHER,
     progress: Progress | None = None,
     before_swap: Callable[[Path], None] | None = None,
 ) -> dict[str, int]:
-    """Rewrite ``path`` under the key ``new``, checked, atomically.
+    """Rewrite ``path`` under the key ``new`` (and `CIPHER`), checked, atomically.
 
     Args:
         path: the SQLite file; nobody else may have it open.
         old: the key it is encrypted with now (None: plaintext).
+        old_cipher: the cipher it is encrypted with now (ignored for plaintext).
         new: the key to encrypt it with.
         progress: told how far it is, 0.0 to 1.0: the copy up to 0.85, checked at 0.95,
             swapped in at 1.0.
@@ -113,7 +123,7 @@ def recrypt(
     """
     path = Path(path)
     tmp = path.with_name(path.name + TMP_SUFFIX)
-    src = _open_exclusive(path, old)
+    src = _open_exclusive(path, old, old_cipher)
     try:
         remove_leftover(path)  # only now: the copy of a Hippo still at work is its own
         counts = table_counts(src)

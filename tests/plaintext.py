@@ -1,11 +1,11 @@
 """Reading an encrypted data file's pages as plaintext, outside SQLite, for tests.
 
-SQLite3 Multiple Ciphers' ChaCha20-Poly1305 (as in sqleet): each page keeps 32 bytes at
-its end, a 16-byte nonce then a 16-byte Poly1305 tag. With counter = the nonce's last
-4 bytes (little-endian) XOR the page number, a one-time key is ChaCha20(key, nonce[:12],
-counter) over 64 zero bytes; its first half authenticates the page (all but the tag),
-its second half decrypts the page from byte 24 on page 1 (where the first 16 bytes are
-the salt, the next 8 plaintext) and from byte 0 on the others, with counter + 1.
+SQLite3 Multiple Ciphers' AEGIS-256 (``src/cipher_aegis.c``): each page keeps 64 bytes at
+its end, a 32-byte tag then a 32-byte random nonce. A one-time key and nonce come from
+the AEGIS-256 keystream of (file key, page nonce), 64 bytes, whose last 4 are replaced by
+the page number (big-endian); they decrypt and authenticate the page from byte 24 on
+page 1 (where the first 16 bytes are the salt, the next 8 plaintext) and from byte 0 on
+the others. The ``aeg`` package binds libaegis, the implementation sqlite3mc carries.
 
 Decrypting every page here, free ones and old WAL frames included, shows what SQLite
 would never return: the leftovers a forget must not leave.
@@ -16,42 +16,31 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
-from cryptography.hazmat.primitives.poly1305 import Poly1305
+from aeg import aegis256
 
 from tests.conftest import TEST_DB_KEY
 
 __all__ = ["decrypted_pages", "plaintext_bytes"]
 
-_RESERVED = 32
+_TAG = 32
+_NONCE = 32
 _PAGE1_OFFSET = 24
 _WAL_HEADER = 32
 _FRAME_HEADER = 24
 
 
-def _stream(key: bytes, nonce: bytes, counter: int, data: bytes) -> bytes:
-    """``data`` XOR ChaCha20 from block ``counter``; the 32-bit counter wraps to 0, as in
-    sqleet (cryptography refuses to wrap, so the stream is cut where it does)."""
-    room = ((1 << 32) - counter) * 64
-    if len(data) > room:
-        return _stream(key, nonce, counter, data[:room]) + _stream(key, nonce, 0, data[room:])
-    cipher = Cipher(algorithms.ChaCha20(key, struct.pack("<I", counter) + nonce[:12]), mode=None)
-    return cipher.encryptor().update(data)
-
-
 def _page(data: bytes, number: int, key: bytes) -> bytes:
-    """One page decrypted, its tag checked (AssertionError if it does not verify)."""
-    n = len(data) - _RESERVED
-    nonce, tag = data[n : n + 16], data[n + 16 :]
-    counter = (struct.unpack("<I", nonce[12:16])[0] ^ number) & 0xFFFFFFFF
-    otk = _stream(key, nonce, counter, bytes(64))
-    mac = Poly1305(otk[:32])
-    mac.update(data[: n + 16])
-    mac.verify(tag)
+    """One page decrypted, its tag checked (ValueError if it does not verify)."""
+    n = len(data) - _TAG - _NONCE
+    tag, nonce = data[n : n + _TAG], data[n + _TAG :]
+    otk = aegis256.stream(key, nonce, aegis256.KEYBYTES + aegis256.NONCEBYTES)
+    otk[-4:] = struct.pack(">I", number)
     offset = _PAGE1_OFFSET if number == 1 else 0
-    body = _stream(otk[32:], nonce, (counter + 1) & 0xFFFFFFFF, data[offset:n])
+    body = aegis256.decrypt_detached(
+        bytes(otk[: aegis256.KEYBYTES]), bytes(otk[aegis256.KEYBYTES :]), data[offset:n], tag
+    )
     head = b"SQLite format 3\x00" + data[16:24] if number == 1 else b""
-    return head + body
+    return head + bytes(body)
 
 
 def _page_size(path: Path) -> int:

@@ -20,6 +20,13 @@ PACKAGES = ("assistant", "data_schema", "scheduler")
 # before, why it is not at the top (start-up time: `hippo log`, the first frame).
 EXPLAINED = (
     "assistant/engine.py",
+    "assistant/wiring.py",
+    "assistant/background.py",
+    "assistant/conversations.py",
+    "assistant/live_settings.py",
+    "assistant/ollama_host.py",
+    "assistant/sleep_wiring.py",
+    "assistant/admin/wiring.py",
     "assistant/chat.py",
     "assistant/turns.py",
     "assistant/turn_settings.py",
@@ -182,6 +189,13 @@ def test_each_lazy_import_of_the_engine_says_why(relative):
 
 
 PARTS = (
+    "assistant/wiring.py",
+    "assistant/background.py",
+    "assistant/conversations.py",
+    "assistant/live_settings.py",
+    "assistant/ollama_host.py",
+    "assistant/sleep_wiring.py",
+    "assistant/admin/wiring.py",
     "assistant/chat.py",
     "assistant/turns.py",
     "assistant/turn_settings.py",
@@ -206,3 +220,22 @@ def test_the_engines_parts_never_know_the_engine(relative):
         for target in _targets(relative.removesuffix(".py").replace("/", "."), node)
     }
     assert "assistant.engine" not in imported
+
+
+# The fronts that are handed the engine whole: the public API, the CLI, the app's start
+# and the scheduler; and `regenerate`, which drives a turn of its own (see its module).
+# Every other module is handed the parts it uses (the wiring above builds the admin and
+# sleep from the parts, and a dry run's copy without an engine).
+FRONTS = ("assistant", "assistant.factory", "assistant.starting", "assistant.regenerate")
+
+
+def test_only_the_fronts_know_the_engine():
+    knowing = set()
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            is_import = isinstance(node, ast.Import | ast.ImportFrom)
+            if is_import and "assistant.engine" in _targets(module, node):
+                knowing.add(module)
+    fronts = {m for m in knowing if m in FRONTS or m.startswith(("assistant.cli", "scheduler."))}
+    assert knowing - fronts == set()

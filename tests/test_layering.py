@@ -7,10 +7,12 @@ stores). Never:
 * Engine -> UI and Scheduler -> UI (nor Store -> UI): no `ui`, `textual` or `rich`.
 * LLM -> Store: the gateway imports only itself and `assistant.errors`.
 * UI -> Store: no `data_schema`, SQLite binding or store class, and no reach into the
-  engine's stores (`engine.facts`, `.episodes`, `.messages`, `.events`, `.db`...): the UI
-  goes through the engine's facade.
-* UI -> LLM: no gateway, no `ollama`/`httpx`, no `engine.llm`; only the gateway's typed
-  values (`events`), host addresses (`hosts`) and model names (`names`).
+  engine's stores (`engine.facts`, `.episodes`, `.messages`, `.events`, `.db`...), nor
+  into them through one of its parts (`engine.memory.facts`): the UI goes through the
+  engine's facade.
+* UI -> LLM: no gateway, no `ollama`/`httpx`, no `engine.llm` (nor `engine.host.gateway`);
+  only the gateway's typed values (`events`), host addresses (`hosts`) and model names
+  (`names`).
 * Store -> Engine: `data_schema/` imports only `assistant.errors` and the key store; a
   migration carries its own copy of whatever engine code it ran when it shipped.
 
@@ -92,6 +94,21 @@ def engine_members(path: Path, root: Path = ROOT) -> Iterator[Use]:
     for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Attribute) and _is_engine(node.value):
             yield Use(rel, node.lineno, f"engine.{node.attr}")
+
+
+# The engine's parts whose members are the engine's own, one step down (`engine.memory.facts`
+# is `engine.facts`); `engine.admin.facts` is the admin's, not a store.
+_PARTS = frozenset({"memory", "host", "background", "conversations", "live_settings"})
+
+
+def part_members(path: Path, root: Path = ROOT) -> Iterator[Use]:
+    """Every ``<engine>.<part>.member`` that ``path`` reads, as ``engine.member``."""
+    rel = str(path.relative_to(root))
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            holder = node.value
+            if holder.attr in _PARTS and _is_engine(holder.value):
+                yield Use(rel, node.lineno, f"engine.{node.attr}")
 
 
 @functools.cache
@@ -188,7 +205,7 @@ def _ui_store_uses() -> Iterator[Use]:
             last = use.what.rsplit(".", 1)[-1]
             if _within(use.what, _SQLITE) or (use.what.startswith("assistant.") and last in stores):
                 yield use
-        for use in engine_members(path):
+        for use in [*engine_members(path), *part_members(path)]:
             if use.what.removeprefix("engine.") in STORE_MEMBERS:
                 yield use
 
@@ -207,7 +224,8 @@ def test_the_ui_never_talks_to_ollama_itself():
 
     offenders = _offenders((use for path in UI for use in imports(path)), bad)
     offenders += _offenders(
-        (use for path in UI for use in engine_members(path)), lambda m: m == "engine.llm"
+        (use for path in UI for use in [*engine_members(path), *part_members(path)]),
+        lambda m: m in ("engine.llm", "engine.gateway"),
     )
     assert offenders == []
 
@@ -235,6 +253,8 @@ def refresh(self):
     self.engine.facts.count(1)
     self.app.engine.llm.probe()
     self.engine.admin.facts()
+    self.app.engine.memory.episodes.add()
+    self.engine.host.gateway.chat()
 """
 
 
@@ -248,6 +268,8 @@ def test_the_checker_sees_type_only_local_and_relative_imports_and_engine_member
     assert "assistant.llm.gateway.OllamaGateway" in modules
     assert "ui.store" in modules  # `from .. import store` in ui/screens/
     assert {"engine.facts", "engine.llm", "engine.admin"} <= members
+    through = {use.what for use in part_members(path, tmp_path)}
+    assert through == {"engine.episodes", "engine.gateway"}  # not the admin's `facts`
     assert "FactStore" in store_classes() and "CoreMemory" in store_classes()
     assert "KeyStore" not in store_classes()
 

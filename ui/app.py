@@ -1,10 +1,10 @@
 """Hippo's terminal app: the chat first, then the data file, then Ollama checks.
 
-Nothing slow happens before the first frame: once the chat screen is on screen, the
-status line asks Ollama whether it is up (through ``probe``, which needs no data file)
-while a thread opens the engine (imports, data file, the session to resume); once the
-engine is open, the model check runs in another thread, and the status line keeps
-following whether Ollama is up.
+Nothing slow happens before the first frame: as the chat screen mounts, the status line
+asks Ollama whether it is up in a thread (through ``probe``, which needs no data file and
+loads nothing heavy), and once the chat is on screen a thread opens the engine (imports,
+data file, the session to resume); once the engine is open, the model check runs in
+another thread, and the status line keeps following whether Ollama is up.
 
 Nothing holds the app open either: thread workers run in daemon threads (`ui.threads`),
 and quitting first stops every call to Ollama in flight.
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.message import Message
 
 from assistant.config import save_config
@@ -153,7 +154,7 @@ class HippoApp(App[None]):
         self._early_probe = probe if probe is not None or callable(engine) else engine.probe
         self._upgrade_shown: tuple[str, int] | None = None
         self._resume = resume
-        self._chat = ChatScreen(config, scope=scope)
+        self._chat = ChatScreen(config, scope=scope, probe=self._early_probe)
         self._memory = MemoryCommands(self, self._chat)
         self._schedule_sleep = schedule_sleep
         self._scheduler: SleepScheduler | None = None
@@ -188,7 +189,11 @@ class HippoApp(App[None]):
         self._memory.open(tab, forget)
 
     def on_inspector_pane_changed(self, _: InspectorPane.Changed) -> None:
-        self.chat.status.refresh_pending()
+        try:
+            status = self.chat.status
+        except NoMatches:  # the app is closing, and the chat's widgets are gone
+            return
+        status.refresh_pending()
 
     def on_message_view_show_memories(self, event: MessageView.ShowMemories) -> None:
         self._memory.show_memories(event.reply_id)
@@ -210,8 +215,7 @@ class HippoApp(App[None]):
         self.exit()
 
     def on_chat_screen_painted(self, _: ChatScreen.Painted) -> None:
-        if self._early_probe is not None:  # Ollama's state, without waiting for the file
-            self.chat.status.start_watching(self._early_probe)
+        # Ollama's state is already being asked (from the chat's mount, see ChatScreen).
         self._open_engine()
         self.set_timer(_SLOW_OPEN_S, self._say_still_opening)
 
@@ -311,9 +315,13 @@ class HippoApp(App[None]):
 
     def on_status_line_changed(self, message: StatusLine.Changed) -> None:
         """Ollama came back while the setup screen explains it is away: check it there."""
+        if not message.up or self.screen is self.chat:
+            # At start-up the first "up" lands here: importing the setup screen then would
+            # hold the status line back (~0.1 s, more while the engine's thread imports).
+            return
         from ui.screens.onboarding import OnboardingScreen
 
-        if message.up and isinstance(self.screen, OnboardingScreen):
+        if isinstance(self.screen, OnboardingScreen):
             self.screen.check_again()
 
     def _ollama_ready(self, check: OllamaCheck | None) -> None:

@@ -16,6 +16,7 @@ from assistant.clock import Clock
 from assistant.errors import InvalidInput, NotFound
 from assistant.memory.facts import Evidence, Fact
 from assistant.memory.facts.listing import FactFilter
+from assistant.memory.profile_data.purge_run import KEPT_ACTION
 from assistant.memory.records import Message, Profile, Session
 from assistant.memory.search import fuse_hits
 
@@ -192,10 +193,14 @@ class FactsAdmin:
                 successor = self.get(fact.superseded_by)
             except NotFound:
                 successor = None
+        history = tuple(self._facts.history(fact_id))
+        kept_at = next((c.at for c in reversed(history) if c.action == KEPT_ACTION), None)
         return FactDetail(
             fact=fact,
-            evidence=self._evidence.views(self._pid, fact.evidence),
-            history=tuple(self._facts.history(fact_id)),
+            evidence=self._evidence.views(
+                self._pid, fact.evidence, fact_id=fact.id, kept_at=kept_at
+            ),
+            history=history,
             supersedes=tuple(self._listing.superseded_by(fact_id)),
             superseded_by=successor,
             proposed_by=self._facts.changes.proposers([fact_id]).get(fact_id, "system"),

@@ -14,13 +14,13 @@ the receipt says to delete those by hand.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import apsw
 
-from assistant.admin.views import TIERS, ForgetPreview, ForgetReceipt
+from assistant.admin.views import TIERS, ForgetHit, ForgetPreview, ForgetReceipt
 from assistant.clock import Clock
 from assistant.errors import HippoError, InvalidInput, NotFound
 from assistant.memory.profile_data import Purge, PurgePlan
@@ -28,7 +28,6 @@ from assistant.memory.records import Profile, Session
 
 if TYPE_CHECKING:
     from assistant.memory.messages import MessageStore
-    from assistant.memory.profile_data import ForgetHit
     from data_schema.cipher import KeySource
 
 __all__ = ["BACKUP_FOLDER", "BackupPolicy", "ForgetAdmin"]
@@ -77,35 +76,73 @@ class ForgetAdmin:
     def _pid(self) -> int:
         return self._profile().id
 
-    def preview(self, text: str, *, all_profiles: bool = False) -> ForgetPreview:
+    def preview(
+        self, text: str, *, all_profiles: bool = False, keep: Collection[str] = ()
+    ) -> ForgetPreview:
         """Every row in every tier that ``text()`` would delete or rewrite, by tier.
 
         Args:
             text: the words to forget.
             all_profiles: cover every profile, not just this one; otherwise the preview
                 counts what other profiles hold (``elsewhere``), which a forget leaves.
+            keep: keys of lines to leave in place (see `reselect`).
         """
         needle = _needle(text)
-        hits: dict[str, list[ForgetHit]] = {}
-        vectors = index_entries = 0
         covered = self._covered(all_profiles)
-        for pid, _ in covered:
-            plan = self._purge.finder.by_text(pid, needle)
-            for tier, rows in plan.hits.items():
+        plans = tuple((pid, self._purge.finder.by_text(pid, needle)) for pid, _ in covered)
+        elsewhere = {} if all_profiles else self._elsewhere(needle)
+        return self._selected(needle, plans, keep, tuple(n for _, n in covered), elsewhere)
+
+    def reselect(self, preview: ForgetPreview, keep: Collection[str]) -> ForgetPreview:
+        """The same preview with only some lines selected: those whose keys are not in
+        ``keep`` (with what must stay with the kept ones). It doesn't search again.
+
+        Each line has a ``key`` that names it in later previews and in ``text(keep=)``;
+        ``kept`` says why each line that stays stays.
+        """
+        return self._selected(
+            preview.text, preview.plans, keep, preview.profiles, preview.elsewhere
+        )
+
+    def _selected(
+        self,
+        needle: str,
+        plans: tuple[tuple[int, PurgePlan], ...],
+        keep: Collection[str],
+        profiles: tuple[str, ...],
+        elsewhere: dict[str, int],
+    ) -> ForgetPreview:
+        hits: dict[str, list[ForgetHit]] = {}
+        kept: dict[str, str] = {}
+        vouched: list[int] = []
+        vectors = index_entries = 0
+        for pid, plan in plans:
+            chosen = self._purge.selector.select(plan, pid, keep)
+            for tier, rows in chosen.hits.items():
                 hits.setdefault(tier, []).extend(rows)
-            vectors += self._purge.plans.vector_rows(plan)
-            index_entries += len(plan.deleted()) + len(plan.neighbours)
+            kept.update(chosen.kept)
+            vouched += sorted(chosen.vouched)
+            vectors += self._purge.plans.vector_rows(chosen)
+            index_entries += len(chosen.deleted()) + len(chosen.neighbours)
         return ForgetPreview(
             needle,
             {tier: tuple(rows) for tier, rows in hits.items()},
             vectors=vectors,
             index_entries=index_entries,
-            profiles=tuple(name for _, name in covered),
-            elsewhere={} if all_profiles else self._elsewhere(needle),
+            profiles=profiles,
+            elsewhere=elsewhere,
+            kept=kept,
+            vouched=tuple(vouched),
+            plans=plans,
         )
 
     def text(
-        self, text: str, *, backups: BackupPolicy = "scrub", all_profiles: bool = False
+        self,
+        text: str,
+        *,
+        backups: BackupPolicy = "scrub",
+        all_profiles: bool = False,
+        keep: Collection[str] = (),
     ) -> ForgetReceipt:
         """Delete everything that mentions ``text``, for real, and scrub the file.
 
@@ -115,14 +152,20 @@ class ForgetAdmin:
                 ``scrub`` them the same way (the default), ``delete`` them, or ``keep``.
             all_profiles: forget it in every profile; by default only in this one (the
                 receipt says which other profiles still mention it).
+            keep: keys of preview lines to leave in place (``ForgetHit.key``); what they
+                need stays too, and a kept fact whose evidence all goes gets the user's
+                choice as its evidence. The receipt lists what was kept.
         """
         needle = _needle(text)
         covered = self._covered(all_profiles)
         elsewhere = {} if all_profiles else self._elsewhere(needle)
         where = ForgetPreview(needle, {}, profiles=tuple(n for _, n in covered)).where
+        wanted = frozenset(keep)
         return self._carry_out(
             f"everything mentioning {needle!r} {where}",
-            lambda purge, pid: purge.finder.by_text(pid, needle),
+            lambda purge, pid: purge.selector.select(
+                purge.finder.by_text(pid, needle), pid, wanted
+            ),
             backups,
             profiles=covered,
             notes=_elsewhere_notes(elsewhere),
@@ -255,8 +298,12 @@ class ForgetAdmin:
         profiles = profiles or self._covered(False)
         counts: dict[str, int] = {}
         vectors = index_rows = 0
+        kept: list[str] = []
         for pid, _ in profiles:
-            done, found_vectors, found_rows = self._purge.run(replan(self._purge, pid), pid)
+            plan = replan(self._purge, pid)
+            kept += _kept_lines(plan)
+            notes = (*notes, *_vouched_notes(plan))
+            done, found_vectors, found_rows = self._purge.run(plan, pid)
             for tier, n in done.items():
                 counts[tier] = counts.get(tier, 0) + n
             vectors, index_rows = vectors + found_vectors, index_rows + found_rows
@@ -265,7 +312,14 @@ class ForgetAdmin:
         touched, backup_notes = self._scrub_backups(replan, backups, names)
         ordered = {tier: counts.get(tier, 0) for tier in TIERS}
         return ForgetReceipt(
-            what, ordered, vectors, index_rows, steps, touched, (*backup_notes, *notes)
+            what,
+            ordered,
+            vectors,
+            index_rows,
+            steps,
+            touched,
+            (*backup_notes, *notes),
+            kept=tuple(kept),
         )
 
     def _scrub_backups(
@@ -308,6 +362,26 @@ class ForgetAdmin:
             if held and scrub:
                 purge.housekeep()
         return held
+
+
+def _kept_lines(plan: PurgePlan) -> list[str]:
+    """One line per row a forget left in place, and why."""
+    lines = []
+    for tier, hits in plan.hits.items():
+        for hit in hits:
+            if hit.key in plan.kept:
+                said = " ".join(hit.text.split())
+                said = said if len(said) <= 60 else said[:59] + "…"
+                lines.append(f"{tier} {hit.item_id}: {said} ({plan.kept[hit.key]})")
+    return lines
+
+
+def _vouched_notes(plan: PurgePlan) -> list[str]:
+    return [
+        f"Fact {fact_id}: all its evidence was forgotten, so your choice to keep it is now "
+        "its evidence (its provenance says so)."
+        for fact_id in sorted(plan.vouched)
+    ]
 
 
 def _elsewhere_notes(elsewhere: dict[str, int]) -> tuple[str, ...]:

@@ -127,7 +127,7 @@ def _as_fact(state: dict[str, Any], now: Fact | None) -> Fact:
 
 
 # Older names of changes, said with the word of the state they leave a fact in.
-ACTION_WORDS = {"forget": "reject", "outdated": "expire"}
+ACTION_WORDS = {"forget": "reject", "outdated": "expire", "keep": "kept while forgetting"}
 
 
 def _fact_change(

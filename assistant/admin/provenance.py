@@ -17,7 +17,13 @@ if TYPE_CHECKING:
     from assistant.memory.messages import MessageStore
     from assistant.memory.sensory import EventStore
 
-__all__ = ["EvidenceReader"]
+__all__ = ["KEPT_TEXT", "YOURS", "EvidenceReader"]
+
+YOURS = "your choice"
+KEPT_TEXT = (
+    "You kept this fact when what it was drawn from was forgotten; your choice is its "
+    "evidence (what was forgotten is not recorded, so that it stays forgotten)."
+)
 
 # (text, date, session id, source) of a cited item.
 _Found = dict[tuple[str, int], tuple[str, datetime | None, int | None, str]]
@@ -48,11 +54,20 @@ class EvidenceReader:
         self._events = events
         self._facts = facts
 
-    def views(self, profile_id: int, evidence: Sequence[Evidence]) -> tuple[EvidenceView, ...]:
+    def views(
+        self,
+        profile_id: int,
+        evidence: Sequence[Evidence],
+        *,
+        fact_id: int | None = None,
+        kept_at: datetime | None = None,
+    ) -> tuple[EvidenceView, ...]:
         """Each piece of evidence with the text it cites.
 
         Evidence whose item is gone (forgotten, or in another profile) is kept and marked
-        ``missing``, so a fact's provenance never silently shrinks.
+        ``missing``, so a fact's provenance never silently shrinks. A fact ``fact_id``
+        citing itself stands on the user's word: they kept it when its evidence was
+        forgotten (at ``kept_at``), and it is shown so.
         """
         wanted: dict[str, list[int]] = {}
         for item in evidence:
@@ -60,6 +75,9 @@ class EvidenceReader:
         found = self._load(profile_id, wanted)
         views = []
         for item in evidence:
+            if item.kind == "fact" and item.ref_id == fact_id:
+                views.append(EvidenceView("fact", fact_id, "", KEPT_TEXT, kept_at, None, YOURS))
+                continue
             hit = found.get((item.kind, item.ref_id))
             if hit is None:
                 views.append(

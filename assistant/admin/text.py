@@ -179,22 +179,31 @@ def indent(value: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line for line in (value or "(empty)").splitlines())
 
 
-def preview_lines(preview: ForgetPreview, per_tier: int = 5) -> list[str]:
-    """What a forget would remove, by tier, with a few examples each."""
-    lines = [
-        f"Forgetting {preview.text!r} {preview.where} would remove or rewrite "
-        f"{preview.total} row(s):"
-    ]
+def preview_lines(preview: ForgetPreview) -> list[str]:
+    """What a forget would remove, by tier, every line numbered (for ``--keep``; see
+    `ForgetPreview.numbered`) and marked ``[x]`` when it goes, ``[ ]`` when it stays."""
+    rows = len(preview.rows)
+    of = f"{preview.total} of {rows}" if preview.kept else f"{preview.total}"
+    lines = [f"Forgetting {preview.text!r} {preview.where} would remove or rewrite {of} row(s):"]
+    numbers = {hit.key: n for n, hit in preview.numbered().items()}
     for tier, count in preview.counts.items():
-        if not count:
-            continue
-        lines.append(f"  {tier} ({count})")
         hits = preview.hits.get(tier, ())
-        for hit in hits[:per_tier]:
+        if not hits:
+            continue
+        lines.append(
+            f"  {tier} ({count} of {len(hits)})" if count < len(hits) else f"  {tier} ({count})"
+        )
+        for hit in hits:
+            number = f"{numbers[hit.key]}."
             when = f"{_day(hit.at)} " if hit.at else ""
-            lines.append(f"    - {when}{short(hit.text, 80)} ({hit.why})")
-        if len(hits) > per_tier:
-            lines.append(f"    ... and {len(hits) - per_tier} more")
+            why = hit.why if preview.selected(hit) else f"kept: {preview.kept[hit.key]}"
+            mark = "[x]" if preview.selected(hit) else "[ ]"
+            lines.append(f"  {number:>5} {mark} {when}{short(hit.text, 80)} ({why})")
+    lines += [
+        f"  fact {fact_id} is kept but all its evidence goes: your choice to keep it "
+        "becomes its evidence"
+        for fact_id in preview.vouched
+    ]
     lines.append(
         f"  with {preview.vectors} vector(s) and {preview.index_entries} keyword-index row(s)"
     )

@@ -197,10 +197,13 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class ForgetPreview:
-    """Every row a forget would delete or rewrite, by tier (see ``TIERS``).
+    """Every row a forget would delete or rewrite, by tier (see ``TIERS``), and which stay.
 
-    ``vectors`` and ``index_entries`` count the embeddings and keyword-index rows that go
-    with them (those of neighbouring messages, which carry their words, included).
+    Every line is selected unless the user deselected it, or it stays with one they did
+    (``kept``, by line key, says why). ``counts`` and ``total`` count the selected lines:
+    what the forget will remove. ``vectors`` and ``index_entries`` count the embeddings
+    and keyword-index rows that go with them (those of neighbouring messages, which carry
+    their words, included).
     """
 
     text: str
@@ -211,6 +214,12 @@ class ForgetPreview:
     """The profiles it covers (forget works per profile unless asked for all)."""
     elsewhere: dict[str, int] = field(default_factory=dict)
     """Rows mentioning it in profiles it does not cover, by profile name."""
+    kept: dict[str, str] = field(default_factory=dict)
+    """Lines that stay, by key: why (deselected, or needed by one that was)."""
+    vouched: tuple[int, ...] = ()
+    """Kept facts whose every piece of evidence goes: the user's choice becomes it."""
+    plans: tuple[Any, ...] = field(default=(), repr=False, compare=False)
+    """The plans before any selection, per profile (to select again without a search)."""
 
     @property
     def where(self) -> str:
@@ -219,24 +228,47 @@ class ForgetPreview:
         return f"in profile {names}" if len(self.profiles) == 1 else f"in every profile ({names})"
 
     @property
+    def rows(self) -> tuple[ForgetHit, ...]:
+        """Every line, selected or not, tier by tier in the order of ``TIERS``."""
+        return tuple(hit for tier in TIERS for hit in self.hits.get(tier, ()))
+
+    def numbered(self) -> dict[int, ForgetHit]:
+        """Every line by number, from 1: first those of the preview with nothing kept, then
+        the ``latent`` ones, so that a line's number stays the same whatever is kept."""
+        rows = self.rows
+        ordered = [hit for hit in rows if not hit.latent] + [hit for hit in rows if hit.latent]
+        return dict(enumerate(ordered, start=1))
+
+    def selected(self, hit: ForgetHit) -> bool:
+        """Whether the forget removes this line."""
+        return hit.key not in self.kept
+
+    @property
     def counts(self) -> dict[str, int]:
-        """How many rows per tier, for every tier (zeros included)."""
-        return {tier: len(self.hits.get(tier, ())) for tier in TIERS}
+        """How many selected rows per tier, for every tier (zeros included)."""
+        return {
+            tier: sum(1 for hit in self.hits.get(tier, ()) if self.selected(hit)) for tier in TIERS
+        }
 
     @property
     def total(self) -> int:
-        """How many rows in all."""
-        return sum(len(rows) for rows in self.hits.values())
+        """How many selected rows in all."""
+        return sum(self.counts.values())
 
     @property
     def empty(self) -> bool:
         """Nothing matches."""
-        return self.total == 0
+        return not any(self.hits.values())
+
+    @property
+    def nothing_selected(self) -> bool:
+        """Something matches, but every line is kept: a forget would remove nothing."""
+        return not self.empty and self.total == 0
 
 
 @dataclass(frozen=True, slots=True)
 class ForgetReceipt:
-    """What a forget (or a session delete) removed, and what the housekeeping did."""
+    """What a forget (or a session delete) removed, what it kept, and the housekeeping."""
 
     what: str
     counts: dict[str, int]
@@ -246,6 +278,8 @@ class ForgetReceipt:
     backups: tuple[Path, ...] = ()
     notes: tuple[str, ...] = ()
     verb: str = "Forgot"
+    kept: tuple[str, ...] = ()
+    """One line per row left in place (deselected, or staying with one that was)."""
 
     @property
     def total(self) -> int:
@@ -258,6 +292,9 @@ class ForgetReceipt:
         lines += [f"  {tier:<10} {n}" for tier, n in self.counts.items() if n]
         lines.append(f"  vectors    {self.vectors}")
         lines.append(f"  index rows {self.index_entries}")
+        if self.kept:
+            lines.append(f"Kept {len(self.kept)} row(s), as you chose:")
+            lines += [f"  {line}" for line in self.kept]
         if self.housekeeping:
             lines.append("Housekeeping: " + ", ".join(self.housekeeping) + ".")
         lines += list(self.notes)

@@ -1,12 +1,13 @@
 """Building ``engine.admin``: each part gets only the stores and callables it uses.
 
-This is the one place that knows both the engine and the admin parts; the parts know
-neither the engine nor each other beyond what they are handed.
+This is the one place that knows both the engine's memory and the admin parts; the
+parts know neither the engine nor each other beyond what they are handed, and this
+module does not know the engine either: it is handed the parts it wires.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from assistant.admin import (
     ActivityAdmin,
@@ -21,43 +22,46 @@ from assistant.admin import (
 )
 from assistant.admin.facts import Sessions
 from assistant.admin.provenance import EvidenceReader
+from assistant.conversations import Conversations
 from assistant.memory.profile_data import Purge
+from assistant.memory.recall import Memory
 from assistant.memory.sleep_candidates import CandidateStore
 from assistant.memory.sleep_runs import RunStore
-
-if TYPE_CHECKING:
-    from assistant.engine import Hippo
 
 __all__ = ["build_admin"]
 
 
-def build_admin(engine: Hippo) -> MemoryAdmin:
-    """The admin API over ``engine``'s stores, working in its current profile.
+def build_admin(
+    memory: Memory, conversations: Conversations, wake: Callable[[], None]
+) -> MemoryAdmin:
+    """The admin API over ``memory``'s stores, working in its current profile.
 
-    The engine's methods are handed on as late-bound callables, so a part always calls
-    what the engine has at that moment.
+    Args:
+        memory: the stores, retrieval and search of the profile worked in.
+        conversations: starts and ends the sessions an import or a note needs.
+        wake: wakes the background work (new text to embed).
     """
-    db, clock = engine.db, engine.clock
+    db, clock = memory.db, memory.clock
     conn = lambda: db.conn  # noqa: E731 - a getter: one connection per thread
-    profile = lambda: engine.profile  # noqa: E731 - the profile may change (tests, imports)
+    profile = lambda: memory.profile  # noqa: E731 - the profile may change (tests, imports)
     runs = RunStore(conn)
     evidence = EvidenceReader(
-        engine.messages, engine.episodes, engine.archive, engine.events, engine.facts
+        memory.messages, memory.episodes, memory.archive, memory.events, memory.facts
     )
-    forget = ForgetAdmin(Purge(conn, clock), engine.messages, profile, db.path, db.keys, clock)
+    forget = ForgetAdmin(Purge(conn, clock), memory.messages, profile, db.path, db.keys, clock)
     facts = FactsAdmin(
-        facts=engine.facts,
-        messages=engine.messages,
-        usage=engine.usage,
+        facts=memory.facts,
+        messages=memory.messages,
+        usage=memory.usage,
         candidates=CandidateStore(conn, clock),
         evidence=evidence,
         forget=forget,
-        nearest=lambda kind, query, limit: engine.nearest(kind, query, limit),
-        weights=lambda: engine.retriever.weights,
+        nearest=memory.nearest,
+        weights=lambda: memory.weights,
         sessions=Sessions(
-            lambda scope: engine.new_session(scope=scope),
-            lambda session_id: engine.end_session(session_id),
-            lambda: engine.wake(),
+            lambda scope: conversations.new_session(scope=scope),
+            conversations.end_session,
+            wake,
         ),
         atomic=conn,
         profile=profile,
@@ -67,21 +71,21 @@ def build_admin(engine: Hippo) -> MemoryAdmin:
         facts=facts,
         review=ReviewAdmin(
             facts=facts,
-            store=engine.facts,
-            core=engine.core,
-            proposals=engine.core_proposals,
+            store=memory.facts,
+            core=memory.core,
+            proposals=memory.core_proposals,
             runs=runs,
             evidence=evidence,
             profile=profile,
         ),
-        history=HistoryAdmin(engine.facts, engine.core, profile),
+        history=HistoryAdmin(memory.facts, memory.core, profile),
         forget=forget,
-        export=ExportAdmin(conn, db.path, profile, lambda: engine.wake(), clock),
+        export=ExportAdmin(conn, db.path, profile, wake, clock),
         activity=ActivityAdmin(
-            messages=engine.messages,
-            facts=engine.facts,
-            episodes=engine.episodes,
-            vectors=engine.vectors,
+            messages=memory.messages,
+            facts=memory.facts,
+            episodes=memory.episodes,
+            vectors=memory.vectors,
             runs=runs,
             conn=conn,
             data_file=db.path,
@@ -89,18 +93,21 @@ def build_admin(engine: Hippo) -> MemoryAdmin:
             clock=clock,
         ),
         browse=BrowseAdmin(
-            messages=engine.messages,
-            episodes=engine.episodes,
-            events=engine.events,
-            archive=engine.archive,
-            core=engine.core,
-            usage=engine.usage,
+            messages=memory.messages,
+            episodes=memory.episodes,
+            events=memory.events,
+            archive=memory.archive,
+            core=memory.core,
+            usage=memory.usage,
             evidence=evidence,
-            search=lambda query, limit: engine.search_messages(query, limit=limit),
+            search=lambda query, limit: memory.search_messages(query, limit=limit),
             profile=profile,
         ),
         storage=StorageAdmin(
-            conn=conn, vectors=engine.vectors, data_file=db.path, in_use=lambda: engine.vector_key
+            conn=conn,
+            vectors=memory.vectors,
+            data_file=db.path,
+            in_use=lambda: memory.embedder.vector_key,
         ),
         current_profile=profile,
         db=db,

@@ -130,6 +130,22 @@ def importance(value: str) -> float:
     return number
 
 
+def numbers(value: str) -> list[int]:
+    """Line numbers of a preview: ``3``, ``3,5`` or ``2-4`` (ranges and commas mixed)."""
+    found: list[int] = []
+    for part in value.replace(" ", "").split(","):
+        bounds = re.fullmatch(r"([0-9]{1,9})(?:-([0-9]{1,9}))?", part)
+        low = int(bounds.group(1)) if bounds else 0
+        high = int(bounds.group(2) or low) if bounds else 0
+        if not bounds or not 1 <= low <= high or high - low > 1_000_000:
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is not a list of line numbers: give the numbers the preview "
+                "shows, e.g. 3,5 or 2-4"
+            )
+        found += range(low, high + 1)
+    return found
+
+
 def _tagged_id(value: str, what: str, listing: str) -> tuple[str, int]:
     found = re.fullmatch(r"(?:(fact|core)#)?([0-9]{1,19})", value.strip())
     if found is None or not 1 <= int(found.group(2)) <= MAX_ID:

@@ -254,6 +254,15 @@ def _memory_parsers(verbs: Verbs) -> None:
         action="store_true",
         help="forget it in every profile (by default only in the profile in use)",
     )
+    forget.add_argument(
+        "--keep",
+        type=cli_args.numbers,
+        action="append",
+        default=[],
+        metavar="N,M",
+        help="leave these lines of the numbered preview in place, e.g. 3,5 or 2-4 "
+        "(run without --yes to see the numbers)",
+    )
 
 
 def _backup_parsers(verbs: Verbs) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from assistant.admin import MemoryAdmin, text
-from assistant.admin.views import ForgetReceipt
+from assistant.admin.views import ForgetPreview, ForgetReceipt
 from assistant.cli import args as cli_args
 from assistant.cli.memory import ask_passphrase, dump_json, parse_time
 from assistant.cli.storage import ACTIONS as STORAGE_ACTIONS
@@ -264,14 +264,57 @@ def _forget(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         nothing = f"Nothing mentions {preview.text!r} {preview.where}."
         print(nothing, *text.elsewhere_lines(preview), sep="\n", file=out)
         return 0
-    if not args.yes:
+    keep: list[str] = []
+    if args.keep:
+        keep, preview = _keeping(admin, preview, [n for listed in args.keep for n in listed])
+    if not args.yes or preview.nothing_selected:
         print("\n".join(text.preview_lines(preview)), file=out)
-        if not cli_args.confirmed("Forget all of this for good? This can't be undone. [y/N] ", out):
+    if preview.nothing_selected:
+        print("Every line is kept: nothing was forgotten.", file=out)
+        return 0
+    if not args.yes:
+        question = (
+            f"Forget these {preview.total} row(s) for good? This can't be undone. "
+            "(To keep some, answer n and add --keep with their numbers.) [y/N] "
+        )
+        if not cli_args.confirmed(question, out):
             print("Nothing was forgotten.", file=out)
             return 1
-    receipt = admin.forget.text(args.text, backups=args.backups, all_profiles=args.all_profiles)
+    receipt = admin.forget.text(
+        args.text, backups=args.backups, all_profiles=args.all_profiles, keep=keep
+    )
     print(receipt.text(), file=out)
     return 0
+
+
+def _keeping(
+    admin: MemoryAdmin, preview: ForgetPreview, numbers: list[int]
+) -> tuple[list[str], ForgetPreview]:
+    """The keys of the lines numbered ``numbers`` (``--keep``), and the preview keeping them.
+
+    Lines listed only once others are kept (the evidence a kept fact loses) are numbered
+    after the rest, so they are found by keeping the others first.
+
+    Raises:
+        InvalidInput: a number the preview does not show.
+    """
+    wanted = list(dict.fromkeys(numbers))
+    keys: list[str] = []
+    while True:
+        lines = preview.numbered()
+        found = [lines[n].key for n in wanted if n in lines]
+        if found == keys:
+            break
+        keys, preview = found, admin.forget.reselect(preview, found)
+    wrong = [n for n in wanted if n not in lines]
+    if wrong:
+        shown = ", ".join(map(str, wrong[:5])) + (", ..." if len(wrong) > 5 else "")
+        raise InvalidInput(
+            f"--keep {shown}: the preview of {preview.text!r} numbers its lines 1 to "
+            f"{len(lines)}. Run `hippo memory forget TEXT` without --yes to see them; nothing "
+            "was forgotten."
+        )
+    return keys, preview
 
 
 _PLAIN = (

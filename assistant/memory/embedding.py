@@ -22,6 +22,8 @@ __all__ = ["EmbeddingWorker", "embed_queued", "retry_delay"]
 
 log = logging.getLogger(__name__)
 _MAX_DELAY = timedelta(hours=1)
+RETRY_FIRST_S = 1.0
+"""The rest after a failed round of background work; it doubles with each failure in a row."""
 
 
 def retry_delay(attempts: int) -> timedelta:
@@ -179,14 +181,33 @@ class EmbeddingWorker:
 
     def _run(self, stop: threading.Event) -> None:
         vectors, key = self._vectors, self._embedder.vector_key
-        if vectors.model(key) is None:
-            # A model never used before (a fresh file, or changed in config.toml).
-            vectors.requeue_missing(key)
+        checked = False
+        failures = 0
         while not stop.is_set():
-            try:
+            try:  # every step in here: a busy file at start-up must not end the thread
+                if not checked:
+                    if vectors.model(key) is None:
+                        # A model never used before (a fresh file, or changed in config.toml).
+                        vectors.requeue_missing(key)
+                    checked = True
                 self.maintain(stop)
+                failures = 0
             except HippoError as exc:
+                failures += 1
                 log.warning("background memory work failed: %s", exc)
-            except apsw.Error as exc:  # a full disk, say: tried again when text next comes
+            except apsw.Error as exc:  # a busy or full disk, say
+                failures += 1
                 log.warning("background memory work failed: %s", self._write_failed(exc))
-            self.wait_for_text(self._idle_s)
+            self.wait_for_text(self._pause(failures))
+
+    def _pause(self, failures: int) -> float:
+        """How long to rest before the next round, after ``failures`` failed rounds in a row.
+
+        Most failures pass within seconds (another process writing a long transaction
+        past the busy timeout): try again after 1 s, then 2, 4... up to the idle pace,
+        so that a new embedding model's re-embedding is not held up half a minute by one
+        busy moment, and a lasting fault (a full disk) is not retried in a tight loop.
+        """
+        if failures == 0:
+            return self._idle_s
+        return min(self._idle_s, RETRY_FIRST_S * 2.0 ** min(failures - 1, 16))

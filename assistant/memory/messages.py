@@ -18,7 +18,7 @@ from assistant.memory.vectors import enqueue
 from assistant.tokens import estimate_tokens
 from data_schema.rows import all_rows, scalar
 
-__all__ = ["Candidate", "MessageStore", "message_index_columns"]
+__all__ = ["Candidate", "MessageStore", "default_title", "message_index_columns"]
 
 _MESSAGE_COLUMNS = (
     "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
@@ -297,7 +297,7 @@ class MessageStore(Store):
             conn.execute(
                 "UPDATE sessions SET last_active_at = max(last_active_at, ?),"
                 " title = CASE WHEN title = '' AND ? = 'user' THEN ? ELSE title END WHERE id = ?",
-                (now, role, _title(content), session_id),
+                (now, role, default_title(content), session_id),
             )
             if status != "streaming":
                 self._index(conn, message_id)
@@ -561,6 +561,7 @@ class MessageStore(Store):
         return [row[0] for row in rows]
 
 
-def _title(content: str) -> str:
+def default_title(content: str) -> str:
+    """The title a session takes from its first message of the user's, ``content``."""
     line = " ".join(content.split())
     return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1] + "…"

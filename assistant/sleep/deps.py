@@ -1,6 +1,6 @@
 """What sleep receives: the data file, the stores, the gateway, the clock, the models.
 
-Sleep never sees the engine. The engine hands it these (see ``Hippo.sleep``), so data
+Sleep never sees the engine. It is handed these (``assistant.sleep_wiring``), so data
 flows one way (engine -> sleep -> stores) and sleep can be built and tested alone. The
 stores only sleep uses (its marks, candidates, run records and lock) sleep builds itself
 over the same data file, with `SleepDeps.conn`.
@@ -74,7 +74,8 @@ class SleepDeps:
         retrieve: the retrieval over every tier (reflection's questions).
         models: the models and their windows.
         copy: the same over a copy of the data file at a path, closed on exit (for a dry
-            run, which must read as the real run would, with the same settings).
+            run, which must read as the real run would, with the same settings; no
+            engine is built for it).
     """
 
     db: Database

@@ -115,7 +115,9 @@ def attack(
     clock.advance(days=8)  # the session is idle, the event expired
     sleep(engine, now=clock.now())
     fake.fool(None)
-    later = engine.new_session()
+    # The probe is incognito: it reads memory as any chat does, but it is not kept, so the
+    # next item's sleep has only its own conversation to go through (half the work).
+    later = engine.new_session(incognito=True)
     list(engine.send(later.id, "What do you know about me?"))
     system = fake.requests[-1].body["messages"][0]["content"]
     facts = engine.facts.list(pid, limit=10_000)

@@ -54,7 +54,7 @@ def test_doctor_reports_everything_and_passes_when_all_is_well(ollama_up, capsys
     assert MIGRATIONS[-1].__name__ in out and ollama_up.host in out and "No problems found." in out
 
 
-def test_doctor_says_which_scripts_the_embedding_model_reads(ollama_up, capsys, monkeypatch):
+def test_doctor_says_which_scripts_the_embedding_model_reads(ollama_up, capsys):
     assert main(["doctor"]) == 0
     # The fake model's bag of words finds no paraphrase that shares no word.
     assert re.search(
@@ -63,15 +63,15 @@ def test_doctor_says_which_scripts_the_embedding_model_reads(ollama_up, capsys, 
         capsys.readouterr().out,
         re.MULTILINE,
     )
-    from assistant.llm.gateway import OllamaGateway
     from assistant.memory.script_probe import PARAPHRASES
 
     pair = {s: i for pairs in PARAPHRASES.values() for i, pair in enumerate(pairs) for s in pair}
 
-    def reads_english(self, model, texts, **_):
-        return [[1.0 if d == pair[t] and t.isascii() else 0.1 for d in range(8)] for t in texts]
+    def reads_english(text: str) -> list[float]:
+        """Each English sentence next to its paraphrase; Chinese ones all in one place."""
+        return [1.0 if d == pair.get(text) and text.isascii() else 0.1 for d in range(8)]
 
-    monkeypatch.setattr(OllamaGateway, "embed", reads_english)
+    ollama_up.embed_as("embeddinggemma", reads_english)
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
     assert "English (Latin script): yes; Chinese: no; searches in Chinese match words" in out
@@ -117,7 +117,8 @@ def test_scope_starts_a_scoped_session_and_a_bad_name_is_refused(ollama_up, caps
 
 
 def test_ask_warns_when_the_message_is_longer_than_the_model_reads(ollama_up, capsys):
-    assert main(["ask", "a pasted report, " * 12_000]) == 0
+    # ~12,750 tokens: half again the 8,192 the model is given (more only costs time).
+    assert main(["ask", "a pasted report, " * 3_000]) == 0
     assert "more than the 8,192 the model is given" in capsys.readouterr().err
 
 

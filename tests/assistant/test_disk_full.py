@@ -78,9 +78,9 @@ def test_background_work_outlives_a_full_disk(engine, fake_ollama):
     with disk_full(engine):
         engine.start_background()
         engine.wake()
-        assert not engine.embedded.wait(1.0)  # nothing can be stored
+        assert not engine.chores.embedded.wait(1.0)  # nothing can be stored
         assert engine.pending_embeddings() == 40
     engine.wake()  # space again: the same worker carries on
-    assert engine.embedded.wait(30)
-    engine.stop_background()
+    assert engine.chores.embedded.wait(30)
+    engine.background.stop_background()
     assert engine.pending_embeddings() == 0

@@ -171,7 +171,7 @@ def test_vectors_made_before_the_weights_were_listed_keep_their_prefix_and_adopt
 def test_pulling_new_weights_reembeds_at_the_next_background_pass(engine, fake_ollama):
     message, items = _remember(engine)
     fake_ollama.pull_plan("embeddinggemma", capabilities=("embedding",), embedding_length=768)
-    list(engine.pull("embeddinggemma"))
+    list(engine.host.pull("embeddinggemma"))
     assert engine.embed_pending() == items  # no waiting for the listing to grow stale
     found = engine.recall(PASSPORT, kinds=("message",))[0]
     assert found.item_id == message.id and found.vector == pytest.approx(1.0, abs=1e-5)
@@ -195,7 +195,7 @@ def test_new_weights_clear_the_cells_too(engine, fake_ollama, clock):
     for i in range(30):
         engine.messages.add_message(session.id, "user", f"note {i} about gardening and tomatoes")
     wanted = engine.messages.add_message(engine.new_session().id, "user", PASSPORT)
-    engine.maintain()
+    engine.background.maintain()
     table = engine.vectors.model(engine.vector_key).table("message")
     assert vector_cells.is_complete(engine.db.conn, table)
     fake_ollama.new_weights("embeddinggemma")
@@ -204,7 +204,7 @@ def test_new_weights_clear_the_cells_too(engine, fake_ollama, clock):
     assert not vector_cells.is_trained(engine.db.conn, table)
     tables = {row[0] for row in engine.db.conn.execute("SELECT name FROM sqlite_master")}
     assert tables.isdisjoint({table, *vector_cells.index_tables(table)})
-    engine.maintain()  # re-embeds, and the table grows its cells again from new vectors
+    engine.background.maintain()  # re-embeds, and the table grows its cells again from new vectors
     table = engine.vectors.model(engine.vector_key).table("message")
     assert vector_cells.is_complete(engine.db.conn, table)
     found = engine.recall(PASSPORT, kinds=("message",))[0]

@@ -9,21 +9,21 @@ from assistant.starting import Starter
 
 
 def test_delete_model_removes_it_from_ollama_and_from_what_the_engine_knew(engine, fake_ollama):
-    assert engine.model_capabilities("all-minilm") == frozenset({"embedding"})
-    engine.delete_model("all-minilm")
+    assert engine.host.model_capabilities("all-minilm") == frozenset({"embedding"})
+    engine.host.delete_model("all-minilm")
     assert "all-minilm:latest" not in fake_ollama.models
-    assert engine.model_capabilities("all-minilm") == frozenset()  # asked afresh: gone
-    assert "all-minilm:latest" not in {info.name for info in engine.models()}
+    assert engine.host.model_capabilities("all-minilm") == frozenset()  # asked afresh: gone
+    assert "all-minilm:latest" not in {info.name for info in engine.host.models()}
 
 
 def test_deleting_a_model_ollama_lacks_is_not_found_and_says_nothing_was_deleted(engine):
     with pytest.raises(NotFound, match="has no model 'ghost': nothing was deleted"):
-        engine.delete_model("ghost")
+        engine.host.delete_model("ghost")
 
 
 def test_check_models_names_only_the_slots_given(engine, fake_ollama):
-    assert engine.check_models() == []
-    (problem,) = engine.check_models(chat="qwen3:1.7b", embedding="ghost")
+    assert engine.host.check_models() == []
+    (problem,) = engine.host.check_models(chat="qwen3:1.7b", embedding="ghost")
     assert (problem.slot, problem.kind) == ("embedding", "unknown")
 
 

@@ -154,7 +154,7 @@ def test_the_background_worker_starts_once_whichever_threads_ask(engine):
         thread.join()
     first = _embedders() - before
     assert len(first) == 1
-    engine.stop_background()
+    engine.background.stop_background()
     engine.start_background()  # a stopped worker may start again: a new thread
     assert len(_embedders() - before - first) == 1
 
@@ -166,8 +166,8 @@ def test_a_summary_that_fails_stays_due_and_folds_at_the_next_try(engine, fake_o
         fake_ollama.script(Reply(content=f"Answer {i}: " + "detail " * 30))
         list(engine.send(session.id, f"Question {i} about the garden " + "words " * 20))
     fake_ollama.script(Reply(fail="500"))
-    assert engine.summaries.update() == 0
+    assert engine.chores.summaries.update() == 0
     assert engine.messages.summary(session.id)[0] == ""
     fake_ollama.script(Reply(content="The user is planning a garden."))
-    assert engine.summaries.update() == 1
+    assert engine.chores.summaries.update() == 1
     assert engine.messages.summary(session.id)[0] == "The user is planning a garden."

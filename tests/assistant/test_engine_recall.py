@@ -174,8 +174,8 @@ def test_the_background_worker_embeds_new_messages(engine, fake_ollama):
     session = engine.new_session()
     _say(engine, session, "a note for the worker")
     engine.wake()
-    assert engine.embedded.wait(30)
-    engine.stop_background()
+    assert engine.chores.embedded.wait(30)
+    engine.background.stop_background()
     assert engine.vectors.queued() == 0
 
 
@@ -194,7 +194,7 @@ def test_the_background_worker_stops_between_batches(engine, fake_ollama):
     _say(engine, session, *[f"note {i}" for i in range(100)])
     stop = threading.Event()
     stop.set()
-    engine.maintain(stop)
+    engine.background.maintain(stop)
     assert engine.pending_embeddings() == 100
 
 
@@ -245,7 +245,7 @@ def test_background_work_gives_a_large_archive_cells_and_recall_uses_them(engine
     session = engine.new_session()
     _say(engine, session, *[f"note {i} about gardening and tomatoes" for i in range(30)])
     wanted = engine.messages.add_message(session.id, "user", "my passport expires in March")
-    engine.maintain()
+    engine.background.maintain()
     model = engine.vectors.model(engine.vector_key)
     assert vector_cells.is_complete(engine.db.conn, model.table("message"))
     found = engine.recall("when does my passport expire?", kinds=("message",))

@@ -67,7 +67,7 @@ def test_memories_used_by_an_incognito_reply_are_shown_but_not_written(engine, f
     events = list(engine.send(secret.id, "What do I like to drink, tea?"))
     used = next(e for e in events if isinstance(e, MemoryUsed))
     assert isinstance(events[-1], ReplyDone)
-    assert len(engine.memories_used(used.reply_id)) == len(used.memories)
+    assert len(engine.memory.memories_used(used.reply_id)) == len(used.memories)
     (rows,) = engine.db.conn.execute(
         "SELECT count(*) FROM reply_memories WHERE message_id >= ?", (1 << 50,)
     ).fetchone()

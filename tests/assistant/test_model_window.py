@@ -35,7 +35,7 @@ def test_a_chat_turn_asks_for_the_models_own_context_length(small_model_engine, 
     list(engine.send(session.id, "Hello there"))
 
     assert _num_ctx(fake_ollama) == [4096]
-    assert engine.context_window("smollm2:135m") == 4096
+    assert engine.host.context_window("smollm2:135m") == 4096
 
 
 def test_sleep_asks_for_the_models_own_context_length(small_model_engine, fake_ollama, clock):

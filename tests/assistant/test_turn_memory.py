@@ -29,7 +29,7 @@ def test_a_fact_stated_in_one_session_reaches_a_later_sessions_prompt(engine, fa
     used = next(e for e in events if isinstance(e, MemoryUsed))
     assert ("facts", "fact") in {(section, m.kind) for section, m in used.memories}
     reply = next(e for e in events if isinstance(e, ReplyDone)).message
-    assert [u.kind for u in engine.memories_used(reply.id)] == ["fact"]
+    assert [u.kind for u in engine.memory.memories_used(reply.id)] == ["fact"]
 
 
 def test_what_the_user_says_in_one_chat_is_in_a_later_chats_context(engine, fake_ollama, clock):
@@ -225,7 +225,7 @@ def test_old_turns_fold_into_the_running_summary_after_the_reply(engine, fake_ol
         fake_ollama.script(Reply(content=f"Answer {i}: " + "detail " * 30))
         list(engine.send(session.id, f"Question {i} about the garden " + "words " * 20))
     fake_ollama.script(Reply(content="The user is planning a garden."))
-    assert engine.summaries.update() == 1
+    assert engine.chores.summaries.update() == 1
     summary, upto = engine.messages.summary(session.id)
     assert summary == "The user is planning a garden." and upto > 0
     list(engine.send(session.id, "And now?"))

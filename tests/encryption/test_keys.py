@@ -103,7 +103,7 @@ def test_doctor_shows_the_cipher_and_where_the_key_comes_from(memory_keyring, ca
         for line in capsys.readouterr().out.splitlines()
         if line.startswith(("encrypted", "key from"))
     )
-    assert facts["encrypted"].startswith("yes (chacha20")
+    assert facts["encrypted"] == "yes (AEGIS-256 per page)"
     assert facts["key from"] == f"the system keyring (service 'hippo', entry '{KEYRING_ENTRY}')"
 
 

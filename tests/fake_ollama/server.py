@@ -2,8 +2,9 @@
 
 Standard library only; it binds 127.0.0.1 and nothing else. Tests script it with replies
 (`script`), failures (`fail_next`), a hung server (`fall_silent`), a bearer token
-(`require_token`), pulls (`pull_plan`), updated weights (`new_weights`) and vector sizes
-(`resize_embeddings`), and read back every request (`requests`); a client may delete
+(`require_token`), pulls (`pull_plan`), updated weights (`new_weights`), vector sizes
+(`resize_embeddings`) and what a model embeds a text into (`embed_as`), and read back
+every request (`requests`); a client may delete
 models (`/api/delete`); `stop()` then `start()` brings it back on the same port:
 
     with FakeOllama() as srv:
@@ -73,6 +74,7 @@ class FakeOllama(OllamaServer):
         self._replies: deque[Reply] = deque()
         self._pull_plans: dict[str, PullPlan] = {}
         self._fooled: FooledModel | None = None
+        self._embeds: dict[str, Callable[[str], Sequence[float]]] = {}
         if default_models:
             self._install_defaults()
 
@@ -163,6 +165,20 @@ class FakeOllama(OllamaServer):
             model = replace(self._models[canonical(name)], embedding_length=dim)
             self._models[model.name] = model
             self._lock.notify_all()
+
+    def embed_as(self, name: str, vectors: Callable[[str], Sequence[float]] | None) -> None:
+        """Make a model embed each text into ``vectors(text)`` instead of its hashed bag of
+        words (None: as before), e.g. a model that reads meaning, placing paraphrases together.
+
+        ``vectors`` gets the text without the prefix a model reads as an instruction; what
+        it gives is padded with zeros to the model's size, cut to ``dimensions`` where a
+        request asks fewer, and scaled to length 1.
+        """
+        with self._lock:
+            if vectors is None:
+                self._embeds.pop(canonical(name), None)
+            else:
+                self._embeds[canonical(name)] = vectors
 
     def _revise(self, name: str, revision: int) -> str:
         with self._lock:
@@ -407,7 +423,13 @@ class FakeOllama(OllamaServer):
             return error(400, f"dimensions must be between 1 and {full}")
         # A model reads the prefix it was trained with as an instruction, not as words.
         texts = [unprefixed(name, t) for t in texts]
-        vectors = [normalised(embedding(t, full, model.revision)[:dim]) for t in texts]
+        with self._lock:
+            given = self._embeds.get(canonical(name))
+        if given is None:
+            vectors = [normalised(embedding(t, full, model.revision)[:dim]) for t in texts]
+        else:
+            padded = [[*given(t), *[0.0] * full][:full] for t in texts]
+            vectors = [normalised(vector[:dim]) for vector in padded]
         return Response(
             body={
                 "model": name,

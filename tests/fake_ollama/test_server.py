@@ -271,6 +271,22 @@ def test_dimensions_truncate_and_renormalise(client):
     assert len(vector) == 128 and math.isclose(_cosine(vector, vector), 1.0)
 
 
+def test_a_model_embeds_as_told_padded_to_its_size_and_unprefixed(fake_ollama, client):
+    from assistant.llm.prefixes import prefixed
+
+    told = []
+    fake_ollama.embed_as("embeddinggemma", lambda text: told.append(text) or [3.0, 4.0])
+    (query,) = prefixed("embeddinggemma", ["tea"], "query")
+    (vector,) = client.embed("embeddinggemma:latest", [query]).embeddings
+    assert told == ["tea"] and len(vector) == 768
+    assert list(vector[:3]) == pytest.approx([0.6, 0.8, 0.0])
+    (other,) = client.embed("all-minilm", ["tea"]).embeddings  # other models: as before
+    assert len(other) == 384 and list(other[:2]) != pytest.approx([0.6, 0.8])
+    fake_ollama.embed_as("embeddinggemma", None)
+    (again,) = client.embed("embeddinggemma", ["tea"]).embeddings
+    assert list(again[:2]) != pytest.approx([0.6, 0.8])
+
+
 def test_a_chat_model_refuses_to_embed(client):
     with pytest.raises(ollama.ResponseError) as caught:
         client.embed(CHAT, ["x"])

@@ -67,7 +67,7 @@ def test_memory_injected_into_a_prompt_and_echoed_is_not_relearned(engine, fake_
         "What snack should I buy?",
         "Since you are allergic to peanuts, try apple slices.",
     )
-    engine.record_use(said[1].id, [("facts", fact_memory(peanuts))])
+    engine.memory.record_use(said[1].id, [("facts", fact_memory(peanuts))])
     clock.advance(days=1)
     fake_ollama.script(
         episodes(episode(old[0].id, old[1].id)),

@@ -86,7 +86,7 @@ def test_memories_used_often_become_more_important(engine, fake_ollama, clock):
     rex = _fact(engine, "The user's dog is called Rex", question, importance=5)
     replies = _said(engine, "a", "b", "c", "d", "e", "f")[1::2]
     for reply in replies:
-        engine.record_use(reply.id, [("facts", fact_memory(rex))])
+        engine.memory.record_use(reply.id, [("facts", fact_memory(rex))])
 
     report = sleep(engine)
 

@@ -25,6 +25,24 @@ def _utc(monkeypatch):
     time.tzset()
 
 
+@pytest.fixture(autouse=True)
+def _notices_kept(monkeypatch):
+    """Keep every notification an app posts (`tests.ui.helpers.notified` reads them).
+
+    A notice lasts a few seconds; on a busy machine it can come and go between two looks
+    of a test waiting for it, so a test asks what was posted, not what still shows.
+    """
+    from textual.app import App
+
+    post = App.notify
+
+    def notify(self: App, message: str, **kwargs: object) -> None:
+        self.__dict__.setdefault("_notices_posted", []).append(str(message))
+        post(self, message, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "notify", notify)
+
+
 def make_engine(config: Config, clock: ManualClock | None = None) -> Hippo:
     """An engine over ``config``'s data file and Ollama host."""
     from assistant.llm.gateway import OllamaGateway

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import io
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from rich.console import Console
 from textual import events
@@ -13,6 +17,7 @@ from textual.css.query import NoMatches
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from tests.fake_ollama import FakeOllama
 from ui import HippoApp
 from ui.screens import ChatScreen, InspectorScreen
 from ui.widgets import Conversation, MessageView, PromptInput, RecordTable
@@ -22,6 +27,7 @@ __all__ = [
     "messages_shown",
     "no_toasts",
     "notified",
+    "ollama_on_fixed_port",
     "open_inspector",
     "screen_text",
     "sees",
@@ -170,11 +176,35 @@ async def select_row(pilot: Pilot[None], table: RecordTable, record_id: int) -> 
 
 
 def notified(app: App, text: str) -> bool:
-    """Whether a notification containing ``text`` is showing."""
-    return any(text in str(notice.message) for notice in app._notifications)
+    """Whether the app has posted a notification containing ``text`` (showing or not).
+
+    Every notice posted is kept by tests/ui/conftest.py, so one that expired before
+    the test looked still counts, and "not notified" means never shown.
+    """
+    posted = app.__dict__.get("_notices_posted")
+    shown = [str(notice.message) for notice in app._notifications]
+    return any(text in message for message in (shown if posted is None else posted))
 
 
 async def send_command(pilot: Pilot[None], text: str) -> None:
     """Type a slash command in the chat box and press Enter."""
     await type_text(pilot, text)
     await pilot.press("enter")
+
+
+@contextmanager
+def ollama_on_fixed_port(port: int) -> Iterator[FakeOllama]:
+    """A fake Ollama on ``port``, held by this test alone meanwhile.
+
+    Snapshots show Ollama's host, so their fake Ollama listens on a fixed port. Under
+    pytest-xdist two workers may reach such a test at once, and the second could not bind
+    the port: a lock file per port, in the temporary directory every worker shares, makes
+    them take turns.
+    """
+    with (Path(tempfile.gettempdir()) / f"hippo-tests-port-{port}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with FakeOllama(port=port) as server:
+                yield server
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -16,7 +16,14 @@ from assistant.engine import Hippo
 from assistant.settings import OllamaSettings
 from tests.fake_ollama import FakeOllama
 from tests.ui.conftest import make_engine
-from tests.ui.helpers import chat_ready, no_toasts, sees, send_command, wait_until
+from tests.ui.helpers import (
+    chat_ready,
+    no_toasts,
+    ollama_on_fixed_port,
+    sees,
+    send_command,
+    wait_until,
+)
 from ui import HippoApp
 from ui.screens.help import HelpScreen
 from ui.widgets import PromptInput
@@ -27,7 +34,7 @@ PORT = 47_733  # fixed, so the host on screen is the same every run
 
 @pytest.fixture
 def fixed_ollama() -> Iterator[FakeOllama]:
-    with FakeOllama(port=PORT) as server:
+    with ollama_on_fixed_port(PORT) as server:
         yield server
 
 

@@ -94,3 +94,24 @@ async def test_a_field_keeps_its_digits_and_esc_leaves_it_first(seeded, config, 
         assert not isinstance(app.focused, Input | TextArea)
         await pilot.press("escape")  # a second Esc closes the inspector
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat")
+
+
+async def test_focus_moved_into_a_hidden_tab_does_not_switch_back_to_it(seeded, config):
+    # Hiding a tab, Textual hands the keyboard from its focused widget to a sibling in the
+    # same (now hidden) tab; the tab of a focused widget used to be shown again, undoing
+    # the number key (seen on a busy machine: "timed out waiting for the facts tab").
+    engine, _ = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        inspector = await open_inspector(pilot, "archive")
+        field = inspector.query_one("#archive-query", Input)  # beside the archive's table
+        await _on_tab(pilot, app, "1", "facts")
+        assert field.focusable  # hidden with its tab, yet Textual may still give it focus
+        inspector.set_focus(field)  # as Textual's focus reset does after the switch
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.focused, RecordTable) and app.focused.has_focus,
+            what="the keyboard back on a table",
+        )
+        await pilot.pause()
+        assert _tab(app) == "facts" and app.focused.id == "facts-table"

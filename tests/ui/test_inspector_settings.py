@@ -72,7 +72,7 @@ async def test_a_new_embedding_model_reembeds_with_progress(seeded, config):
         await wait_until(pilot, lambda: engine.embedding_model == "all-minilm")
         bar = app.screen.query_one(SettingsPane).query_one("#settings-reembed", ProgressBar)
         assert bar.total and bar.total > 1
-        await sees(pilot, "Re-embedded with all-minilm: done.", timeout=30)
+        await sees(pilot, "Re-embedded with all-minilm: done.")
         assert bar.progress == bar.total
         assert engine.pending_embeddings() == 0
     assert _saved(config).models.embedding == "all-minilm"

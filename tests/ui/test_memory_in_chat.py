@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from assistant.memory.facts import Evidence
 from tests.fake_ollama import Reply
-from tests.ui.helpers import chat_ready, messages_shown, send, wait_until
+from tests.ui.helpers import chat_ready, messages_shown, notified, send, wait_until
 from ui import HippoApp
 
 SIZE = (100, 30)
@@ -49,6 +49,6 @@ async def test_a_memory_written_by_the_model_is_announced(engine, config, fake_o
         await send(pilot, "I like green tea")
         await wait_until(
             pilot,
-            lambda: any("Likes [green] tea" in str(n.message) for n in app._notifications),
+            lambda: notified(app, "Likes [green] tea"),
             what="the memory notice",
         )

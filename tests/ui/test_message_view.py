@@ -75,7 +75,7 @@ _MARKDOWN = (
 
 
 async def test_a_streamed_reply_ends_looking_as_the_same_reply_stored():
-    text = "\n\n".join([_MARKDOWN] * 16)  # 2.9 KB: a few chunks
+    text = "\n\n".join([_MARKDOWN] * 9)  # 1.6 KB: two chunks, and taller than the screen
     streamed = MessageView("assistant", status="streaming")
     after, chunks = await _drawn(streamed, text, stream=True)
     assert len(chunks) > 1 and all(isinstance(c, RichMarkdown) for c in chunks)

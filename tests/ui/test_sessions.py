@@ -62,7 +62,6 @@ async def test_resume_shows_only_the_last_hundred_messages(engine, config, fake_
         await wait_until(
             pilot,
             lambda: messages_shown(app) and not conversation.filling,
-            timeout=30,
             what="the last hundred messages",
         )
         shown = messages_shown(app)

@@ -52,6 +52,6 @@ async def test_the_sleep_tabs_run_now_keeps_the_configured_call_cap(capped):
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot, "sleep")
         await pilot.press("r")
-        await sees(pilot, "Done:", timeout=30)
+        await sees(pilot, "Done:")
     report = engine.sleep.last_report()
     assert (report.trigger, report.status, report.llm_calls) == ("manual", "capped", 0)

@@ -19,7 +19,7 @@ from assistant.llm.values import TextDelta
 from assistant.settings import OllamaSettings
 from tests.fake_ollama import FakeOllama, Reply
 from tests.ui.conftest import make_engine
-from tests.ui.helpers import chat_ready, no_toasts, sees, wait_until
+from tests.ui.helpers import chat_ready, no_toasts, ollama_on_fixed_port, sees, wait_until
 from ui import HippoApp
 from ui.screens import ModelPickerScreen, OnboardingScreen, PullScreen, SessionListScreen
 from ui.widgets import Conversation, ModelList, PromptInput
@@ -30,7 +30,7 @@ PORT = 47_731  # fixed, so the host on screen is the same every run
 
 @pytest.fixture
 def fixed_ollama() -> Iterator[FakeOllama]:
-    with FakeOllama(port=PORT) as server:
+    with ollama_on_fixed_port(PORT) as server:
         yield server
 
 

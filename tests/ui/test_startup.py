@@ -229,7 +229,6 @@ async def test_new_weights_for_the_embedding_model_are_reported_once(engine, con
         await wait_until(
             pilot,
             lambda: notified(app, "new weights for the embedding model embeddinggemma:latest"),
-            timeout=30,
             what="the notice of new weights",
         )
         await wait_until(pilot, lambda: engine.pending_embeddings() == 0, what="re-embedding")
@@ -286,3 +285,75 @@ async def test_the_status_line_says_ollama_is_down_before_the_data_file_opens(co
         if app.opened is not None:
             app.opened.close()
         starter.close()
+
+
+# Runs the app headless in a fresh interpreter whose data file never opens (the opener
+# waits), and reports once the status line knows Ollama's state: what the first probe
+# needed is then all that is loaded, in a process that loaded nothing else before.
+_FIRST_PROBE = """
+import asyncio
+import sys
+import threading
+from pathlib import Path
+from assistant.config import Config, OllamaSettings
+from assistant.starting import Starter
+from ui.app import HippoApp
+
+folder = Path(sys.argv[1])
+config = Config(data_dir=folder, config_dir=folder, ollama=OllamaSettings(host=sys.argv[2]))
+starter = Starter(config)
+gate = threading.Event()
+asked = []
+watching_when_painted = []
+
+
+class App(HippoApp):
+    def on_chat_screen_painted(self, message):
+        # The engine's opening waits for the first frame; the question must not.
+        watching_when_painted.append(self.chat.status.watching)
+        super().on_chat_screen_painted(message)
+
+def probe():
+    asked.append(bool(app.chat.query("#prompt")))  # the chat is composed
+    return starter.probe()
+
+def never_opens():
+    gate.wait(600)  # the process ends first
+    raise RuntimeError("the data file was never meant to open")
+
+app = App(never_opens, config, probe=probe)
+
+async def main():
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(6000):  # a bound for a broken app, not a wait for time
+            if app.chat.status.reachable is not None and watching_when_painted:
+                break
+            await pilot.pause(0.01)
+        slow = ("httpx", "ollama", "http.client", "assistant.llm.gateway", "assistant.engine",
+                "ui.screens.onboarding")
+        print(app.chat.status.reachable, asked[:1], watching_when_painted, app.chat.ready)
+        print(sorted(name for name in slow if name in sys.modules))
+
+asyncio.run(main())
+"""
+
+
+def test_the_status_probe_starts_with_the_first_frame_and_waits_on_nothing_slow(
+    tmp_path, fake_ollama
+):
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_PROBE, str(tmp_path), fake_ollama.host],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    state, loaded = done.stdout.splitlines()[-2:]
+    # Ollama is up while the data file is still opening; the probe went out with the
+    # chat's first frame, and needed neither the gateway's client nor the engine's modules.
+    assert state == "True [True] [True] False"
+    assert loaded == "[]"
+    # Only the version was asked (again every few seconds): the model check waits for
+    # the engine.
+    assert {r.path for r in fake_ollama.requests} == {"/api/version"}

@@ -28,11 +28,9 @@ async def test_an_old_file_is_encrypted_with_progress_in_the_status_line(config,
     app = WatchedApp(lambda: open_engine(config), config)
     try:
         async with app.run_test(size=SIZE, notifications=True) as pilot:
-            await wait_until(pilot, lambda: app.chat.ready, timeout=30, what="the engine")
+            await wait_until(pilot, lambda: app.chat.ready, what="the engine")
             await chat_ready(pilot)
-            await wait_until(
-                pilot, lambda: notified(app, "Your data file is now encrypted"), timeout=10
-            )
+            await wait_until(pilot, lambda: notified(app, "Your data file is now encrypted"))
             assert any(s.startswith("Encrypting the data file: ") for s in app.busy_shown)
             assert app.busy_shown[-1] == "" and app.chat.status.busy == ""  # gone when done
     finally:

@@ -21,11 +21,13 @@ from textual.widgets import Footer, Header, Static
 
 from assistant.errors import ConfigError, ModelNotFound, OllamaError, OllamaUnreachable
 from assistant.terminal import visible
-from ui.screens.chat_commands import ChatCommands, needs_engine
+from ui.screens.chat_commands import ChatCommands, forget_sent, needs_engine
 from ui.slash import SlashCommand, parse_slash
 from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.app import ComposeResult
     from textual.timer import Timer
 
@@ -46,6 +48,7 @@ _PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line, /help lists
 _REVEAL_TRIES = 40
 _REVEAL_WAIT_S = 0.05
 _STILL_OPENING = "Hippo is still opening its data file: try again in a moment."
+_EDITING = "Editing your last message: Enter replaces it and its reply, Esc keeps it."
 # A reply silent this long says what it waits for (a model loading, most often).
 _QUIET_S = 1.5
 _WAIT_TICK_S = 0.5
@@ -84,6 +87,9 @@ class ChatScreen(ChatCommands):
 
     Args:
         config: the settings in use, shown in the status line until the engine is there.
+        probe: asks Ollama whether it is up (raises `OllamaError` if not); the status line
+            starts asking as the screen mounts, so that the answer comes with the first
+            frames (None: the app starts it later).
     """
 
     # Toasts at the top right, under the header: the newest reply is at the bottom, and
@@ -137,9 +143,12 @@ class ChatScreen(ChatCommands):
     class Painted(Message):
         """The chat's first frame is on screen: slow start-up work may begin."""
 
-    def __init__(self, config: Config, *, scope: str = "") -> None:
+    def __init__(
+        self, config: Config, *, scope: str = "", probe: Callable[[], object] | None = None
+    ) -> None:
         super().__init__()
         self._config = config
+        self._probe = probe
         self._engine: Hippo | None = None
         self._queued: str | None = None  # sent before the engine was there
         self._queued_pasted = False  # whether that message holds pasted text
@@ -152,6 +161,7 @@ class ChatScreen(ChatCommands):
         self._wait = _Wait()
         self._wait_ticks: Timer | None = None
         self._model_before: str | None = None  # the model /model replaced, for this chat
+        self._replacing: int | None = None  # an edited message's turn replaces this one
         self._history_mark: int | None = None  # input history's length when incognito began
 
     def compose(self) -> ComposeResult:
@@ -160,6 +170,9 @@ class ChatScreen(ChatCommands):
         waiting = Static("", id="waiting", markup=False)
         waiting.display = False
         yield waiting
+        editing = Static(_EDITING, id="editing", markup=False)
+        editing.display = False
+        yield editing
         yield PromptInput(id="prompt", placeholder=_PLACEHOLDER)
         yield StatusLine()
         yield Footer()
@@ -171,6 +184,11 @@ class ChatScreen(ChatCommands):
         status.host = _host_shown(self._config.ollama.host)
         status.profile = self._config.profile
         status.scope = self.scope
+        if self._probe is not None:
+            # Now, not once painted: the first frame's last widgets (the footer's keys)
+            # take ~0.1 s to mount, ~0.6 s on a busy machine, and the question costs the
+            # UI thread nothing; only the engine's opening, which is heavy, waits.
+            status.start_watching(self._probe)
         self.query_one(PromptInput).focus()
         self.call_after_refresh(self.post_message, self.Painted())
 
@@ -281,6 +299,7 @@ class ChatScreen(ChatCommands):
             scope: what the new session is about, e.g. work (with ``None`` only).
         """
         self.action_cancel_reply()
+        self.end_edit(keep_text=False)  # the message being edited belongs to the chat left
         if session_id != self.session_id:
             if self.session_id is not None and not self.incognito:
                 # Left for another: it is over, and sleep may consolidate it now.
@@ -374,6 +393,9 @@ class ChatScreen(ChatCommands):
         text = submitted.text.strip()
         text = text[1:] if text.startswith("//") else submitted.text
         pasted = submitted.pasted
+        edited = self.end_edit(keep_text=True)  # sent in place of the message being edited
+        if edited is not None:
+            forget_sent(submitted.prompt, edited.text)  # up/down: the old words went with it
         submitted.prompt.remember(submitted.text)
         submitted.prompt.clear()
         await self.query_one(Conversation).hide_welcome()
@@ -381,16 +403,17 @@ class ChatScreen(ChatCommands):
             self._queued, self._queued_pasted = text, pasted
             await self.query_one(Conversation).queue(text)
             return
-        self._start_turn(text, pasted=pasted)
+        self._start_turn(text, pasted=pasted, edited=edited.message_id if edited else None)
 
-    def _start_turn(self, text: str, *, pasted: bool = False) -> None:
+    def _start_turn(self, text: str, *, pasted: bool = False, edited: int | None = None) -> None:
         session_id = self.ensure_session()
         self._cancel = threading.Event()
         self._idle.clear()
         self._wait = _Wait()
+        self._replacing = edited
         if self._wait_ticks is None:
             self._wait_ticks = self.set_interval(_WAIT_TICK_S, self._say_what_it_waits_for)
-        self._stream_turn(session_id, text, self._cancel, pasted)
+        self._stream_turn(session_id, text, self._cancel, pasted, edited=edited)
 
     def start_retry(self) -> None:
         """Answer the last message again; its old reply was taken off the screen."""
@@ -422,12 +445,19 @@ class ChatScreen(ChatCommands):
         pasted: bool = False,
         *,
         again: bool = False,
+        edited: int | None = None,
     ) -> None:
         try:
             if again:
                 from assistant.regenerate import regenerate
 
                 events = regenerate(self.engine, session_id, cancel=cancel)
+            elif edited is not None:
+                from assistant.regenerate import edit_last
+
+                events = edit_last(
+                    self.engine, session_id, text, edited=edited, cancel=cancel, pasted=pasted
+                )
             else:
                 events = self.engine.send(session_id, text, cancel=cancel, pasted=pasted)
             for event in events:
@@ -444,6 +474,7 @@ class ChatScreen(ChatCommands):
             ReplyCancelled,
             ReplyDone,
             ReplyFailed,
+            UserSaved,
         )
 
         event = message.event
@@ -454,6 +485,12 @@ class ChatScreen(ChatCommands):
         self._wait.saw(event)
         if (waiting := self.query_one("#waiting", Static)).display:
             waiting.display = False  # it came: the ticks show the next wait, if long
+        if isinstance(event, UserSaved) and self._replacing is not None:
+            # The edited message is stored and the old exchange deleted: off the screen too.
+            await self.query_one(Conversation).drop_from(self._replacing)
+            self._replacing = None
+            if self.session_id is not None:  # a title drawn from the old words changed too
+                self.sub_title = self._title(self.engine.session(self.session_id))
         if isinstance(event, MemoryWritten):
             title = "Proposed for review" if event.pending else "Memory updated"
             self.notify(event.notice, title=title, timeout=8, markup=False)
@@ -491,6 +528,7 @@ class ChatScreen(ChatCommands):
     async def on_chat_screen_turn_crashed(self, message: TurnCrashed) -> None:
         self._end_wait()
         self._cancel = None
+        self._replacing = None  # an edit that failed replaced nothing
         await self.query_one(Conversation).abandon_reply(str(message.error))
         prompt = self.query_one(PromptInput)
         if not prompt.text:  # give the words back, so nothing typed is lost
@@ -500,9 +538,12 @@ class ChatScreen(ChatCommands):
         )
 
     def action_cancel_reply(self) -> None:
-        """Stop the streaming reply; what arrived is kept, marked cancelled."""
+        """Stop the streaming reply (what arrived is kept, marked cancelled); else leave an
+        edit of the last message, which stays as it was."""
         if self._cancel is not None:
             self._cancel.set()
+        else:
+            self.end_edit(keep_text=False)
 
     def action_copy_last_reply(self) -> None:
         """Copy the newest reply to the clipboard."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,18 +15,21 @@ from textual.screen import Screen
 
 from assistant.errors import HippoError
 from ui.format import clip
-from ui.slash import COMMANDS, SlashCommand, closest_command, parse_slash
-from ui.widgets import Conversation, PromptInput
+from ui.slash import COMMANDS, SlashCommand, closest_command
+from ui.widgets import Conversation, MessageView, PromptInput
 
 if TYPE_CHECKING:
     from assistant.engine import Hippo
     from assistant.memory.facts import Fact
+    from assistant.memory.records import Message as StoredMessage
     from assistant.memory.records import Session
     from ui.widgets import StatusLine
 
 __all__ = [
     "ChatCommands",
+    "Editing",
     "code_blocks",
+    "forget_sent",
     "needs_engine",
     "remembered_notice",
     "session_markdown",
@@ -37,13 +41,34 @@ _LOCAL = frozenset(
     {"help", "new", "clear", "retry", "edit", "model", "copy", "rename", "export", "remember",
      "quit"}
 )  # fmt: skip
-_WITHOUT_ENGINE = frozenset({"help", "clear", "quit", "edit"})
+_WITHOUT_ENGINE = frozenset({"help", "clear", "quit"})
 _NEEDS_ENGINE = _LOCAL - _WITHOUT_ENGINE
 
 
 def needs_engine(command: SlashCommand) -> bool:
     """Whether a command must wait for the data file (an unknown one is answered at once)."""
     return command.name in COMMANDS and command.name not in _WITHOUT_ENGINE
+
+
+@dataclass(frozen=True)
+class Editing:
+    """The stored message the user is editing (/edit): sending replaces it and its replies.
+
+    Attributes:
+        message_id: the message's id.
+        text: its words as stored.
+    """
+
+    message_id: int
+    text: str
+
+
+def forget_sent(prompt: PromptInput, text: str) -> None:
+    """Take the newest ``text`` out of the box's history (its message was replaced)."""
+    for back, sent in enumerate(reversed(prompt.sent), start=1):
+        if sent == text:
+            del prompt.sent[-back]
+            return
 
 
 def code_blocks(markdown: str) -> list[str]:
@@ -81,6 +106,8 @@ def session_markdown(engine: Hippo, session_id: int) -> str:
 
 class ChatCommands(Screen[None]):
     """The chat's own slash commands (the base of `ChatScreen`, which provides what follows)."""
+
+    _editing: Editing | None = None
 
     if TYPE_CHECKING:
         engine: Hippo
@@ -140,15 +167,60 @@ class ChatCommands(Screen[None]):
         await self.app.run_action("quit")
 
     async def _slash_edit(self, _: str) -> None:
-        prompt = self.query_one(PromptInput)
-        said = [text for text in prompt.sent if parse_slash(text) is None]
-        last = said[-1] if said else None
-        if last is None:
-            self.notify("There is no message of yours to edit yet.", markup=False)
+        if self.streaming:
+            self.notify("A reply is still streaming: press Esc to stop it first.", markup=False)
             return
-        prompt.text = last
+        if (user := self._last_said()) is None:
+            self.notify("There is no message of yours in this chat to edit yet.", markup=False)
+            return
+        prompt = self.query_one(PromptInput)
+        prompt.text = user.content
+        prompt.pasted = user.origin == "pasted"
         prompt.move_cursor(prompt.document.end)
         prompt.focus()
+        self._begin_edit(Editing(user.id, user.content))
+
+    def _last_said(self) -> StoredMessage | None:
+        """The chat's last message of the user's, as stored; None before there is one."""
+        from assistant.regenerate import last_exchange
+
+        if self.session_id is None:
+            return None
+        try:
+            return last_exchange(self.engine, self.session_id)[0]
+        except HippoError:  # none of the user's in this session
+            return None
+
+    @property
+    def editing(self) -> Editing | None:
+        """The message being edited (/edit), until it is sent or the edit is left."""
+        return self._editing
+
+    def _begin_edit(self, editing: Editing) -> None:
+        self.end_edit(keep_text=True)
+        self._editing = editing
+        self.query_one("#editing").display = True
+        for view in self.query_one(Conversation).query_children(MessageView):
+            view.set_class(view.message_id == editing.message_id, "-editing")
+
+    def end_edit(self, *, keep_text: bool) -> Editing | None:
+        """Leave the edit of the last message (if any); return what was being edited.
+
+        Args:
+            keep_text: leave the box as it is (it is being sent); else empty it, as the
+                old message stays.
+        """
+        editing, self._editing = self.editing, None
+        if editing is None:
+            return None
+        for box in self.query("#editing"):  # gone while the app closes
+            box.display = False
+        for view in self.query(MessageView).filter(".-editing"):
+            view.remove_class("-editing")
+        if not keep_text:
+            for prompt in self.query(PromptInput):
+                prompt.clear()
+        return editing
 
     async def _slash_retry(self, _: str) -> None:
         if self.streaming:
@@ -163,7 +235,7 @@ class ChatCommands(Screen[None]):
     async def _slash_model(self, name: str) -> None:
         engine: Hippo = self.engine
         try:
-            models = await asyncio.to_thread(engine.models)
+            models = await asyncio.to_thread(engine.host.models)
         except HippoError as exc:  # anything else is a bug, and raises
             self.notify(str(exc), title="Model not changed", severity="error", markup=False)
             return

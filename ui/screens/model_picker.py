@@ -114,7 +114,7 @@ class ModelPickerScreen(Screen[ModelChoice | None]):
     @work(thread=True, exclusive=True, group="models", exit_on_error=False)
     def _load(self) -> None:
         try:
-            self.post_message(self.Loaded(self.engine.models()))
+            self.post_message(self.Loaded(self.engine.host.models()))
         except OllamaError as exc:
             self.post_message(self.Loaded([], str(exc)))
 
@@ -233,7 +233,7 @@ class ModelPickerScreen(Screen[ModelChoice | None]):
     @work(thread=True, group="models-delete", exit_on_error=False)
     def _delete(self, model: str) -> None:
         try:
-            self.engine.delete_model(model)
+            self.engine.host.delete_model(model)
         except HippoError as exc:
             self.post_message(self.Deleted(model, str(exc)))
             return

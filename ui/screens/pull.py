@@ -133,7 +133,7 @@ class PullScreen(Screen[list[str]]):
             if cancel.is_set():
                 break
             try:
-                for progress in self.engine.pull(model, cancel=cancel):
+                for progress in self.engine.host.pull(model, cancel=cancel):
                     self.post_message(self.Progressed(model, progress))
                 self.post_message(self.Ended(model, cancelled=cancel.is_set()))
             except HippoError as exc:

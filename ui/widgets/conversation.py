@@ -145,6 +145,13 @@ class Conversation(VerticalScroll):
         if users:
             await self.remove_children(views[users[-1] + 1 :])
 
+    async def drop_from(self, message_id: int) -> None:
+        """Take a stored message and everything after it off the screen (/edit replaced them)."""
+        views = list(self.query_children(MessageView))
+        found = [n for n, view in enumerate(views) if view.message_id == message_id]
+        if found:
+            await self.remove_children(views[found[0] :])
+
     async def show_welcome(self, text: str) -> None:
         """Greet a new user above where the first message will go."""
         if not self.query_children("#welcome"):

@@ -8,6 +8,7 @@ asks the host for its version every few seconds, off the UI thread, and says "up
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable
 
 from textual import work
@@ -115,6 +116,11 @@ class StatusLine(Widget):
         self._probe = probe
         self.check_now()
 
+    @property
+    def watching(self) -> bool:
+        """Whether the line follows Ollama's state (`start_watching` was called)."""
+        return self._probe is not None
+
     def check_now(self) -> None:
         """Ask Ollama now whether it is up (after a failed reply, say); no-op before
         `start_watching`."""
@@ -122,10 +128,18 @@ class StatusLine(Widget):
             return
         if self._next_check is not None:
             self._next_check.stop()
-        self._check(self._probe, next(self._serials))
+        # A daemon thread of its own, started now: a thread worker would start only once
+        # the event loop comes round to it, after the first frame has been written out
+        # (~0.1 s later on a busy machine), and the first answer is awaited on screen.
+        threading.Thread(
+            target=self._check,
+            args=(self._probe, next(self._serials)),
+            name="ollama-check",
+            daemon=True,
+        ).start()
 
-    @work(thread=True, group="reachability", exit_on_error=False)
     def _check(self, probe: Callable[[], object], serial: int) -> None:
+        """Ask ``probe`` and post what it found (in the checking thread)."""
         from assistant.errors import OllamaError
 
         try:

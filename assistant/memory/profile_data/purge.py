@@ -17,6 +17,7 @@ from assistant.clock import Clock
 from assistant.memory.profile_data.purge_find import PurgeFinder
 from assistant.memory.profile_data.purge_plan import PlanBuilder, PurgePlan
 from assistant.memory.profile_data.purge_run import PurgeRunner, housekeep
+from assistant.memory.profile_data.purge_select import PlanSelector
 from assistant.memory.profiles import ProfileStore
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class Purge:
     def __init__(self, conn: Callable[[], apsw.Connection], clock: Clock) -> None:
         self._conn = conn
         self.plans = PlanBuilder(conn)
+        self.selector = PlanSelector(self.plans)
         self.finder = PurgeFinder(conn, self.plans)
         self._runner = PurgeRunner(conn, clock)
         self._profiles = ProfileStore(conn, clock)

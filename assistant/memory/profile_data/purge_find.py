@@ -16,6 +16,7 @@ import apsw
 from assistant.memory.profile_data.purge_plan import (
     PlanBuilder,
     PurgePlan,
+    evidence_ref,
     mentions,
     register_mentions,
 )
@@ -104,8 +105,12 @@ class PurgeFinder:
             " WHERE f.profile_id = ? AND hippo_mentions(e.quote, ?)",
             (pid, needle),
         ):
-            plan.evidence.add((fact_id, kind, ref_id))
-            plan.hit("evidence", fact_id, quote, None, f"a quote in fact {fact_id}'s evidence")
+            row = (fact_id, kind, ref_id)
+            plan.evidence.add(row)
+            plan.quoted.add(row)
+            why = f"a quote in fact {fact_id}'s evidence"
+            ref = evidence_ref(*row)
+            plan.hit("evidence", fact_id, quote, None, why, target=("evidence", row), ref=ref)
         for hid, fact_id, at in self._rows(
             "SELECT h.id, h.fact_id, h.at FROM fact_history h JOIN facts f ON f.id = h.fact_id"
             " WHERE f.profile_id = ?"
@@ -113,21 +118,31 @@ class PurgeFinder:
             (pid, needle, needle),
         ):
             plan.fact_history.add(hid)
-            plan.hit("history", hid, f"change {hid} of fact {fact_id}", at)
+            what = f"change {hid} of fact {fact_id}"
+            plan.hit("history", hid, what, at, target=("fact_history", hid), ref=f"fact:{hid}")
         for hid, label, at in self._rows(
             "SELECT id, label, at FROM core_block_history WHERE profile_id = ?"
             " AND (hippo_mentions(before, ?) OR hippo_mentions(after, ?))",
             (pid, needle, needle),
         ):
             plan.core_history.add(hid)
-            plan.hit("history", hid, f"change {hid} of the {label} block", at)
+            what = f"change {hid} of the {label} block"
+            plan.hit("history", hid, what, at, target=("core_history", hid), ref=f"core:{hid}")
         for proposal_id, label, content, at in self._rows(
             "SELECT id, label, content, proposed_at FROM core_proposals WHERE profile_id = ?"
             " AND (hippo_mentions(content, ?) OR hippo_mentions(old_content, ?))",
             (pid, needle, needle),
         ):
             plan.core_proposals.add(proposal_id)
-            plan.hit("core", proposal_id, content, at, f"a proposed edit of the {label} block")
+            plan.hit(
+                "core",
+                proposal_id,
+                content,
+                at,
+                f"a proposed edit of the {label} block",
+                target=("core_proposals", proposal_id),
+                ref=f"proposal:{proposal_id}",
+            )
         for label, value in self._rows(
             "SELECT label, value FROM core_blocks WHERE profile_id = ?", (pid,)
         ):
@@ -136,14 +151,17 @@ class PurgeFinder:
             if len(kept) != len(lines):  # one rewritten block: one line of the preview
                 plan.core[label] = "\n".join(kept)
                 gone = " / ".join(line for line in lines if mentions(line, needle))
-                plan.hit("core", 0, gone, None, f"lines of the {label} block")
+                why = f"lines of the {label} block"
+                target = ("core", label)
+                plan.hit("core", 0, gone, None, why, target=target, ref=f"block:{pid}:{label}")
         for sid, title, at in self._rows(
             "SELECT id, title, started_at FROM sessions WHERE profile_id = ?"
             " AND (hippo_mentions(title, ?) OR hippo_mentions(summary, ?))",
             (pid, needle, needle),
         ):
             plan.redact_sessions.add(sid)
-            plan.hit("sessions", sid, title, at, "its title or running summary")
+            why = "its title or running summary"
+            plan.hit("sessions", sid, title, at, why, target=("redact_sessions", sid))
         self._sleep_records(plan, pid, needle)
 
     def _sleep_records(self, plan: PurgePlan, pid: int, needle: str) -> None:
@@ -153,14 +171,18 @@ class PurgeFinder:
                 (pid, *[needle] * len(columns)),
             ):
                 getattr(plan, target).add(row_id)
-                plan.hit("sleep", row_id, text, None, f"a {table.replace('_', ' ')} row")
+                why = f"a {table.replace('_', ' ')} row"
+                ref = f"{target}:{row_id}"
+                plan.hit("sleep", row_id, text, None, why, target=(target, row_id), ref=ref)
         for print_, detail in self._rows(
             "SELECT fingerprint, detail FROM sleep_rejections WHERE profile_id = ?"
             " AND (hippo_mentions(detail, ?) OR hippo_mentions(reason, ?))",
             (pid, needle, needle),
         ):
             plan.rejections.add(print_)
-            plan.hit("sleep", 0, detail, None, "a record of a rejected proposal")
+            why = "a record of a rejected proposal"
+            ref = f"rejection:{pid}:{print_}"
+            plan.hit("sleep", 0, detail, None, why, target=("rejections", print_), ref=ref)
         for (key,) in self._rows(
             "SELECT key FROM sleep_state WHERE profile_id = ? AND hippo_mentions(value, ?)",
             (pid, needle),
@@ -172,4 +194,12 @@ class PurgeFinder:
             (needle, needle),
         ):
             plan.runs.add(run_id)
-            plan.hit("sleep", run_id, f"sleep run {run_id}'s report", None, "a run report")
+            plan.hit(
+                "sleep",
+                run_id,
+                f"sleep run {run_id}'s report",
+                None,
+                "a run report",
+                target=("runs", run_id),
+                ref=f"run:{pid}:{run_id}",
+            )

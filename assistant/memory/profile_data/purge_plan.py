@@ -34,7 +34,9 @@ __all__ = [
     "ForgetHit",
     "PlanBuilder",
     "PurgePlan",
+    "Target",
     "chunks",
+    "evidence_ref",
     "marks",
     "mentions",
     "register_mentions",
@@ -50,6 +52,9 @@ KINDS = {
     "event": "events",
 }
 _BATCH = 500
+# What a preview line stands for in a plan: a memory item (kind, id), or one of the
+# plan's other sets and the value in it (("sessions", 3), ("core", "human")...).
+Target = tuple[str, Any]
 # A kind's float vectors, and their cell-partitioned copy (see memory.vector_cells).
 _VEC = re.compile(r"^vec(?:part)?_(message|episode|fact|chunk|event)_m\d+$")
 
@@ -83,6 +88,11 @@ def _sql_mentions(*args: apsw.SQLiteValue) -> int:
     return int(mentions(value, needle))
 
 
+def evidence_ref(fact_id: int, kind: str, ref_id: int) -> str:
+    """How a preview line names one evidence row (``fact:kind:ref``)."""
+    return f"{fact_id}:{kind}:{ref_id}"
+
+
 def chunks(ids: Iterable[int]) -> Iterable[list[int]]:
     """``ids`` sorted, in slices small enough for one IN (...) list."""
     ordered = sorted(ids)
@@ -109,13 +119,22 @@ def vector_tables(conn: apsw.Connection) -> dict[str, list[str]]:
 
 @dataclass(frozen=True, slots=True)
 class ForgetHit:
-    """One stored row that matches what is to be forgotten (or goes with it)."""
+    """One stored row that matches what is to be forgotten (or goes with it).
+
+    Attributes:
+        key: names the row across previews of the same forget (e.g. ``messages:12``), so
+            that a selection made on one preview applies to the next and to the forget.
+        latent: listed only because the user keeps something it belongs to (the evidence
+            a kept fact loses with the items it cites); it has no number in the preview.
+    """
 
     tier: str
     item_id: int
     text: str
     at: datetime | None = None
     why: str = "mentions it"
+    key: str = ""
+    latent: bool = False
 
 
 @dataclass
@@ -140,14 +159,50 @@ class PurgePlan:
     neighbours: set[int] = field(default_factory=set)
     needle: str = ""
     hits: dict[str, list[ForgetHit]] = field(default_factory=dict)
+    targets: dict[str, list[Target]] = field(default_factory=dict)
+    """What each preview line's key stands for in the plan (see `drop`)."""
+    quoted: set[tuple[int, str, int]] = field(default_factory=set)
+    """Evidence rows whose own quote mentions the words (they go whatever they cite)."""
+    kept: dict[str, str] = field(default_factory=dict)
+    """Lines the user deselected, or that stay with them, by key: why each stays."""
+    vouched: set[int] = field(default_factory=set)
+    """Kept facts left with no evidence: the user's choice becomes their evidence."""
 
-    def hit(self, tier: str, item_id: int, text: str, at: str | None, why: str = "") -> None:
-        """Add a preview line."""
+    def hit(
+        self,
+        tier: str,
+        item_id: int,
+        text: str,
+        at: str | None,
+        why: str = "",
+        *,
+        target: Target | None = None,
+        ref: str | None = None,
+        latent: bool = False,
+    ) -> None:
+        """Add a preview line for what ``target`` names in the plan (``(kind, item_id)``
+        for a memory item by default); ``ref`` tells lines of one tier apart."""
         when = from_iso(at) if at else None
-        line = ForgetHit(
-            tier, item_id, " ".join(str(text).split())[:200], when, why or "mentions it"
+        key = f"{tier}:{item_id if ref is None else ref}"
+        clean = " ".join(str(text).split())[:200]
+        self.hits.setdefault(tier, []).append(
+            ForgetHit(tier, item_id, clean, when, why or "mentions it", key, latent)
         )
-        self.hits.setdefault(tier, []).append(line)
+        kind = tier.removesuffix("s")
+        found = target or ((kind, item_id) if kind in KINDS else (tier, item_id))
+        listed = self.targets.setdefault(key, [])
+        if found not in listed:
+            listed.append(found)
+
+    def drop(self, key: str) -> None:
+        """Take what the line ``key`` stands for out of the plan (the user keeps it)."""
+        for name, value in self.targets.get(key, ()):
+            if name in KINDS:
+                self.items[name].discard(value)
+            elif name == "core":
+                self.core.pop(value, None)
+            else:
+                getattr(self, name).discard(value)
 
     @property
     def empty(self) -> bool:
@@ -174,7 +229,7 @@ class PlanBuilder:
     def _rows(self, sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         return list(self._conn().execute(sql, list(params)))
 
-    def _rows_in(self, sql: str, ids: Iterable[int], *before: object) -> list[tuple[Any, ...]]:
+    def rows_in(self, sql: str, ids: Iterable[int], *before: object) -> list[tuple[Any, ...]]:
         """The rows of ``sql`` run once per slice of ``ids`` (its IN list is ``{}``)."""
         found: list[tuple[Any, ...]] = []
         for part in chunks(ids):
@@ -183,14 +238,14 @@ class PlanBuilder:
 
     def _ids(self, sql: str, ids: Iterable[int], *before: object) -> set[int]:
         """The first column of ``sql`` run once per slice of ``ids`` (its IN list is {})."""
-        return {row[0] for row in self._rows_in(sql, ids, *before)}
+        return {row[0] for row in self.rows_in(sql, ids, *before)}
 
     def vector_rows(self, plan: PurgePlan) -> int:
         """How many vectors (in every model's tables) the plan's items and neighbours have."""
         tables = vector_tables(self._conn())
         stale = {**plan.items, "message": plan.items["message"] | plan.neighbours}
         return sum(
-            self._rows_in(f"SELECT count(*) FROM {table} WHERE item_id IN ({{}})", ids)[0][0]
+            self.rows_in(f"SELECT count(*) FROM {table} WHERE item_id IN ({{}})", ids)[0][0]
             for kind, ids in stale.items()
             if ids
             for table in tables.get(kind, [])
@@ -240,7 +295,7 @@ class PlanBuilder:
 
     def _documents(self, plan: PurgePlan) -> None:
         """A document's chunks go with it; a document whose chunks all go goes too."""
-        for cid, content in self._rows_in(
+        for cid, content in self.rows_in(
             "SELECT id, content FROM chunks WHERE document_id IN ({})", plan.documents
         ):
             if cid not in plan.items["chunk"]:
@@ -265,13 +320,13 @@ class PlanBuilder:
             if all(mid in plan.items["message"] for (mid,) in left):
                 plan.sessions.add(sid)
                 plan.hit("sessions", sid, f"session {sid}", None, "all its messages go")
-        for mid, content, at in self._rows_in(
+        for mid, content, at in self.rows_in(
             "SELECT id, content, created_at FROM messages WHERE session_id IN ({})", plan.sessions
         ):
             if mid not in plan.items["message"]:
                 plan.items["message"].add(mid)
                 plan.hit("messages", mid, content, at, "its session goes")
-        for eid, summary, at in self._rows_in(
+        for eid, summary, at in self.rows_in(
             "SELECT id, summary, ended_at FROM episodes WHERE profile_id = ?"
             " AND session_id IN ({})",
             plan.sessions,
@@ -320,6 +375,8 @@ class PlanBuilder:
                 f"{kind} {ref_id}",
                 None,
                 f"fact {fact_id} keeps other evidence",
+                target=("evidence", (fact_id, kind, ref_id)),
+                ref=evidence_ref(fact_id, kind, ref_id),
             )
 
     def _dependants(self, plan: PurgePlan, pid: int) -> None:
@@ -338,17 +395,32 @@ class PlanBuilder:
             cited = {(kind, ref) for kind, ref, *_ in json.loads(evidence)}
             if sid in plan.sessions or cited & gone:
                 plan.candidates.add(cid)
-        listed = {hit.item_id for hit in plan.hits.get("sleep", ())}
-        for row_id in sorted((plan.dated | plan.candidates) - listed):
-            plan.hit("sleep", row_id, f"sleep record {row_id}", None, "what it was drawn from goes")
+        listed = {hit.key for hit in plan.hits.get("sleep", ())}
+        for name in ("dated", "candidates"):
+            for row_id in sorted(getattr(plan, name)):
+                if f"sleep:{name}:{row_id}" not in listed:
+                    why = "what it was drawn from goes"
+                    target = (name, row_id)
+                    text = f"sleep record {row_id}"
+                    plan.hit(
+                        "sleep", row_id, text, None, why, target=target, ref=f"{name}:{row_id}"
+                    )
         for key in sorted(plan.state_keys):
-            plan.hit("sleep", 0, f"sleep bookmark {key}", None, "a sleep bookmark")
-        for eid, name in self._rows_in(
+            plan.hit(
+                "sleep",
+                0,
+                f"sleep bookmark {key}",
+                None,
+                "a sleep bookmark",
+                target=("state_keys", key),
+                ref=f"bookmark:{pid}:{key}",
+            )
+        for eid, name in self.rows_in(
             "SELECT id, name FROM entities WHERE id IN ({})", self._orphan_entities(plan)
         ):
             plan.entities.add(eid)
             plan.hit("entities", eid, name, None, "nothing else links to it")
-        plan.neighbours = self._neighbours(plan)
+        plan.neighbours = self.neighbours(plan)
 
     def _orphan_entities(self, plan: PurgePlan) -> set[int]:
         """Entities linked only to items the plan deletes."""
@@ -367,7 +439,7 @@ class PlanBuilder:
                 orphans.add(eid)
         return orphans
 
-    def _neighbours(self, plan: PurgePlan) -> set[int]:
+    def neighbours(self, plan: PurgePlan) -> set[int]:
         """Surviving messages just before or after a deleted one, in a surviving session."""
         deleted = plan.items["message"]
         sessions = self._ids("SELECT DISTINCT session_id FROM messages WHERE id IN ({})", deleted)

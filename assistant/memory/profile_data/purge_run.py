@@ -17,6 +17,7 @@ from contextlib import contextmanager
 import apsw
 
 from assistant.clock import Clock, to_iso
+from assistant.memory.facts import FactStore
 from assistant.memory.messages import MessageStore
 from assistant.memory.profile_data.purge_plan import (
     KINDS,
@@ -28,7 +29,10 @@ from assistant.memory.profile_data.purge_plan import (
 )
 from data_schema.rows import one, scalar
 
-__all__ = ["FTS_TABLES", "PurgeRunner", "housekeep"]
+__all__ = ["FTS_TABLES", "KEPT_ACTION", "PurgeRunner", "housekeep"]
+
+KEPT_ACTION = "keep"
+"""The history action of a fact the user kept while forgetting its evidence."""
 
 FTS_TABLES = ("messages_fts", "episodes_fts", "facts_fts", "chunks_fts", "events_fts")
 _TITLE_CHARS = 60
@@ -80,6 +84,7 @@ class PurgeRunner:
         self._conn = conn
         self._clock = clock
         self._messages = MessageStore(conn, clock)
+        self._facts = FactStore(conn, clock)
 
     def run(self, plan: PurgePlan, profile_id: int) -> tuple[dict[str, int], int, int]:
         """Carry the plan out; return (rows per tier, vector rows, keyword index rows)."""
@@ -94,11 +99,30 @@ class PurgeRunner:
                 self._sleep_rows(conn, plan, profile_id, counts)
                 vectors += self._reindex_neighbours(conn, plan)
                 index_rows += len(plan.neighbours)
+                self._vouch(conn, plan.vouched)
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
         return {k: v for k, v in counts.items() if v}, vectors, index_rows
+
+    def _vouch(self, conn: apsw.Connection, facts: Iterable[int]) -> None:
+        """Record the user's choice as the evidence of kept facts that lost all theirs.
+
+        The fact cites itself ("on the user's word") and its history says when it was
+        kept; neither names what was forgotten, which would bring the words back.
+        """
+        for fact_id in sorted(facts):
+            before = self._facts.reader.row(conn, fact_id)
+            if before is None:
+                continue
+            conn.execute(
+                "INSERT OR IGNORE INTO fact_evidence(fact_id, kind, ref_id, quote)"
+                " VALUES (?, 'fact', ?, '')",
+                (fact_id, fact_id),
+            )
+            after = {**before, "kept": "by you, when what it was drawn from was forgotten"}
+            self._facts.changes.record(conn, fact_id, "user", KEPT_ACTION, before, after)
 
     def _exec(self, conn: apsw.Connection, sql: str, ids: Iterable[int], *before: object) -> int:
         """Run ``sql`` once per slice of ``ids`` (its IN list is ``{}``); rows changed."""

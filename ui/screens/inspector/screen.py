@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
@@ -46,18 +47,18 @@ _PANES = {tab_id: pane for tab_id, _, pane in TABS}
 
 
 class _Tabs(TabbedContent):
-    """Tabs that ignore a late "a widget in this tab got focus" once focus has moved on.
+    """Tabs whose tab on show is chosen by the number keys and the tab bar, never by focus.
 
-    Focusing a widget in a tab makes that tab active, by a message; a number key pressed
-    before the message arrives has already switched tabs, and the stale message would
-    switch back.
+    A TabbedContent shows the tab of any widget that gets focus. But when a tab is hidden,
+    Textual moves the keyboard from its focused widget to a sibling in that same, now hidden,
+    tab (the Review tab's detail box, say), which would switch back to it: on a busy
+    machine a number key was seen undone that way. The screen puts the keyboard back in
+    the tab on show instead (`InspectorScreen.on_descendant_focus`).
     """
 
     def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
-        focused = self.screen.focused
-        if focused is None or event.tab_pane not in focused.ancestors_with_self:
-            event.stop()
-            event.prevent_default()  # TabbedContent's own handler would switch back
+        event.stop()
+        event.prevent_default()  # TabbedContent's own handler would switch tabs
 
 
 class InspectorScreen(Screen[Place | None]):
@@ -115,10 +116,17 @@ class InspectorScreen(Screen[Place | None]):
             await tab_pane.mount(pane)
         self.call_after_refresh(self._focus_pane)
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        tab = next((node for node in event.widget.ancestors if isinstance(node, TabPane)), None)
+        if tab is not None and tab.id != self.query_one(TabbedContent).active:
+            self.call_after_refresh(self._focus_pane)  # it landed in a hidden tab (see _Tabs)
+
     def _focus_pane(self) -> None:
         pane = self.active_pane
-        if pane is not None:
-            pane.focus_first()
+        focused = self.focused
+        if pane is None or (focused is not None and pane in focused.ancestors_with_self):
+            return  # not built yet, or the keyboard is in it already (in a field, say)
+        pane.focus_first()
 
     @property
     def active_pane(self) -> InspectorPane | None:

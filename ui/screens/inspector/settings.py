@@ -185,7 +185,7 @@ class SettingsPane(InspectorPane):
     @work(thread=True, exclusive=True, group="settings-models", exit_on_error=False)
     def _list_models(self) -> None:
         try:
-            names = [info.name for info in self.engine.models()]
+            names = [info.name for info in self.engine.host.models()]
         except OllamaError as exc:
             self.post_message(self.Listed([], str(exc)))
             return
@@ -343,7 +343,7 @@ class SettingsPane(InspectorPane):
 
     @work(thread=True, exclusive=True, group="settings-check", exit_on_error=False)
     def _check_models(self, changed: dict[str, str], settings: Settings, profile: str) -> None:
-        problems = self.engine.check_models(**changed)
+        problems = self.engine.host.check_models(**changed)
         self.post_message(self.ModelsChecked(problems, settings, profile))
 
     def on_settings_pane_models_checked(self, message: ModelsChecked) -> None:

@@ -1,0 +1,74 @@
+"""`Conversations`: the sessions of the profile the user works in, and their messages.
+
+Every call keeps to the current profile: a session of another profile is ``NotFound``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from assistant.errors import NotFound
+from assistant.memory.messages import MessageStore
+from assistant.memory.records import Message, Profile, Session, scope_name
+
+__all__ = ["Conversations"]
+
+
+class Conversations:
+    """Start, end, name and read the current profile's conversations.
+
+    Args:
+        messages: the message store (incognito sessions stay in memory).
+        profile: the profile worked in now (it may change while the engine runs).
+    """
+
+    def __init__(self, messages: MessageStore, profile: Callable[[], Profile]) -> None:
+        self._messages = messages
+        self._profile = profile
+
+    def new_session(self, *, incognito: bool = False, scope: str = "") -> Session:
+        """Start a conversation: ``incognito``, nothing of it is kept once it ends;
+        ``scope`` (e.g. work), it recalls general memories and those of its scope only,
+        and facts learnt in it take the scope (``MemoryWriteError`` if not a scope name)."""
+        scope = scope_name(scope)
+        return self._messages.create_session(self._profile().id, incognito=incognito, scope=scope)
+
+    def end_session(self, session_id: int) -> None:
+        """Mark a conversation over; sleep consolidates it at its next run."""
+        self._messages.end_session(session_id)
+
+    def rename_session(self, session_id: int, title: str) -> Session:
+        """Give a session of this profile a title (the user's words).
+
+        Raises:
+            NotFound: there is no such session in this profile.
+        """
+        self.session(session_id)
+        return self._messages.rename_session(session_id, title)
+
+    def discard_empty_reply(self, reply_id: int) -> bool:
+        """Delete a reply that failed before any text came (the user's message stays)."""
+        return self._messages.discard_empty_reply(reply_id)
+
+    def last_session(self) -> Session | None:
+        """The most recently active conversation with messages, if any."""
+        return self._messages.last_session(self._profile().id)
+
+    def sessions(self, limit: int = 50) -> list[Session]:
+        """Recent conversations, newest first."""
+        return self._messages.sessions(self._profile().id, limit)
+
+    def session(self, session_id: int) -> Session:
+        """One conversation of the current profile.
+
+        Raises:
+            NotFound: there is no such session in this profile.
+        """
+        session = self._messages.session(session_id)
+        if session.profile_id != self._profile().id:
+            raise NotFound(f"Session {session_id} belongs to another profile.")
+        return session
+
+    def history(self, session_id: int, limit: int = 200) -> list[Message]:
+        """The conversation's last ``limit`` messages, oldest first."""
+        return self._messages.recent_messages(self.session(session_id).id, limit)

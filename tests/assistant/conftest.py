@@ -1,0 +1,31 @@
+"""Fixtures for the engine's parts."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.clock import ManualClock
+from assistant.llm.gateway import OllamaGateway
+from assistant.settings import SleepSettings
+from assistant.turn_settings import TurnSettings
+from assistant.wiring import build_parts
+from data_schema.connect import Database
+from tests.conftest import CHAT_MODEL, EMBEDDING_MODEL
+
+
+@pytest.fixture
+def parts(tmp_path, fake_ollama):
+    """The parts `Hippo` wires, over a fresh data file and the fake Ollama."""
+    built = build_parts(
+        Database(tmp_path / "hippo.db"),
+        OllamaGateway(fake_ollama.host),
+        TurnSettings(CHAT_MODEL, context_tokens=4096),
+        SleepSettings(),
+        embedding_model=EMBEDDING_MODEL,
+        profile="default",
+        clock=ManualClock(),
+    )
+    yield built
+    built.background.stop()
+    built.memory.db.close()
+    built.host.gateway.close()
