@@ -11,7 +11,8 @@ vector, reports p50/p95 for the message tier alone and for all tiers (wall clock
 the message tier's CPU time: on a shared machine the wall clock mostly measures the
 neighbours), and for a whole turn's context (``Hippo.context_for``: every tier, the
 session's working memory, the budgeted sections; ``ctx_*``, wall clock and CPU), the
-file size and what its bytes hold per message (text, keyword index, vectors, cells,
+file size and what its bytes hold per message (text, keyword index, vectors, cells, the
+cells' float16 copy ``f16``,
 other: dbstat, free pages in other), the
 process's peak memory (while querying, before the float check below), and the recall
 of ``VectorStore.nearest``'s approximate search against exact search (top 10 and top
@@ -249,10 +250,8 @@ def _float_vectors(
     beside the file.
     """
     cache = path.with_name(f"scale-v{VERSION}-{n}.float.npz")
-    if (
-        not cache.exists()
-        or cache.stat().st_mtime < path.with_suffix(".queries.json").stat().st_mtime
-    ):
+    built = path.with_name(f"scale-v{VERSION}-{n}.queries.json")  # of the base, not a copy
+    if not cache.exists() or cache.stat().st_mtime < built.stat().st_mtime:
         _, topic_of, centroids = _corpus(n, seed)
         vectors = _vectors(topic_of, centroids, seed)
         ids = np.array(
@@ -288,6 +287,8 @@ def _bucket(table: str) -> str:
         return "text"
     if "_fts" in table:
         return "keyword"
+    if table.startswith("vecf16_"):
+        return "f16"  # the float16 copy the cells' candidates are ranked by
     if table.startswith(("vecpart_", "veccent_")) or table == "vector_cells":
         return "cells"
     if table.startswith("vec_"):
@@ -303,7 +304,7 @@ def storage_split(path: Path, n: int) -> dict[str, float]:
     conn = connect(path, migrate=False, keys=keys)
     try:
         owner = dict(conn.execute("SELECT name, tbl_name FROM sqlite_master").fetchall())
-        split = dict.fromkeys(("text", "keyword", "vectors", "cells", "other"), 0)
+        split = dict.fromkeys(("text", "keyword", "vectors", "cells", "f16", "other"), 0)
         for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
             table = owner.get(name, name)
             # sqlite-vec's and FTS5's shadow tables are named after their virtual table.
@@ -521,7 +522,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "file_mb",
         "peak_mb",
     ]
-    split = ["messages", "text_b", "keyword_b", "vectors_b", "cells_b", "other_b", "total_b"]
+    split = [
+        "messages",
+        "text_b",
+        "keyword_b",
+        "vectors_b",
+        "cells_b",
+        "f16_b",
+        "other_b",
+        "total_b",
+    ]
     print(" ".join(f"{c:>13}" for c in cols))
     results = []
     variants: list[str | None] = ["plain", *CIPHERS] if args.encryption else [None]

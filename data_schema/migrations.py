@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from array import array
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from itertools import islice
 from typing import Any
 
 import apsw
@@ -28,6 +28,23 @@ def migration(fn: Migration) -> Migration:
     """Register ``fn`` as the next migration; its name is its identity in the file."""
     MIGRATIONS.append(fn)
     return fn
+
+
+# Work done before a migration's transaction, in transactions of its own: batches that
+# would hold one transaction (and grow the write-ahead log) for minutes on a large file.
+# It must be resumable (a killed run carries on at the next start) and leave the file
+# as usable as before; the migration itself then finishes in one transaction.
+_PREPARE: dict[str, Migration] = {}
+
+
+def prepared_by(prepare: Migration) -> Callable[[Migration], Migration]:
+    """Run ``prepare`` (outside any transaction) before the migration it decorates."""
+
+    def register(fn: Migration) -> Migration:
+        _PREPARE[fn.__name__] = prepare
+        return fn
+
+    return register
 
 
 def _ensure_table(conn: apsw.Connection) -> None:
@@ -67,6 +84,8 @@ def apply_migrations(conn: apsw.Connection) -> list[str]:
         if fn.__name__ in done:
             continue
         try:
+            if (prepare := _PREPARE.get(fn.__name__)) is not None:
+                prepare(conn)
             with conn:
                 fn(conn)
                 conn.execute(
@@ -797,53 +816,102 @@ def m013_reading_gap(conn: apsw.Connection) -> None:
     conn.execute("ALTER TABLE model_reading ADD COLUMN gap REAL")
 
 
+def _m014_prepare(conn: apsw.Connection) -> None:
+    """m014's slow part, a batch a transaction: each float cell's float16 and int8 copies."""
+    for part, dim in _m014_float_cells(conn):
+        _m014_fill(conn, part, dim)
+
+
 @migration
+@prepared_by(_m014_prepare)
 def m014_int8_cells(conn: apsw.Connection) -> None:
-    """The cells of a large vector table keep their vectors in 8 bits: a quarter the bytes.
+    """The cells of a large vector table keep their vectors in 8 bits, and in float16 beside.
 
     A 384-d vector took 1,536 bytes in the cells (the only copy a large table keeps),
-    two thirds of a 100k-message file. Each is rewritten here as int8, scaled so that
-    its largest component is 127 (cosine ignores the scale, so a similarity moves by
-    at most a few thousandths), into a new copy with the same cells. The old copy's
-    pages are free for later writes, and the nightly compaction gives them back.
-    Quantizing is pure Python (~0.1 ms of CPU a vector on a busy two-core machine):
-    at 100k messages the migration took 113 s there, under five times the load its
-    cores could carry; once.
+    two thirds of a 100k-message file, and a search reads (and decrypts) its cells'
+    pages. Each is rewritten here as int8, scaled so that its largest component is 127
+    (cosine ignores the scale), into a new copy with the same cells, which a search
+    scans for candidates; and as float16 (768 bytes) in ``vecf16_*``, keyed by item id,
+    which orders them (see ``assistant.memory.vector_cells``). Both are computed first
+    (`_m014_prepare`), 2,000 vectors a transaction, from the float copy the search keeps
+    using meanwhile: a killed run resumes after the last batch. Then one transaction
+    swaps the float copy for the int8 one. The old copy's pages are free for later
+    writes, and the nightly compaction gives them back.
     """
+    for part, dim in _m014_float_cells(conn):
+        _m014_fill(conn, part, dim)  # nothing left to do after `_m014_prepare`
+        _m014_swap(conn, part, dim)
+
+
+_M014_FLOAT = re.compile(r"embedding\s+FLOAT\[(\d+)\]", re.IGNORECASE)
+_M014_BATCH = 2000
+
+
+def _m014_float_cells(conn: apsw.Connection) -> list[tuple[str, int]]:
+    """Each cells' copy still holding float vectors, and their size."""
     tables: list[str] = [row[0] for row in conn.execute("SELECT vectors FROM vector_cells")]
+    found = []
     for table in tables:
         part = "vecpart_" + table.removeprefix("vec_")
         sql = conn.execute(
             "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (part,)
         ).fetchone()
-        found = _M014_FLOAT.search(sql[0]) if sql else None
-        if found is None:
-            continue  # no copy yet, or one made in 8 bits already
-        _m014_requantize(conn, part, int(found.group(1)))
+        floats = _M014_FLOAT.search(sql[0]) if sql else None
+        if floats is not None:  # else no copy yet, or one made in 8 bits already
+            found.append((part, int(floats.group(1))))
+    return found
 
 
-_M014_FLOAT = re.compile(r"embedding\s+FLOAT\[(\d+)\]", re.IGNORECASE)
-_M014_SCRATCH = "temp.m014_cells"
+def _m014_names(part: str) -> tuple[str, str]:
+    """The float16 copy of the cells' copy ``part``, and the int8 scratch table."""
+    suffix = part.removeprefix("vecpart_")
+    return f"vecf16_{suffix}", f"m014_int8_{suffix}"
 
 
-def _m014_requantize(conn: apsw.Connection, part: str, dim: int) -> None:
-    """Rewrite the cells' copy ``part`` (float vectors of ``dim``) with int8 vectors."""
-    conn.execute(
-        f"CREATE TABLE {_M014_SCRATCH} (profile_id INTEGER, cell INTEGER, item_id INTEGER,"
-        " embedding BLOB, PRIMARY KEY (profile_id, cell, item_id)) WITHOUT ROWID"
-    )
-    rows = conn.execute(f"SELECT item_id, profile_id, cell, embedding FROM {part}")
-    try:
-        while batch := list(islice(rows, 2000)):
+def _m014_fill(conn: apsw.Connection, part: str, dim: int) -> None:
+    """Write the float16 and int8 copies of the float vectors in ``part``, by item id.
+
+    Each batch is one transaction writing both (so the float16 copy's largest id says
+    where a killed run stopped). Vectors are read one primary-key lookup each: a scan
+    held open across commits would keep the write-ahead log from restarting.
+    """
+    precise, scratch = _m014_names(part)
+    with conn:
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {precise}"
+            " (item_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)"
+        )
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {scratch} (profile_id INTEGER, cell INTEGER,"
+            " item_id INTEGER, embedding BLOB, PRIMARY KEY (profile_id, cell, item_id))"
+            " WITHOUT ROWID"
+        )
+    after = scalar(conn, f"SELECT coalesce(max(item_id), -1) FROM {precise}")
+    read = f"SELECT profile_id, cell, embedding FROM {part} WHERE item_id = ?"
+    # vec0 keeps an integer primary key as the rowid of its rowids shadow table.
+    while ids := [
+        row[0]
+        for row in conn.execute(
+            f"SELECT rowid FROM {part}_rowids WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            (after, _M014_BATCH),
+        )
+    ]:
+        rows = [(item, *conn.execute(read, (item,)).fetchall()[0]) for item in ids]
+        with conn:
             conn.executemany(
-                f"INSERT INTO {_M014_SCRATCH} VALUES (?, ?, ?, ?)",
-                [
-                    (profile, cell, item, _m014_int8(vector))
-                    for item, profile, cell, vector in batch
-                ],
+                f"INSERT OR REPLACE INTO {scratch} VALUES (?, ?, ?, ?)",
+                [(profile, cell, item, _m014_int8(vector)) for item, profile, cell, vector in rows],
             )
-    finally:
-        rows.close()  # apsw 3.54.0 leaks a cursor abandoned mid-loop (see vector_cells)
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {precise} VALUES (?, ?)",
+                [(item, _m014_half(vector)) for item, _, _, vector in rows],
+            )
+        after = ids[-1]
+
+
+def _m014_swap(conn: apsw.Connection, part: str, dim: int) -> None:
+    """Replace the float copy ``part`` with the int8 one ``_m014_fill`` wrote."""
+    _, scratch = _m014_names(part)
     conn.execute(f"DROP TABLE {part}")
     conn.execute(
         f"CREATE VIRTUAL TABLE {part} USING vec0(item_id INTEGER PRIMARY KEY,"
@@ -855,9 +923,9 @@ def _m014_requantize(conn: apsw.Connection, part: str, dim: int) -> None:
     # key order. Not by ORDER BY: a sort drops the int8 type vec_int8 gives a value.
     conn.execute(
         f"INSERT INTO {part}(item_id, profile_id, cell, embedding)"
-        f" SELECT item_id, profile_id, cell, vec_int8(embedding) FROM {_M014_SCRATCH}"
+        f" SELECT item_id, profile_id, cell, vec_int8(embedding) FROM {scratch}"
     )
-    conn.execute(f"DROP TABLE {_M014_SCRATCH}")
+    conn.execute(f"DROP TABLE {scratch}")
 
 
 def _m014_int8(packed: bytes) -> bytes:
@@ -866,3 +934,10 @@ def _m014_int8(packed: bytes) -> bytes:
     largest = max(max(vector, default=0.0), -min(vector, default=0.0)) or 1.0
     scale = 127.0 / largest
     return array("b", [round(x * scale) for x in vector]).tobytes()
+
+
+def _m014_half(packed: bytes) -> bytes:
+    """A float32 vector at unit length in float16 (frozen as shipped)."""
+    vector = array("f", packed)
+    norm = sum(x * x for x in vector) ** 0.5 or 1.0
+    return struct.pack(f"<{len(vector)}e", *(x / norm for x in vector))

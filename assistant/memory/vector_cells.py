@@ -17,17 +17,25 @@ complete index stays complete. Once it is complete, the vector table itself is d
 cells hold every vector, searched near the query or (``scan``) all of them.
 
 The cells hold each vector as 8-bit integers (``quantize``): 384 bytes a 384-d vector
-instead of 1,536, which took a 100k-message file from 2.26 to about 1.0 KB a message.
-Each vector is scaled so that its largest component is 127 before rounding; cosine
-ignores the scale, so a similarity moves by at most ~0.002 (measured on the scale
-benchmark: mean 0.0004), and searching took as long as over floats.
+instead of 1,536, a quarter of the pages a search reads (and decrypts). Each vector is
+scaled so that its largest component is 127 before rounding; cosine ignores the scale,
+so a similarity moves by at most ~0.002 (measured on the scale benchmark: mean 0.0004).
+That was enough to swap neighbours whose similarities lie that close (recall@10 0.988
+at 100k messages), so the 8-bit scan only picks candidates: each vector is also kept
+in float16 (``half``: 768 bytes at 384-d, relative error 2^-11) in a plain table keyed
+by item id (``precise_table``), and the candidates are ranked by their float16 cosines
+(``rerank``). How many candidates are enough follows from the 8-bit error, checked on
+each search (see ``_exact_top``).
 """
 
 from __future__ import annotations
 
+import math
+import operator
 import random
+import struct
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from threading import Event
@@ -40,15 +48,19 @@ __all__ = [
     "CellSizes",
     "build",
     "centroid_table",
+    "half",
     "index_tables",
-    "insert_sql",
     "is_complete",
     "is_trained",
     "nearest",
     "partition_table",
+    "precise_table",
     "quantize",
+    "rerank",
     "scan",
     "schema",
+    "similarities",
+    "write",
 ]
 
 # k-means learns from this many sampled vectors a cell, for this many rounds.
@@ -95,13 +107,19 @@ def centroid_table(table: str) -> str:
     return "veccent_" + table.removeprefix("vec_")
 
 
-def index_tables(table: str) -> tuple[str, str]:
-    """The tables the cells of ``table`` are kept in: its centroids and its copy."""
-    return centroid_table(table), partition_table(table)
+def precise_table(table: str) -> str:
+    """The float16 copy of the vectors of ``table`` that candidates are ranked by."""
+    return "vecf16_" + table.removeprefix("vec_")
+
+
+def index_tables(table: str) -> tuple[str, str, str]:
+    """The tables the cells of ``table`` are kept in: centroids, copy, float16 copy."""
+    return centroid_table(table), partition_table(table), precise_table(table)
 
 
 def schema(table: str, dim: int) -> list[str]:
-    """CREATE statements of the centroid table and the partitioned copy of ``table``.
+    """CREATE statements of the centroid table, the partitioned copy of ``table`` and
+    its float16 copy.
 
     vec0 finds a partition's chunks by scanning its ``_chunks`` shadow table, which
     with thousands of (profile, cell) partitions costs more than the search itself;
@@ -117,6 +135,8 @@ def schema(table: str, dim: int) -> list[str]:
         " profile_id INTEGER PARTITION KEY, cell INTEGER PARTITION KEY,"
         f" embedding INT8[{int(dim)}] distance_metric=cosine, chunk_size={_CHUNK_SIZE})",
         f"CREATE INDEX IF NOT EXISTS {part}_cells ON {part}_chunks(partition00, partition01)",
+        f"CREATE TABLE IF NOT EXISTS {precise_table(table)}"
+        " (item_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)",
     ]
 
 
@@ -144,14 +164,126 @@ def quantize(packed: bytes) -> bytes:
     return array("b", [round(x * scale) for x in vector]).tobytes()
 
 
-def insert_sql(table: str) -> str:
-    """INSERT of (item_id, profile_id, float vector, its ``quantize``) into the copy, in
-    the nearest centroid's cell."""
-    return (
-        f"INSERT INTO {partition_table(table)}(item_id, profile_id, cell, embedding)"
+def half(packed: bytes) -> bytes:
+    """A float32 vector as the float16 copy keeps it: scaled to unit length, then halved.
+
+    Unit length keeps every component within float16's range whatever the model's
+    norms (cosine ignores the scale); float16 keeps 11 significant bits of each.
+    """
+    vector = array("f", packed)
+    norm = math.sqrt(_dot(vector, vector)) or 1.0
+    return struct.pack(f"<{len(vector)}e", *(x / norm for x in vector))
+
+
+def _unhalf(blob: bytes) -> tuple[float, ...]:
+    return struct.unpack(f"<{len(blob) // 2}e", blob)
+
+
+# math.sumprod (Python 3.12) is a single C loop; 3.11 sums the products itself.
+_dot: Callable[[Sequence[float], Sequence[float]], float] = getattr(
+    math, "sumprod", lambda a, b: sum(map(operator.mul, a, b))
+)
+
+
+def write(conn: apsw.Connection, table: str, rows: Sequence[tuple[int, int, bytes]]) -> None:
+    """Store (item_id, profile_id, float32 vector) rows in the cells of ``table``.
+
+    In 8 bits in the cell of the nearest centroid (replacing a vector the item had)
+    and in float16 beside them: both copies are written, and deleted, together.
+    """
+    part = partition_table(table)
+    conn.executemany(f"DELETE FROM {part} WHERE item_id = ?", [(row[0],) for row in rows])
+    conn.executemany(
+        f"INSERT INTO {part}(item_id, profile_id, cell, embedding)"
         f" VALUES (?1, ?2, (SELECT cell FROM {centroid_table(table)}"
-        "  WHERE embedding MATCH ?3 ORDER BY distance LIMIT 1), vec_int8(?4))"
+        "  WHERE embedding MATCH ?3 ORDER BY distance LIMIT 1), vec_int8(?4))",
+        [(*row, quantize(row[2])) for row in rows],
     )
+    _write_precise(conn, table, [(row[0], row[2]) for row in rows])
+
+
+def _write_precise(conn: apsw.Connection, table: str, rows: Sequence[tuple[int, bytes]]) -> None:
+    conn.executemany(
+        f"INSERT OR REPLACE INTO {precise_table(table)}(item_id, embedding) VALUES (?, ?)",
+        [(item_id, half(packed)) for item_id, packed in rows],
+    )
+
+
+def rerank(
+    conn: apsw.Connection, table: str, packed: bytes, found: Sequence[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    """``found`` (id, 8-bit distance) with float16 cosine distances to ``packed``, nearest first.
+
+    An item without a float16 copy keeps its 8-bit distance (none is left without one
+    by this code; the fallback keeps a damaged file searchable).
+    """
+    exact = similarities(conn, table, packed, [item_id for item_id, _ in found])
+    ranked = [(item_id, 1.0 - exact[item_id] if item_id in exact else d) for item_id, d in found]
+    ranked.sort(key=lambda pair: pair[1])
+    return ranked
+
+
+def similarities(
+    conn: apsw.Connection, table: str, packed: bytes, ids: Sequence[int]
+) -> dict[int, float]:
+    """Cosine similarity of ``packed`` to each of ``ids`` that has a float16 copy."""
+    query = array("f", packed)
+    norm = math.sqrt(_dot(query, query)) or 1.0
+    out: dict[int, float] = {}
+    for start in range(0, len(ids), 500):  # a plain table: one IN list per 500
+        part = ids[start : start + 500]
+        for item_id, blob in conn.execute(
+            f"SELECT item_id, embedding FROM {precise_table(table)}"
+            f" WHERE item_id IN ({','.join('?' * len(part))})",
+            list(part),
+        ):
+            vector = _unhalf(blob)
+            length = math.sqrt(_dot(vector, vector)) or 1.0
+            out[item_id] = _dot(query, vector) / (norm * length)
+    return out
+
+
+# Candidates the 8-bit scan picks first, per neighbour asked for. The 8-bit cosine of a
+# vector is off by a rounding error, a sum of ~dim independent terms: near Gaussian,
+# sd ~0.0006 for 384-d unit vectors (measured mean error 0.0004, max 0.002). Only
+# neighbours within a few sd of the k-th can trade places with it, and on embeddings
+# a few times k candidates span several times that (the k-th to 4k-th similarities
+# of a query's neighbours differ by ~0.01-0.05): 4k is rarely short, and being short
+# costs a second scan, which `_exact_top` detects rather than assumes.
+_CANDIDATES_PER_K = 4
+# The observed 8-bit error of the candidates, times this, bounds that of the rest: the
+# max of >= 40 near-Gaussian errors is >= ~2 sd, so twice it is >= ~4 sd (exceeded
+# by 1 vector in ~16k, and such a vector must also lie at the boundary to matter).
+_ERROR_MARGIN = 2.0
+# The most neighbours vec0 returns from one KNN (sqlite-vec's limit on k).
+_MAX_CANDIDATES = 4096
+
+
+def _exact_top(
+    conn: apsw.Connection,
+    table: str,
+    packed: bytes,
+    k: int,
+    candidates: Callable[[int], list[tuple[int, float]]],
+) -> list[tuple[int, float]]:
+    """The ``k`` nearest of what ``candidates(n)`` (the n best by 8 bits) can return,
+    in float16 order.
+
+    Every item not among the n candidates lies at least as far by 8 bits as the n-th,
+    so by float16 at least that minus the 8-bit error: when that bound is beyond the
+    k-th reranked distance, none of them can belong to the top k. Otherwise n grows 4x.
+    """
+    n = min(max(k * _CANDIDATES_PER_K, 40), _MAX_CANDIDATES)
+    while True:
+        found = candidates(n)
+        ranked = rerank(conn, table, packed, found)
+        if len(found) < n or n >= _MAX_CANDIDATES:
+            return ranked[:k]  # every vector there is was a candidate (or vec0's most)
+        exact = dict(ranked)
+        error = max(abs(d - exact[i]) for i, d in found)
+        if len(ranked) >= k and ranked[k - 1][1] <= found[-1][1] - _ERROR_MARGIN * error:
+            return ranked[:k]
+        n = min(n * 4, _MAX_CANDIDATES)
 
 
 def nearest(
@@ -159,31 +291,43 @@ def nearest(
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest vectors in the ``nprobe`` cells nearest ``packed``: (id, distance).
 
-    One statement: SQLite runs the KNN once per cell of the ``IN`` list (each cell's
-    ``k`` best), which saved the eight round trips of a statement a cell (~8% of the
-    search). vec0 refuses a LIMIT beside ``k``, so the best ``k`` of all are picked here.
+    The cells' 8-bit vectors pick candidates, their float16 copies order them
+    (`_exact_top`). One statement for the cells: SQLite runs the KNN once per cell of
+    the ``IN`` list (each cell's ``n`` best), which saved the eight round trips of a
+    statement a cell (~8% of the search). vec0 refuses a LIMIT beside ``k``, so the best
+    ``n`` of all are picked here.
     """
-    found = all_rows(
-        conn,
-        f"SELECT item_id, distance FROM {partition_table(table)}"
-        " WHERE embedding MATCH vec_int8(?1) AND k = ?2 AND profile_id = ?3 AND cell IN"
-        f" (SELECT cell FROM {centroid_table(table)} WHERE embedding MATCH ?4 AND k = ?5)",
-        (quantize(packed), k, profile_id, packed, nprobe),
-    )
-    found.sort(key=lambda pair: pair[1])
-    return found[:k]
+    query = quantize(packed)
+
+    def candidates(n: int) -> list[tuple[int, float]]:
+        found = all_rows(
+            conn,
+            f"SELECT item_id, distance FROM {partition_table(table)}"
+            " WHERE embedding MATCH vec_int8(?1) AND k = ?2 AND profile_id = ?3 AND cell IN"
+            f" (SELECT cell FROM {centroid_table(table)} WHERE embedding MATCH ?4 AND k = ?5)",
+            (query, n, profile_id, packed, nprobe),
+        )
+        found.sort(key=lambda pair: pair[1])
+        return found[:n]
+
+    return _exact_top(conn, table, packed, k, candidates)
 
 
 def scan(
     conn: apsw.Connection, table: str, profile_id: int, packed: bytes, k: int
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest vectors in every cell (exact search): (id, distance)."""
-    return all_rows(
-        conn,
-        f"SELECT item_id, distance FROM {partition_table(table)}"
-        " WHERE embedding MATCH vec_int8(?) AND k = ? AND profile_id = ? ORDER BY distance",
-        (quantize(packed), k, profile_id),
-    )
+    query = quantize(packed)
+
+    def candidates(n: int) -> list[tuple[int, float]]:
+        return all_rows(
+            conn,
+            f"SELECT item_id, distance FROM {partition_table(table)}"
+            " WHERE embedding MATCH vec_int8(?) AND k = ? AND profile_id = ? ORDER BY distance",
+            (query, n, profile_id),
+        )
+
+    return _exact_top(conn, table, packed, k, candidates)
 
 
 def build(
@@ -270,11 +414,13 @@ def _copy(conn: apsw.Connection, table: str, stop: Event | None, size: int) -> b
         with conn:
             # One stored meanwhile was copied by the store, newer than the backlog's.
             copied = _present(conn, part, [row[0] for row in batch])
+            fresh = [row for row in batch if row[0] not in copied]
             conn.executemany(
                 f"INSERT INTO {part}(item_id, profile_id, cell, embedding)"
                 " VALUES (?, ?, ?, vec_int8(?))",
-                [(*row[:3], quantize(row[3])) for row in batch if row[0] not in copied],
+                [(*row[:3], quantize(row[3])) for row in fresh],
             )
+            _write_precise(conn, table, [(row[0], row[3]) for row in fresh])
     return True
 
 

@@ -1,21 +1,27 @@
-"""m014: a file whose cells hold float vectors keeps every vector, in 8 bits, searchable."""
+"""m014: a file whose cells hold float vectors keeps every vector, in 8 bits and in
+float16, searchable in the same order."""
 
 from __future__ import annotations
 
 import random
+from array import array
 
+import apsw
 import pytest
 
 from assistant.clock import ManualClock
+from assistant.errors import MigrationError
 from assistant.memory import vector_cells
 from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import PendingText, VectorStore
+from data_schema import migrations
 from data_schema.connect import Database, connect
 from data_schema.migrations import MIGRATIONS, applied_migrations
 
 DIM = 16
 TABLE = "vec_message_m1"
 PART = "vecpart_message_m1"
+PRECISE = "vecf16_message_m1"
 # The cells as m012 to m013 built them: float vectors (frozen here, as they shipped).
 FLOAT_CELLS = (
     f"CREATE VIRTUAL TABLE veccent_message_m1 USING vec0(cell INTEGER PRIMARY KEY,"
@@ -89,10 +95,14 @@ def test_float_cells_become_int8_keeping_every_vector_and_its_search(tmp_path):
         assert vector_cells.is_complete(conn, TABLE)
         store = VectorStore(lambda: db.conn, ManualClock(), CellSizes(cells=2, nprobe=2))
         found = store.nearest(model, "message", 1, query, 10)
-        floats_of = dict(expected)
-        # The same neighbours, each within 8 bits of its float similarity.
-        assert found and all(abs(floats_of.get(i, -2.0) - sim) < 0.01 for i, sim in found)
-        assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=0.01)
+        # The same neighbours in the same order, ranked by their float16 copies.
+        assert [i for i, _ in found] == [i for i, _ in expected]
+        assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=2**-10)
+        copies = dict(conn.execute(f"SELECT item_id, embedding FROM {PRECISE}"))
+        assert copies == {
+            i + 1: vector_cells.half(array("f", v).tobytes()) for i, v in enumerate(vectors)
+        }
+        assert not [n for (n,) in conn.execute("SELECT name FROM sqlite_master") if "m014" in n]
         # A vector stored after the migration goes into the int8 cells and is found.
         late = _unit(rng)
         store.store(model, [PendingText("message", 999, 1, "", 0)], [late])
@@ -107,3 +117,71 @@ def test_a_file_without_cells_migrates_untouched(tmp_path):
     assert "m014_int8_cells" in applied_migrations(conn)
     assert conn.execute("SELECT count(*) FROM vector_cells").fetchone() == (0,)
     conn.close()
+
+
+def test_a_migration_killed_midway_resumes_after_its_last_batch(tmp_path, monkeypatch):
+    rng = random.Random(6)
+    vectors = [_unit(rng) for _ in range(120)]
+    path = tmp_path / "hippo.db"
+    _file_before_m014(path, vectors)
+    monkeypatch.setattr(migrations, "_M014_BATCH", 50)
+    halve = migrations._m014_half
+    halved: list[bytes] = []
+
+    def dies_in_the_second_batch(packed: bytes) -> bytes:
+        if len(halved) == 60:
+            raise MemoryError("killed")
+        halved.append(packed)
+        return halve(packed)
+
+    monkeypatch.setattr(migrations, "_m014_half", dies_in_the_second_batch)
+    with pytest.raises(MemoryError):
+        connect(path)
+    conn = connect(path, migrate=False)
+    assert "m014_int8_cells" not in applied_migrations(conn)
+    # The first batch stayed; the float cells are untouched.
+    assert conn.execute(f"SELECT count(*), max(item_id) FROM {PRECISE}").fetchone() == (50, 50)
+    (sql,) = conn.execute("SELECT sql FROM sqlite_schema WHERE name = ?", (PART,)).fetchone()
+    assert f"FLOAT[{DIM}]" in sql
+    conn.close()
+
+    halved.clear()
+    monkeypatch.setattr(
+        migrations, "_m014_half", lambda packed: halved.append(packed) or halve(packed)
+    )
+    conn = connect(path)
+    try:
+        assert "m014_int8_cells" in applied_migrations(conn)
+        assert len(halved) == 70, "the first batch is not done again"
+        copies = dict(conn.execute(f"SELECT item_id, embedding FROM {PRECISE}"))
+        assert copies == {
+            i + 1: vector_cells.half(array("f", v).tobytes()) for i, v in enumerate(vectors)
+        }
+        assert conn.execute(f"SELECT count(*) FROM {PART}").fetchone() == (120,)
+    finally:
+        conn.close()
+
+
+def test_a_migration_error_midway_is_reported_and_resumes(tmp_path, monkeypatch):
+    rng = random.Random(7)
+    path = tmp_path / "hippo.db"
+    _file_before_m014(path, [_unit(rng) for _ in range(30)])
+    monkeypatch.setattr(migrations, "_M014_BATCH", 10)
+    calls = [0]
+    original = migrations._m014_int8
+
+    def fails_once_in_the_second_batch(packed: bytes) -> bytes:
+        calls[0] += 1
+        if calls[0] == 15:
+            raise apsw.SQLError("disk I/O")
+        return original(packed)
+
+    monkeypatch.setattr(migrations, "_m014_int8", fails_once_in_the_second_batch)
+    with pytest.raises(MigrationError, match="m014_int8_cells"):
+        connect(path)
+    conn = connect(path)
+    try:
+        assert "m014_int8_cells" in applied_migrations(conn)
+        assert conn.execute(f"SELECT count(*) FROM {PRECISE}").fetchone() == (30,)
+    finally:
+        conn.close()
