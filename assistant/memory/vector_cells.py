@@ -6,7 +6,7 @@ large table's vectors are grouped into ``CellSizes.cells`` cells around centroid
 sample of them (spherical k-means, run through sqlite-vec itself: no numpy); a copy of
 each vector is stored with its cell as a second vec0 partition key, so a search reads
 only the ``CellSizes.nprobe`` cells whose centroids lie nearest the query (an inverted-file
-index). Distances within those cells are exact float cosines.
+index). Distances within those cells are float16 cosines (see below).
 
 Each vector table ``vec_<kind>_m<id>`` may have: ``veccent_<kind>_m<id>`` (centroids),
 ``vecpart_<kind>_m<id>`` (the cell-partitioned copy) and a row in ``vector_cells``
@@ -23,9 +23,8 @@ so a similarity moves by at most ~0.002 (measured on the scale benchmark: mean 0
 That was enough to swap neighbours whose similarities lie that close (recall@10 0.988
 at 100k messages), so the 8-bit scan only picks candidates: each vector is also kept
 in float16 (``half``: 768 bytes at 384-d, relative error 2^-11) in a plain table keyed
-by item id (``precise_table``), and the candidates are ranked by their float16 cosines
-(``rerank``). How many candidates are enough follows from the 8-bit error, checked on
-each search (see ``_exact_top``).
+by item id (``precise_table``), and the candidates are ranked by their float16 cosines,
+as many as the 8-bit error seen on each search says could belong (``_exact_top``).
 """
 
 from __future__ import annotations
@@ -56,7 +55,6 @@ __all__ = [
     "partition_table",
     "precise_table",
     "quantize",
-    "rerank",
     "scan",
     "schema",
     "similarities",
@@ -209,26 +207,28 @@ def _write_precise(conn: apsw.Connection, table: str, rows: Sequence[tuple[int, 
     )
 
 
-def rerank(
-    conn: apsw.Connection, table: str, packed: bytes, found: Sequence[tuple[int, float]]
-) -> list[tuple[int, float]]:
-    """``found`` (id, 8-bit distance) with float16 cosine distances to ``packed``, nearest first.
-
-    An item without a float16 copy keeps its 8-bit distance (none is left without one
-    by this code; the fallback keeps a damaged file searchable).
-    """
-    exact = similarities(conn, table, packed, [item_id for item_id, _ in found])
-    ranked = [(item_id, 1.0 - exact[item_id] if item_id in exact else d) for item_id, d in found]
-    ranked.sort(key=lambda pair: pair[1])
-    return ranked
-
-
 def similarities(
     conn: apsw.Connection, table: str, packed: bytes, ids: Sequence[int]
 ) -> dict[int, float]:
     """Cosine similarity of ``packed`` to each of ``ids`` that has a float16 copy."""
-    query = array("f", packed)
-    norm = math.sqrt(_dot(query, query)) or 1.0
+    distances = _distances(conn, table, _unit(packed), ids)
+    return {item_id: 1.0 - distance for item_id, distance in distances.items()}
+
+
+def _unit(packed: bytes) -> array[float]:
+    vector = array("f", packed)
+    norm = math.sqrt(_dot(vector, vector)) or 1.0
+    return array("d", (x / norm for x in vector))
+
+
+def _distances(
+    conn: apsw.Connection, table: str, query: Sequence[float], ids: Sequence[int]
+) -> dict[int, float]:
+    """Cosine distance of the unit vector ``query`` to each of ``ids`` with a float16 copy.
+
+    The copies are unit vectors: float16 moves a dot product with them by at most 2^-11
+    and their length as much, so they are not divided by it (a 384-d one costs ~15 us).
+    """
     out: dict[int, float] = {}
     for start in range(0, len(ids), 500):  # a plain table: one IN list per 500
         part = ids[start : start + 500]
@@ -237,24 +237,26 @@ def similarities(
             f" WHERE item_id IN ({','.join('?' * len(part))})",
             list(part),
         ):
-            vector = _unhalf(blob)
-            length = math.sqrt(_dot(vector, vector)) or 1.0
-            out[item_id] = _dot(query, vector) / (norm * length)
+            out[item_id] = 1.0 - _dot(query, _unhalf(blob))
     return out
 
 
-# Candidates the 8-bit scan picks first, per neighbour asked for. The 8-bit cosine of a
-# vector is off by a rounding error, a sum of ~dim independent terms: near Gaussian,
-# sd ~0.0006 for 384-d unit vectors (measured mean error 0.0004, max 0.002). Only
-# neighbours within a few sd of the k-th can trade places with it, and on embeddings
-# a few times k candidates span several times that (the k-th to 4k-th similarities
-# of a query's neighbours differ by ~0.01-0.05): 4k is rarely short, and being short
-# costs a second scan, which `_exact_top` detects rather than assumes.
+# Candidates the 8-bit scan returns, per neighbour asked for. A vector's 8-bit cosine
+# is off by a rounding error, a sum of ~dim independent terms: near Gaussian, sd
+# ~0.0006 for 384-d unit vectors (measured mean error 0.0004, max 0.002). Only
+# neighbours within a few sd of the k-th can trade places with it; the scan's k costs
+# little (vec0 keeps the best k of each cell it reads anyway), so 4k leaves room for
+# that band even where neighbours crowd, and running short costs a second scan.
 _CANDIDATES_PER_K = 4
-# The observed 8-bit error of the candidates, times this, bounds that of the rest: the
-# max of >= 40 near-Gaussian errors is >= ~2 sd, so twice it is >= ~4 sd (exceeded
-# by 1 vector in ~16k, and such a vector must also lie at the boundary to matter).
+# Candidates are ranked by float16 in 8-bit order, until the next one lies so far by 8
+# bits that not even the largest 8-bit error seen so far, times this, brings it within
+# the k-th float16 distance. The max of >= 32 near-Gaussian errors is >= ~2 sd, so
+# twice it is >= ~4 sd (exceeded by 1 vector in ~16k, which must also lie at the
+# boundary to matter).
 _ERROR_MARGIN = 2.0
+# How many candidates are ranked first (the error seen needs a few dozen), then at a time.
+_FIRST_RANKED = 32
+_MORE_RANKED = 16
 # The most neighbours vec0 returns from one KNN (sqlite-vec's limit on k).
 _MAX_CANDIDATES = 4096
 
@@ -266,23 +268,40 @@ def _exact_top(
     k: int,
     candidates: Callable[[int], list[tuple[int, float]]],
 ) -> list[tuple[int, float]]:
-    """The ``k`` nearest of what ``candidates(n)`` (the n best by 8 bits) can return,
-    in float16 order.
+    """The ``k`` nearest of what ``candidates(n)`` (the n best by 8 bits, nearest first)
+    can return, in float16 order.
 
-    Every item not among the n candidates lies at least as far by 8 bits as the n-th,
-    so by float16 at least that minus the 8-bit error: when that bound is beyond the
-    k-th reranked distance, none of them can belong to the top k. Otherwise n grows 4x.
+    Candidates are ranked by float16 in 8-bit order while the next could still belong
+    to the top k: every later one lies at least as far by 8 bits, so by float16 at
+    least that minus the 8-bit error. Where all n could, n grows 4x (a second scan).
     """
+    query = _unit(packed)
     n = min(max(k * _CANDIDATES_PER_K, 40), _MAX_CANDIDATES)
+    exact: dict[int, float] = {}
+    error = 0.0
+
+    def settled(beyond: float) -> bool:
+        """Whether nothing at 8-bit distance >= ``beyond`` can be in the top k."""
+        if len(exact) < k:
+            return False
+        kth = sorted(exact.values())[k - 1]
+        return kth <= beyond - _ERROR_MARGIN * error
+
     while True:
-        found = candidates(n)
-        ranked = rerank(conn, table, packed, found)
-        if len(found) < n or n >= _MAX_CANDIDATES:
-            return ranked[:k]  # every vector there is was a candidate (or vec0's most)
-        exact = dict(ranked)
-        error = max(abs(d - exact[i]) for i, d in found)
-        if len(ranked) >= k and ranked[k - 1][1] <= found[-1][1] - _ERROR_MARGIN * error:
-            return ranked[:k]
+        fetched = candidates(n)
+        found = [pair for pair in fetched if pair[0] not in exact]
+        at = 0
+        while at < len(found):
+            batch = found[at : at + (_FIRST_RANKED + k if not exact else _MORE_RANKED)]
+            at += len(batch)
+            distances = _distances(conn, table, query, [item_id for item_id, _ in batch])
+            for item_id, d in batch:
+                exact[item_id] = distances.get(item_id, d)
+                error = max(error, abs(d - exact[item_id]))
+            if at < len(found) and settled(found[at][1]):
+                break
+        if len(fetched) < n or n >= _MAX_CANDIDATES or (fetched and settled(fetched[-1][1])):
+            return sorted(exact.items(), key=lambda pair: pair[1])[:k]
         n = min(n * 4, _MAX_CANDIDATES)
 
 
