@@ -298,10 +298,14 @@ def test_a_vector_stored_after_the_build_is_found(db, few_cells):
     late = _unit(random.Random(42))
     _store(vectors, model, [late], first_id=5000)
     assert vectors.nearest(model, "message", 1, late, 3)[0][0] == 5000
+    precise = vector_cells.precise_table(model.table("message"))
+    sql = f"SELECT embedding FROM {precise} WHERE item_id = 5000"
+    assert db.conn.execute(sql).fetchall() == [(vector_cells.half(array("f", late).tobytes()),)]
     # Stored again (a new embedding): it moves, and is not found twice.
     _store(vectors, model, [rows[7]], first_id=5000)
     found = [i for i, _ in vectors.nearest(model, "message", 1, rows[7], 5)]
     assert found.count(5000) == 1 and found[:2] in ([8, 5000], [5000, 8])
+    assert db.conn.execute(sql).fetchall() == [(vector_cells.half(array("f", rows[7]).tobytes()),)]
 
 
 class StopOnceTrained:
