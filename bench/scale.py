@@ -12,7 +12,7 @@ the message tier's CPU time: on a shared machine the wall clock mostly measures 
 neighbours), and for a whole turn's context (``Hippo.context_for``: every tier, the
 session's working memory, the budgeted sections; ``ctx_*``, wall clock and CPU), the
 file size and what its bytes hold per message (text, keyword index, vectors, cells, the
-cells' float16 copy ``f16``,
+cells' 16-bit copy ``precise``,
 other: dbstat, free pages in other), the
 process's peak memory (while querying, before the float check below), and the recall
 of ``VectorStore.nearest``'s approximate search against exact search (top 10 and top
@@ -287,8 +287,8 @@ def _bucket(table: str) -> str:
         return "text"
     if "_fts" in table:
         return "keyword"
-    if table.startswith("vecf16_"):
-        return "f16"  # the float16 copy the cells' candidates are ranked by
+    if table.startswith("vec16_"):
+        return "precise"  # the 16-bit copy the cells' candidates are ranked by
     if table.startswith(("vecpart_", "veccent_")) or table == "vector_cells":
         return "cells"
     if table.startswith("vec_"):
@@ -304,7 +304,7 @@ def storage_split(path: Path, n: int) -> dict[str, float]:
     conn = connect(path, migrate=False, keys=keys)
     try:
         owner = dict(conn.execute("SELECT name, tbl_name FROM sqlite_master").fetchall())
-        split = dict.fromkeys(("text", "keyword", "vectors", "cells", "f16", "other"), 0)
+        split = dict.fromkeys(("text", "keyword", "vectors", "cells", "precise", "other"), 0)
         for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
             table = owner.get(name, name)
             # sqlite-vec's and FTS5's shadow tables are named after their virtual table.
@@ -528,7 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "keyword_b",
         "vectors_b",
         "cells_b",
-        "f16_b",
+        "precise_b",
         "other_b",
         "total_b",
     ]

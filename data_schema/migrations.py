@@ -6,6 +6,7 @@ A shipped migration is never edited: change the schema by appending a new functi
 from __future__ import annotations
 
 import json
+import math
 import re
 import struct
 from array import array
@@ -817,7 +818,7 @@ def m013_reading_gap(conn: apsw.Connection) -> None:
 
 
 def _m014_prepare(conn: apsw.Connection) -> None:
-    """m014's slow part, a batch a transaction: each float cell's float16 and int8 copies."""
+    """m014's slow part, a batch a transaction: each float cell's 16-bit and int8 copies."""
     for part, dim in _m014_float_cells(conn):
         _m014_fill(conn, part, dim)
 
@@ -825,13 +826,13 @@ def _m014_prepare(conn: apsw.Connection) -> None:
 @migration
 @prepared_by(_m014_prepare)
 def m014_int8_cells(conn: apsw.Connection) -> None:
-    """The cells of a large vector table keep their vectors in 8 bits, and in float16 beside.
+    """The cells of a large vector table keep their vectors in 8 bits, and in 16 beside.
 
     A 384-d vector took 1,536 bytes in the cells (the only copy a large table keeps),
     two thirds of a 100k-message file, and a search reads (and decrypts) its cells'
     pages. Each is rewritten here as int8, scaled so that its largest component is 127
     (cosine ignores the scale), into a new copy with the same cells, which a search
-    scans for candidates; and as float16 (768 bytes) in ``vecf16_*``, keyed by item id,
+    scans for candidates; and in 16 bits (772 bytes) in ``vec16_*``, keyed by item id,
     which orders them (see ``assistant.memory.vector_cells``). Both are computed first
     (`_m014_prepare`), 2,000 vectors a transaction, from the float copy the search keeps
     using meanwhile: a killed run resumes after the last batch. Then one transaction
@@ -863,15 +864,15 @@ def _m014_float_cells(conn: apsw.Connection) -> list[tuple[str, int]]:
 
 
 def _m014_names(part: str) -> tuple[str, str]:
-    """The float16 copy of the cells' copy ``part``, and the int8 scratch table."""
+    """The 16-bit copy of the cells' copy ``part``, and the int8 scratch table."""
     suffix = part.removeprefix("vecpart_")
-    return f"vecf16_{suffix}", f"m014_int8_{suffix}"
+    return f"vec16_{suffix}", f"m014_int8_{suffix}"
 
 
 def _m014_fill(conn: apsw.Connection, part: str, dim: int) -> None:
-    """Write the float16 and int8 copies of the float vectors in ``part``, by item id.
+    """Write the 16-bit and int8 copies of the float vectors in ``part``, by item id.
 
-    Each batch is one transaction writing both (so the float16 copy's largest id says
+    Each batch is one transaction writing both (so the 16-bit copy's largest id says
     where a killed run stopped). Vectors are read one primary-key lookup each: a scan
     held open across commits would keep the write-ahead log from restarting.
     """
@@ -904,7 +905,7 @@ def _m014_fill(conn: apsw.Connection, part: str, dim: int) -> None:
             )
             conn.executemany(
                 f"INSERT OR REPLACE INTO {precise} VALUES (?, ?)",
-                [(item, _m014_half(vector)) for item, _, _, vector in rows],
+                [(item, _m014_precise(vector)) for item, _, _, vector in rows],
             )
         after = ids[-1]
 
@@ -936,8 +937,12 @@ def _m014_int8(packed: bytes) -> bytes:
     return array("b", [round(x * scale) for x in vector]).tobytes()
 
 
-def _m014_half(packed: bytes) -> bytes:
-    """A float32 vector at unit length in float16 (frozen as shipped)."""
+def _m014_precise(packed: bytes) -> bytes:
+    """A float32 vector as the inverse of its length (float32) then int16 components, the
+    largest scaled to 32767 (frozen as shipped)."""
     vector = array("f", packed)
-    norm = sum(x * x for x in vector) ** 0.5 or 1.0
-    return struct.pack(f"<{len(vector)}e", *(x / norm for x in vector))
+    largest = max(max(vector, default=0.0), -min(vector, default=0.0)) or 1.0
+    scale = 32767.0 / largest
+    ints = array("h", [round(x * scale) for x in vector])
+    norm = math.sqrt(sum(x * x for x in ints)) or 1.0
+    return struct.pack("<f", 1.0 / norm) + ints.tobytes()

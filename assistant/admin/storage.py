@@ -152,7 +152,7 @@ class StorageAdmin:
                 f"vec_{kind}_m",
                 f"vecpart_{kind}_m",
                 f"veccent_{kind}_m",
-                f"vecf16_{kind}_m",
+                f"vec16_{kind}_m",
             )
             vectors = sum(t.bytes for t in space.tables if t.name.startswith(prefixes))
         keyword = space.of({f"{table}_fts"})

@@ -6,7 +6,7 @@ large table's vectors are grouped into ``CellSizes.cells`` cells around centroid
 sample of them (spherical k-means, run through sqlite-vec itself: no numpy); a copy of
 each vector is stored with its cell as a second vec0 partition key, so a search reads
 only the ``CellSizes.nprobe`` cells whose centroids lie nearest the query (an inverted-file
-index). Distances within those cells are float16 cosines (see below).
+index). Distances within those cells are 16-bit cosines (see below).
 
 Each vector table ``vec_<kind>_m<id>`` may have: ``veccent_<kind>_m<id>`` (centroids),
 ``vecpart_<kind>_m<id>`` (the cell-partitioned copy) and a row in ``vector_cells``
@@ -22,8 +22,9 @@ scaled so that its largest component is 127 before rounding; cosine ignores the 
 so a similarity moves by at most ~0.002 (measured on the scale benchmark: mean 0.0004).
 That was enough to swap neighbours whose similarities lie that close (recall@10 0.988
 at 100k messages), so the 8-bit scan only picks candidates: each vector is also kept
-in float16 (``half``: 768 bytes at 384-d, relative error 2^-11) in a plain table keyed
-by item id (``precise_table``), and the candidates are ranked by their float16 cosines,
+in 16 bits (``precise``: 772 bytes at 384-d, each component within 1/65534 of the
+largest) in a plain table keyed by item id (``precise_table``), and the candidates are
+ranked by their 16-bit cosines,
 as many as the 8-bit error seen on each search says could belong (``_exact_top``).
 """
 
@@ -47,12 +48,12 @@ __all__ = [
     "CellSizes",
     "build",
     "centroid_table",
-    "half",
     "index_tables",
     "is_complete",
     "is_trained",
     "nearest",
     "partition_table",
+    "precise",
     "precise_table",
     "quantize",
     "scan",
@@ -106,18 +107,18 @@ def centroid_table(table: str) -> str:
 
 
 def precise_table(table: str) -> str:
-    """The float16 copy of the vectors of ``table`` that candidates are ranked by."""
-    return "vecf16_" + table.removeprefix("vec_")
+    """The 16-bit copy of the vectors of ``table`` that candidates are ranked by."""
+    return "vec16_" + table.removeprefix("vec_")
 
 
 def index_tables(table: str) -> tuple[str, str, str]:
-    """The tables the cells of ``table`` are kept in: centroids, copy, float16 copy."""
+    """The tables the cells of ``table`` are kept in: centroids, copy, 16-bit copy."""
     return centroid_table(table), partition_table(table), precise_table(table)
 
 
 def schema(table: str, dim: int) -> list[str]:
     """CREATE statements of the centroid table, the partitioned copy of ``table`` and
-    its float16 copy.
+    its 16-bit copy.
 
     vec0 finds a partition's chunks by scanning its ``_chunks`` shadow table, which
     with thousands of (profile, cell) partitions costs more than the search itself;
@@ -162,19 +163,23 @@ def quantize(packed: bytes) -> bytes:
     return array("b", [round(x * scale) for x in vector]).tobytes()
 
 
-def half(packed: bytes) -> bytes:
-    """A float32 vector as the float16 copy keeps it: scaled to unit length, then halved.
+def precise(packed: bytes) -> bytes:
+    """A float32 vector as the 16-bit copy keeps it: the inverse of its length (float32),
+    then its components as int16, scaled so that the largest is 32767.
 
-    Unit length keeps every component within float16's range whatever the model's
-    norms (cosine ignores the scale); float16 keeps 11 significant bits of each.
+    16-bit integers, not float16: Python decodes them in one copy (``array("h")``), where
+    unpacking 384 float16 took 14 us; and scaled to the largest component they round
+    each by at most 1/65534 of it, where float16 rounds by up to 1/2048 of each.
     """
     vector = array("f", packed)
-    norm = math.sqrt(_dot(vector, vector)) or 1.0
-    return struct.pack(f"<{len(vector)}e", *(x / norm for x in vector))
+    largest = max(max(vector, default=0.0), -min(vector, default=0.0)) or 1.0
+    scale = 32767.0 / largest
+    ints = array("h", [round(x * scale) for x in vector])
+    norm = math.sqrt(_dot(ints, ints)) or 1.0
+    return _INVERSE.pack(1.0 / norm) + ints.tobytes()
 
 
-def _unhalf(blob: bytes) -> tuple[float, ...]:
-    return struct.unpack(f"<{len(blob) // 2}e", blob)
+_INVERSE = struct.Struct("<f")
 
 
 # math.sumprod (Python 3.12) is a single C loop; 3.11 sums the products itself.
@@ -187,7 +192,7 @@ def write(conn: apsw.Connection, table: str, rows: Sequence[tuple[int, int, byte
     """Store (item_id, profile_id, float32 vector) rows in the cells of ``table``.
 
     In 8 bits in the cell of the nearest centroid (replacing a vector the item had)
-    and in float16 beside them: both copies are written, and deleted, together.
+    and in 16 bits beside them: both copies are written, and deleted, together.
     """
     part = partition_table(table)
     conn.executemany(f"DELETE FROM {part} WHERE item_id = ?", [(row[0],) for row in rows])
@@ -203,32 +208,29 @@ def write(conn: apsw.Connection, table: str, rows: Sequence[tuple[int, int, byte
 def _write_precise(conn: apsw.Connection, table: str, rows: Sequence[tuple[int, bytes]]) -> None:
     conn.executemany(
         f"INSERT OR REPLACE INTO {precise_table(table)}(item_id, embedding) VALUES (?, ?)",
-        [(item_id, half(packed)) for item_id, packed in rows],
+        [(item_id, precise(packed)) for item_id, packed in rows],
     )
 
 
 def similarities(
     conn: apsw.Connection, table: str, packed: bytes, ids: Sequence[int]
 ) -> dict[int, float]:
-    """Cosine similarity of ``packed`` to each of ``ids`` that has a float16 copy."""
+    """Cosine similarity of ``packed`` to each of ``ids`` that has a 16-bit copy."""
     distances = _distances(conn, table, _unit(packed), ids)
     return {item_id: 1.0 - distance for item_id, distance in distances.items()}
 
 
-def _unit(packed: bytes) -> array[float]:
+def _unit(packed: bytes) -> list[float]:
     vector = array("f", packed)
     norm = math.sqrt(_dot(vector, vector)) or 1.0
-    return array("d", (x / norm for x in vector))
+    return [x / norm for x in vector]  # a list: its floats are made once, not per product
 
 
 def _distances(
     conn: apsw.Connection, table: str, query: Sequence[float], ids: Sequence[int]
 ) -> dict[int, float]:
-    """Cosine distance of the unit vector ``query`` to each of ``ids`` with a float16 copy.
-
-    The copies are unit vectors: float16 moves a dot product with them by at most 2^-11
-    and their length as much, so they are not divided by it (a 384-d one costs ~15 us).
-    """
+    """Cosine distance of the unit vector ``query`` to each of ``ids`` with a 16-bit copy
+    (a 384-d one costs ~13 us, the dot product)."""
     out: dict[int, float] = {}
     for start in range(0, len(ids), 500):  # a plain table: one IN list per 500
         part = ids[start : start + 500]
@@ -237,26 +239,30 @@ def _distances(
             f" WHERE item_id IN ({','.join('?' * len(part))})",
             list(part),
         ):
-            out[item_id] = 1.0 - _dot(query, _unhalf(blob))
+            (inverse,) = _INVERSE.unpack_from(blob)
+            vector = memoryview(blob)[_INVERSE.size :].cast("h")
+            out[item_id] = 1.0 - _dot(query, vector) * inverse
     return out
 
 
 # Candidates the 8-bit scan returns, per neighbour asked for. A vector's 8-bit cosine
 # is off by a rounding error, a sum of ~dim independent terms: near Gaussian, sd
 # ~0.0006 for 384-d unit vectors (measured mean error 0.0004, max 0.002). Only
-# neighbours within a few sd of the k-th can trade places with it; the scan's k costs
-# little (vec0 keeps the best k of each cell it reads anyway), so 4k leaves room for
-# that band even where neighbours crowd, and running short costs a second scan.
-_CANDIDATES_PER_K = 4
-# Candidates are ranked by float16 in 8-bit order, until the next one lies so far by 8
+# neighbours within a few sd (~0.003) of the k-th can trade places with it, and the
+# k-th to 2k-th nearest of a query span more than that but where hundreds crowd
+# together; there the 2k run short and a second scan reads 4 times as many. (A larger
+# k costs the scan little, but not nothing: ~15% from 50 to 200 at 100k messages.)
+_CANDIDATES_PER_K = 2
+# Candidates are ranked by 16 bits in 8-bit order, until the next one lies so far by 8
 # bits that not even the largest 8-bit error seen so far, times this, brings it within
-# the k-th float16 distance. The max of >= 32 near-Gaussian errors is >= ~2 sd, so
-# twice it is >= ~4 sd (exceeded by 1 vector in ~16k, which must also lie at the
-# boundary to matter).
+# the k-th 16-bit distance. The max of >= 16 near-Gaussian errors is >= ~1.8 sd
+# (likely), so twice it is >= ~3.5 sd (exceeded by 1 vector in ~2,000, which must also
+# lie in the band at the boundary to matter).
 _ERROR_MARGIN = 2.0
-# How many candidates are ranked first (the error seen needs a few dozen), then at a time.
-_FIRST_RANKED = 32
-_MORE_RANKED = 16
+# Ranked first beyond the k (the error seen needs a dozen or more), then at a time: each
+# costs a 384-term dot product in Python (~15-25 us on 3.11).
+_FIRST_RANKED = 16
+_MORE_RANKED = 8
 # The most neighbours vec0 returns from one KNN (sqlite-vec's limit on k).
 _MAX_CANDIDATES = 4096
 
@@ -269,10 +275,10 @@ def _exact_top(
     candidates: Callable[[int], list[tuple[int, float]]],
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest of what ``candidates(n)`` (the n best by 8 bits, nearest first)
-    can return, in float16 order.
+    can return, in 16-bit order.
 
-    Candidates are ranked by float16 in 8-bit order while the next could still belong
-    to the top k: every later one lies at least as far by 8 bits, so by float16 at
+    Candidates are ranked by 16 bits in 8-bit order while the next could still belong
+    to the top k: every later one lies at least as far by 8 bits, so by 16 bits at
     least that minus the 8-bit error. Where all n could, n grows 4x (a second scan).
     """
     query = _unit(packed)
@@ -310,7 +316,7 @@ def nearest(
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest vectors in the ``nprobe`` cells nearest ``packed``: (id, distance).
 
-    The cells' 8-bit vectors pick candidates, their float16 copies order them
+    The cells' 8-bit vectors pick candidates, their 16-bit copies order them
     (`_exact_top`). One statement for the cells: SQLite runs the KNN once per cell of
     the ``IN`` list (each cell's ``n`` best), which saved the eight round trips of a
     statement a cell (~8% of the search). vec0 refuses a LIMIT beside ``k``, so the best

@@ -416,7 +416,7 @@ class VectorStore(Store):
         conn = self._conn()
         packed = _pack(query)
         if vector_cells.is_complete(conn, table):
-            # The cells' float16 copy: a plain table, read in one statement.
+            # The cells' 16-bit copy: a plain table, read in one statement.
             return vector_cells.similarities(conn, table, packed, ids)
         sql = f"SELECT vec_distance_cosine(embedding, ?) FROM {table} WHERE item_id = ?"
         # One primary-key lookup per item: vec0 scans the whole table for an IN list.

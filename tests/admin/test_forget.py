@@ -234,7 +234,7 @@ def _cells_built(engine, tmp_path):
     engine.vectors.build_cells(model)
     table = model.table("message")
     assert vector_cells.is_complete(engine.db.conn, table)
-    # The 8-bit copy searched, and the float16 one its candidates are ranked by.
+    # The 8-bit copy searched, and the 16-bit one its candidates are ranked by.
     return vector_cells.partition_table(table), vector_cells.precise_table(table)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import struct
 from array import array
 
 import pytest
@@ -85,7 +86,7 @@ def test_cells_find_the_exact_nearest_neighbours(db, few_cells):
         exact = vectors.nearest(model, "message", 1, query, 10, exact=True)
         found = vectors.nearest(model, "message", 1, query, 10)
         assert [i for i, _ in found] == [i for i, _ in exact]
-        # Both rank by the same float16 copy: the same cosines.
+        # Both rank by the same 16-bit copy: the same cosines.
         assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-5)
 
 
@@ -94,7 +95,7 @@ def _cosine(a, b) -> float:
     return dot / (sum(x * x for x in a) ** 0.5 * sum(y * y for y in b) ** 0.5)
 
 
-def test_the_search_ranks_the_nearest_cells_vectors_by_their_float16_cosines(db, few_cells):
+def test_the_search_ranks_the_nearest_cells_vectors_by_their_16_bit_cosines(db, few_cells):
     vectors, model, rows = _cells_db(db, few_cells)
     vectors.build_cells(model)
     table, conn = model.table("message"), db.conn
@@ -119,16 +120,18 @@ def test_the_search_ranks_the_nearest_cells_vectors_by_their_float16_cosines(db,
         # Every vector of those cells, ranked by its exact float cosine.
         best = sorted(ids, key=lambda i: -_cosine(query, rows[i - 1]))[:10]
         found = vector_cells.nearest(conn, table, 1, packed, 10, few_cells.nprobe)
-        # In that order, but for neighbours closer than float16 tells apart.
+        # In that order, but for neighbours closer than 16 bits tell apart.
         cosines = [_cosine(query, rows[i - 1]) for i, _ in found]
-        assert cosines == pytest.approx([_cosine(query, rows[i - 1]) for i in best], abs=F16_COSINE)
-        assert [1 - d for _, d in found] == pytest.approx(cosines, abs=F16_COSINE)
+        assert cosines == pytest.approx(
+            [_cosine(query, rows[i - 1]) for i in best], abs=FINE_COSINE
+        )
+        assert [1 - d for _, d in found] == pytest.approx(cosines, abs=FINE_COSINE)
 
 
-# The float16 copy rounds each component of a unit vector by at most 2^-11 of it: a
-# dot product with a unit query moves by at most sum(|q_i| |v_i|) * 2^-11 <= 2^-11,
-# and dividing by the rounded vector's length at most as much again.
-F16_COSINE = 2**-10
+# The 16-bit copy rounds each component by at most 1/65534 of the largest, at most 1
+# for a unit vector: the rounding error e has |e| <= sqrt(dim) / 65534, so a cosine with
+# a unit query moves by at most ~2|e| (0.00025 at 64-d; 0.0006 at 384-d).
+FINE_COSINE = 2 * DIM**0.5 / 65534
 
 
 def test_similarities_read_from_the_cells_equal_the_float_ones_to_16_bits(db, few_cells):
@@ -138,7 +141,7 @@ def test_similarities_read_from_the_cells_equal_the_float_ones_to_16_bits(db, fe
     vectors.build_cells(model)
     after = vectors.similarities(model, "message", [3, 50, 399], query)
     assert after.keys() == before.keys()
-    assert after == pytest.approx(before, abs=F16_COSINE)
+    assert after == pytest.approx(before, abs=FINE_COSINE)
 
 
 def test_cells_keep_a_vector_in_8_bits_and_in_16_beside(db, few_cells):
@@ -152,20 +155,16 @@ def test_cells_keep_a_vector_in_8_bits_and_in_16_beside(db, few_cells):
     assert stored == (DIM, DIM)
     copies = dict(db.conn.execute(f"SELECT * FROM {vector_cells.precise_table(table)}"))
     assert sorted(copies) == list(range(1, len(rows) + 1))
-    assert {len(blob) for blob in copies.values()} == {2 * DIM}
-    assert copies[5] == vector_cells.half(array("f", rows[4]).tobytes())
+    assert {len(blob) for blob in copies.values()} == {4 + 2 * DIM}  # and a float32
+    assert copies[5] == vector_cells.precise(array("f", rows[4]).tobytes())
 
 
-def test_half_keeps_a_vectors_direction_at_unit_length_in_float16():
-    halved = vector_cells.half(array("f", [3.0, -4.0, 0.0]).tobytes())
-    assert _halves(halved) == [0.6, -0.8, 0.0]
-    assert vector_cells.half(array("f", [0.0, 0.0]).tobytes()) == bytes(4)
-
-
-def _halves(blob: bytes) -> list[float]:
-    import struct
-
-    return [round(x, 3) for x in struct.unpack(f"<{len(blob) // 2}e", blob)]
+def test_precise_keeps_a_vector_in_16_bits_and_the_inverse_of_their_length():
+    kept = vector_cells.precise(array("f", [3.0, -4.0, 0.0]).tobytes())
+    (inverse,) = struct.unpack_from("<f", kept)
+    assert list(array("h", kept[4:])) == [24575, -32767, 0]
+    assert inverse == pytest.approx(1 / (24575**2 + 32767**2) ** 0.5, rel=1e-7)
+    assert vector_cells.precise(array("f", [0.0, 0.0]).tobytes())[4:] == bytes(4)
 
 
 def test_quantize_scales_each_vector_to_the_int8_range():
@@ -277,15 +276,15 @@ def test_a_complete_index_drops_the_float_table_and_searches_as_it_did(db, few_c
     assert table not in names, "the vectors are kept in the cells alone"
     assert vectors.size(table) == len(rows)
     after = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
-    # The same neighbours in the same order (but for any closer than float16 tells
-    # apart), their cosines from the float16 copy.
+    # The same neighbours in the same order (but for any closer than 16 bits tell
+    # apart), their cosines from the 16-bit copy.
     floats = dict(exact)
     assert [floats[i] for i, _ in after] == pytest.approx(
-        [s for _, s in exact[:10]], abs=F16_COSINE
+        [s for _, s in exact[:10]], abs=FINE_COSINE
     )
-    assert [s for _, s in after] == pytest.approx([s for _, s in exact[:10]], abs=F16_COSINE)
+    assert [s for _, s in after] == pytest.approx([s for _, s in exact[:10]], abs=FINE_COSINE)
     similar = vectors.similarities(model, "message", [3, 50], rows[9])
-    assert similar == pytest.approx(near, abs=F16_COSINE)
+    assert similar == pytest.approx(near, abs=FINE_COSINE)
     late = _unit(random.Random(5))
     _store(vectors, model, [late], first_id=7000)  # the table is not made again
     assert table not in {row[0] for row in db.conn.execute("SELECT name FROM sqlite_master")}
@@ -300,12 +299,14 @@ def test_a_vector_stored_after_the_build_is_found(db, few_cells):
     assert vectors.nearest(model, "message", 1, late, 3)[0][0] == 5000
     precise = vector_cells.precise_table(model.table("message"))
     sql = f"SELECT embedding FROM {precise} WHERE item_id = 5000"
-    assert db.conn.execute(sql).fetchall() == [(vector_cells.half(array("f", late).tobytes()),)]
+    assert db.conn.execute(sql).fetchall() == [(vector_cells.precise(array("f", late).tobytes()),)]
     # Stored again (a new embedding): it moves, and is not found twice.
     _store(vectors, model, [rows[7]], first_id=5000)
     found = [i for i, _ in vectors.nearest(model, "message", 1, rows[7], 5)]
     assert found.count(5000) == 1 and found[:2] in ([8, 5000], [5000, 8])
-    assert db.conn.execute(sql).fetchall() == [(vector_cells.half(array("f", rows[7]).tobytes()),)]
+    assert db.conn.execute(sql).fetchall() == [
+        (vector_cells.precise(array("f", rows[7]).tobytes()),)
+    ]
 
 
 class StopOnceTrained:

@@ -1,5 +1,5 @@
 """m014: a file whose cells hold float vectors keeps every vector, in 8 bits and in
-float16, searchable in the same order."""
+16 bits, searchable in the same order."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from data_schema.migrations import MIGRATIONS, applied_migrations
 DIM = 16
 TABLE = "vec_message_m1"
 PART = "vecpart_message_m1"
-PRECISE = "vecf16_message_m1"
+PRECISE = "vec16_message_m1"
 # The cells as m012 to m013 built them: float vectors (frozen here, as they shipped).
 FLOAT_CELLS = (
     f"CREATE VIRTUAL TABLE veccent_message_m1 USING vec0(cell INTEGER PRIMARY KEY,"
@@ -95,12 +95,12 @@ def test_float_cells_become_int8_keeping_every_vector_and_its_search(tmp_path):
         assert vector_cells.is_complete(conn, TABLE)
         store = VectorStore(lambda: db.conn, ManualClock(), CellSizes(cells=2, nprobe=2))
         found = store.nearest(model, "message", 1, query, 10)
-        # The same neighbours in the same order, ranked by their float16 copies.
+        # The same neighbours in the same order, ranked by their 16-bit copies.
         assert [i for i, _ in found] == [i for i, _ in expected]
         assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=2**-10)
         copies = dict(conn.execute(f"SELECT item_id, embedding FROM {PRECISE}"))
         assert copies == {
-            i + 1: vector_cells.half(array("f", v).tobytes()) for i, v in enumerate(vectors)
+            i + 1: vector_cells.precise(array("f", v).tobytes()) for i, v in enumerate(vectors)
         }
         assert not [n for (n,) in conn.execute("SELECT name FROM sqlite_master") if "m014" in n]
         # A vector stored after the migration goes into the int8 cells and is found.
@@ -125,7 +125,7 @@ def test_a_migration_killed_midway_resumes_after_its_last_batch(tmp_path, monkey
     path = tmp_path / "hippo.db"
     _file_before_m014(path, vectors)
     monkeypatch.setattr(migrations, "_M014_BATCH", 50)
-    halve = migrations._m014_half
+    halve = migrations._m014_precise
     halved: list[bytes] = []
 
     def dies_in_the_second_batch(packed: bytes) -> bytes:
@@ -134,7 +134,7 @@ def test_a_migration_killed_midway_resumes_after_its_last_batch(tmp_path, monkey
         halved.append(packed)
         return halve(packed)
 
-    monkeypatch.setattr(migrations, "_m014_half", dies_in_the_second_batch)
+    monkeypatch.setattr(migrations, "_m014_precise", dies_in_the_second_batch)
     with pytest.raises(MemoryError):
         connect(path)
     conn = connect(path, migrate=False)
@@ -147,7 +147,7 @@ def test_a_migration_killed_midway_resumes_after_its_last_batch(tmp_path, monkey
 
     halved.clear()
     monkeypatch.setattr(
-        migrations, "_m014_half", lambda packed: halved.append(packed) or halve(packed)
+        migrations, "_m014_precise", lambda packed: halved.append(packed) or halve(packed)
     )
     conn = connect(path)
     try:
@@ -155,7 +155,7 @@ def test_a_migration_killed_midway_resumes_after_its_last_batch(tmp_path, monkey
         assert len(halved) == 70, "the first batch is not done again"
         copies = dict(conn.execute(f"SELECT item_id, embedding FROM {PRECISE}"))
         assert copies == {
-            i + 1: vector_cells.half(array("f", v).tobytes()) for i, v in enumerate(vectors)
+            i + 1: vector_cells.precise(array("f", v).tobytes()) for i, v in enumerate(vectors)
         }
         assert conn.execute(f"SELECT count(*) FROM {PART}").fetchone() == (120,)
     finally:

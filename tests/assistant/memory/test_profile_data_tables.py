@@ -48,7 +48,7 @@ def test_every_table_of_the_schema_is_listed_and_none_other(conn):
 
 
 def test_the_plain_tables_vectors_add_are_ones_the_purge_deletes_from(tmp_path):
-    """Large vector tables' cells add a plain table per model (the float16 copy): not
+    """Large vector tables' cells add a plain table per model (the 16-bit copy): not
     listed, as no migration makes it, so the purge must find it as it finds vec0's."""
     import random
 
@@ -67,7 +67,7 @@ def test_the_plain_tables_vectors_add_are_ones_the_purge_deletes_from(tmp_path):
         vectors.build_cells(model)
         added = _real_tables(conn) - set(TABLES)
         covered = purge_plan.vector_tables(conn)["message"]
-        assert added == {"vecf16_message_m1"}
+        assert added == {"vec16_message_m1"}
         assert added <= set(covered)
     finally:
         conn.close()
