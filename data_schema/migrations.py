@@ -837,7 +837,9 @@ def m014_int8_cells(conn: apsw.Connection) -> None:
     (`_m014_prepare`), 2,000 vectors a transaction, from the float copy the search keeps
     using meanwhile: a killed run resumes after the last batch. Then one transaction
     swaps the float copy for the int8 one. The old copy's pages are free for later
-    writes, and the nightly compaction gives them back.
+    writes, and the nightly compaction gives them back. Measured on a busy two-core
+    machine at 100k messages: 72 s (26 s of CPU, quantizing in Python), of which the
+    final transaction took 3.6 s.
     """
     for part, dim in _m014_float_cells(conn):
         _m014_fill(conn, part, dim)  # nothing left to do after `_m014_prepare`
