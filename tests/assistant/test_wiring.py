@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from pathlib import Path
 
@@ -10,12 +11,14 @@ import pytest
 
 from assistant.admin.wiring import build_admin
 from assistant.background import Background
+from assistant.chat import Turn
 from assistant.errors import HippoError, NotFound
 from assistant.live_settings import LiveSettings
 from assistant.llm.gateway import OllamaGateway
 from assistant.memory.embedding import EmbeddingWorker
 from assistant.memory.facts import Evidence
 from assistant.memory.scoring import RetrievalWeights
+from assistant.regenerate import Redo, edit_last, regenerate
 from assistant.settings import MemorySettings, ModelSettings, Settings, SleepSettings
 from assistant.sleep_wiring import sleep_deps
 from assistant.wiring import Parts, build_worker
@@ -119,6 +122,28 @@ def test_the_admin_is_built_from_the_memory_alone(parts: Parts):
         actor="user",
     )
     assert [f.statement for f in admin.facts.list()] == ["The user lives in Porto"]
+
+
+def test_retry_and_edit_work_from_the_parts_alone(parts: Parts):
+    admin = build_admin(parts.memory, parts.conversations, parts.background.wake)
+    deleted: list[list[int]] = []
+
+    def delete(ids: list[int]) -> None:
+        deleted.append(ids)
+        admin.forget.delete_replies(ids)
+
+    redo = Redo(parts.memory, parts.host.gateway, parts.live_settings.turn, parts.host.shown,
+                parts.background.worker, parts.conversations, delete)  # fmt: skip
+    session = parts.conversations.new_session()
+    list(redo.turn(Turn).run(session, "Hello", threading.Event()))
+    (user, reply) = parts.conversations.history(session.id)
+    list(regenerate(redo, session.id))
+    assert deleted == [[reply.id]]
+    again = parts.conversations.history(session.id)
+    assert [m.role for m in again] == ["user", "assistant"] and again[0].id == user.id
+    list(edit_last(redo, session.id, "Hello again", edited=user.id))
+    said = [(m.role, m.content) for m in parts.conversations.history(session.id)]
+    assert said == [("user", "Hello again"), ("assistant", "You said: Hello again")]
 
 
 def test_a_dry_runs_copy_is_read_with_the_engines_settings_and_closed_after(
