@@ -60,18 +60,16 @@ class Hippo:
         working_strategy: buffer, window, summary or summary_buffer.
         context_budget: token budgets of the memory sections.
         weights: retrieval weights and thresholds.
-        core_edits: ``review`` (the default): the model's core memory edits wait for the
-            user's approval; ``apply``: they apply at once, except from a turn that holds
-            instruction-like or pasted text.
+        core_edits: ``review`` (default): the model's core memory edits wait for the user;
+            ``apply``: they apply at once, unless the turn holds instruction-like or pasted text.
         save_every_s: how often a streaming reply's partial text is saved.
-        reading: the probe of how well the embedding model reads each script (default:
-            asks the model once per script and keeps the answer in the data file).
+        reading: how well the embedding model reads each script (default: ask it, once).
         cells: how large vector tables are split into cells and searched.
         sleep: the consolidation's settings (config.toml's ``[sleep]``).
 
     Attributes:
         clock: the time source.
-        memory: the profile, the stores, retrieval and ``recall`` (the UI may not read it).
+        memory: the profile, the stores, retrieval and ``recall`` (not the UI's: a test checks).
         conversations: the profile's sessions and their messages.
         host: the gateway to Ollama and the models on it.
         background: embedding and summaries in a thread, and the notices for the user.
