@@ -78,7 +78,7 @@ def _consolidate(conv: Conversation, args: argparse.Namespace, folder: Path) -> 
         dia = {message_id: dia_id for dia_id, message_id in ids.items()}
         cited = [
             {dia[e.ref_id] for e in fact.evidence if e.kind == "message" and e.ref_id in dia}
-            for fact in engine.facts.list(engine.profile.id, limit=10_000)
+            for fact in engine.memory.facts.list(engine.memory.profile.id, limit=10_000)
             if fact.source_kind != "reflection"
         ]
     finally:

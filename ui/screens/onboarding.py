@@ -70,7 +70,7 @@ class OnboardingScreen(Screen[OllamaCheck]):
         self._checking = False  # a check (Retry, or a typed token) is under way
 
     def compose(self) -> ComposeResult:
-        host = self.engine.ollama_host
+        host = self.engine.host.ollama_host
         yield Header()
         with VerticalScroll(id="onboarding"):
             yield Static(self._title(), id="onboarding-title")
@@ -113,13 +113,13 @@ class OnboardingScreen(Screen[OllamaCheck]):
     def _use_token(self, token: str) -> None:
         from assistant.secrets import save_token
 
-        host = self.engine.ollama_host
+        host = self.engine.host.ollama_host
         note = "Token saved in the system keyring."
         try:
             save_token(host, token)
         except SecretStoreError as exc:
             note = f"Using the token for this run only. {exc}"
-        self.engine.use_token(token)  # closes the old client, forgets what it learnt
+        self.engine.host.use_token(token)  # closes the old client, forgets what it learnt
         self.app.call_from_thread(self.notify, note, markup=False, timeout=8)
         try:
             self.post_message(self.Checked(check_ollama(self.engine)))

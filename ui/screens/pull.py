@@ -91,13 +91,14 @@ class PullScreen(Screen[list[str]]):
 
     def _intro(self) -> Content:
         names = ", ".join(self.models)
+        host = self.engine.host.ollama_host
         if self.start:
             return Content(
-                f"Pulling {names} into Ollama at {self.engine.ollama_host}. Esc cancels "
+                f"Pulling {names} into Ollama at {host}. Esc cancels "
                 "(Ollama keeps what it downloaded, so a later pull resumes)."
             )
         return Content(
-            f"Ollama at {self.engine.ollama_host} doesn't have {names} yet. Hippo needs the chat "
+            f"Ollama at {host} doesn't have {names} yet. Hippo needs the chat "
             "model to answer and the embedding model to remember by meaning. Pull them now?"
         )
 

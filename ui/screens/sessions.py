@@ -71,7 +71,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
         self.engine = engine
 
     def compose(self) -> ComposeResult:
-        sessions = self.engine.sessions()
+        sessions = self.engine.conversations.sessions()
         now = self.engine.clock.now()
         yield Header()
         with Vertical(id="sessions"):
@@ -101,11 +101,11 @@ class SessionListScreen(Screen[SessionChoice | None]):
         """Give the highlighted session a title of your own."""
         if (session_id := self._highlighted()) is None:
             return
-        title = self.engine.session(session_id).title
+        title = self.engine.conversations.session(session_id).title
 
         def answered(text: str | None) -> None:
             if text:
-                session = self.engine.rename_session(session_id, text)
+                session = self.engine.conversations.rename_session(session_id, text)
                 now = self.engine.clock.now()
                 options = self.query_one("#session-list", OptionList)
                 options.replace_option_prompt(str(session_id), _prompt(session, now))
@@ -147,7 +147,11 @@ class SessionListScreen(Screen[SessionChoice | None]):
             return
         wanted = words.lower().split()
         now = self.engine.clock.now()
-        found = [s for s in self.engine.sessions() if all(w in s.title.lower() for w in wanted)]
+        found = [
+            s
+            for s in self.engine.conversations.sessions()
+            if all(w in s.title.lower() for w in wanted)
+        ]
         options = self.query_one("#session-list", OptionList)
         options.clear_options()
         options.add_options(Option(_prompt(s, now), id=str(s.id)) for s in found)
@@ -179,7 +183,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
         if option.id is None:
             return
         session_id = int(option.id)
-        title = self.engine.session(session_id).title or "(untitled)"
+        title = self.engine.conversations.session(session_id).title or "(untitled)"
         question = (
             f"Delete the session {title!r} with its messages, and the episodes and facts "
             "that came only from it? This can't be undone."

@@ -99,7 +99,7 @@ class InspectorScreen(Screen[Place | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"Memory · profile {self.engine.profile.name}"
+        self.sub_title = f"Memory · profile {self.engine.conversations.profile.name}"
         if self.forget_text:
             self.query_one(ForgetPane).preview(self.forget_text)
         self.call_after_refresh(self._focus_pane)
