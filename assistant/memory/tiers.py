@@ -47,8 +47,9 @@ class MessageTier:
                 speaker=m.speaker,
                 neighbours=tuple(n for n, _ in around),
                 context="\n".join(text for _, text in around),
+                continues=continues,
             )
-            for mid, (m, _, around) in found.items()
+            for mid, (m, _, around, continues) in found.items()
             if m.status in ("complete", "cancelled")
             and (query.as_of is None or m.created_at <= query.as_of)
         }
