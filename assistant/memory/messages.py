@@ -75,6 +75,10 @@ _CONTINUES = (
     "CASE WHEN pp.role = m.role AND pp.speaker = m.speaker"
     " AND (p.role != m.role OR p.speaker != m.speaker) THEN pp.id END"
 )
+_BEFORE_PREVIOUS = (
+    " LEFT JOIN messages pp ON pp.id = (SELECT max(x.id) FROM messages x"
+    " WHERE x.session_id = m.session_id AND x.id < p.id AND x.status != 'streaming')"
+)
 
 
 def message_index_columns(
@@ -458,23 +462,27 @@ class MessageStore(Store):
             )
         return len(rows)
 
-    def recall_candidates(self, ids: Sequence[int], profile_id: int) -> dict[int, Candidate]:
+    def recall_candidates(
+        self, ids: Sequence[int], profile_id: int, *, continues: bool = False
+    ) -> dict[int, Candidate]:
         """The profile's messages among ``ids`` outside incognito sessions, for recall.
 
         One statement reads each message, its session's scope and its neighbours'
-        text (recall reads a hundred candidates a query; a statement each cost more).
+        text (recall reads a hundred candidates a query; a statement each cost more),
+        and with ``continues``, the turn each goes on from (see `Candidate`): only
+        questions that ask for a name use it, so the others don't pay for its join.
         """
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
         rows = self._conn().execute(
-            f"SELECT {_M_COLUMNS}, s.scope, p.id, p.content, n.id, n.content, {_CONTINUES}"
+            f"SELECT {_M_COLUMNS}, s.scope, p.id, p.content, n.id, n.content,"
+            f" {_CONTINUES if continues else 'NULL'}"
             " FROM messages m JOIN sessions s ON s.id = m.session_id"
             f" LEFT JOIN messages p ON p.id = {_ADJACENT.format(fn='max', op='<')}"
             f" LEFT JOIN messages n ON n.id = {_ADJACENT.format(fn='min', op='>')}"
-            " LEFT JOIN messages pp ON pp.id = (SELECT max(x.id) FROM messages x"
-            " WHERE x.session_id = m.session_id AND x.id < p.id AND x.status != 'streaming')"
-            f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0",
+            + (_BEFORE_PREVIOUS if continues else "")
+            + f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0",
             [*ids, profile_id],
         )
         found = {}

@@ -59,8 +59,10 @@ def test_questions_that_ask_for_a_name_are_told_from_those_that_ask_when_or_what
 def test_a_turn_continues_the_same_speakers_turn_across_the_others_reply(archive):
     first, reply, then = archive.session([("A", "one"), ("B", "two"), ("A", "three")])
     (own,) = archive.session([("C", "four")])
-    found = archive.store.recall_candidates([first, reply, then, own], archive.profile.id)
+    ids = [first, reply, then, own]
+    found = archive.store.recall_candidates(ids, archive.profile.id, continues=True)
     assert found[then].continues == first
+    assert archive.store.recall_candidates(ids, archive.profile.id)[then].continues is None
     assert found[first].continues is None
     assert found[reply].continues is None
 
@@ -68,7 +70,7 @@ def test_a_turn_continues_the_same_speakers_turn_across_the_others_reply(archive
 def test_a_turn_after_someone_elses_two_turns_continues_nothing(archive):
     _, _, last = archive.session([("A", "one"), ("B", "two"), ("C", "three")])
     _, _, again = archive.session([("A", "one"), ("A", "two"), ("A", "three")])
-    found = archive.store.recall_candidates([last, again], archive.profile.id)
+    found = archive.store.recall_candidates([last, again], archive.profile.id, continues=True)
     assert found[last].continues is None
     assert found[again].continues is None  # the turn before is its own: a neighbour
 
