@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from assistant.errors import ConfigError, ModelNotFound, OllamaError, OllamaUnreachable
 from assistant.terminal import visible
 from ui.screens.chat_commands import ChatCommands, forget_sent, needs_engine
 from ui.slash import SlashCommand, parse_slash
 from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Header, Static
 
 from assistant.errors import HippoError, OllamaError
 from assistant.llm.names import same_model, short_name
@@ -25,6 +25,7 @@ from assistant.terminal import visible
 from assistant.units import human_size
 from ui.screens.styles import SCREENS_CSS
 from ui.widgets import ModelList
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult

@@ -10,12 +10,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Static
+from textual.widgets import Button, Header, Input, Static
 
 from assistant.errors import OllamaAuthError, OllamaError, OllamaUnreachable, SecretStoreError
 from assistant.terminal import visible
 from ui.checks import OllamaCheck, check_ollama
 from ui.screens.styles import SCREENS_CSS
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult

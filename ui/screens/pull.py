@@ -15,11 +15,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Header, Static
 
 from assistant.errors import HippoError
 from ui.screens.styles import SCREENS_CSS
 from ui.widgets import PullRow
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult

@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, OptionList, Static
+from textual.widgets import Button, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from assistant.errors import HippoError
@@ -18,6 +18,7 @@ from assistant.terminal import visible
 from ui.format import short_date
 from ui.screens.dialogs import ConfirmDialog, TextDialog
 from ui.screens.styles import SCREENS_CSS
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from datetime import datetime
