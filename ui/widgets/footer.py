@@ -38,16 +38,19 @@ class Footer(TextualFooter):
             if binding.show or binding.key == app.COMMAND_PALETTE_BINDING
         )
         palette = self.show_command_palette and app.ENABLE_COMMAND_PALETTE
-        return (self._bindings_ready, palette, self.compact, self.combine_groups, shown)
+        ready = getattr(self, "_bindings_ready", None)  # Textual's; None if it goes
+        return (ready, palette, self.compact, self.combine_groups, shown)
 
     async def recompose(self) -> None:
         """Rebuild the keys, unless they would be the ones on show already."""
-        if not self.is_attached or self._pruning:
+        if not self.is_attached or getattr(self, "_pruning", False):
             return  # as Textual's own
         try:
             keys: tuple[object, ...] | None = self._keys_to_show()
         except (NoScreen, ScreenStackError):
             keys = None  # the app is closing: Textual's own recompose knows what to do
+        except AttributeError:
+            keys = None  # a Textual that reads bindings otherwise: rebuild every time
         if keys is not None and keys == self._shown:
             return
         self._shown = keys
