@@ -5,7 +5,7 @@ nothing until a name is used (`hippo log` is called in loops by scripts)::
 
     from assistant import load_config, open_engine
     engine = open_engine(load_config())
-    for event in engine.send(engine.new_session().id, "My sister Anna is a nurse."):
+    for event in engine.send(engine.conversations.new_session().id, "My sister Anna is a nurse."):
         ...
 
 ``Hippo`` is the engine (``assistant.engine``), ``Config`` and ``load_config`` the

@@ -80,7 +80,7 @@ class Config:
 
     @property
     def settings(self) -> Settings:
-        """What the engine uses (``Hippo.apply_settings`` takes it)."""
+        """What the engine uses (``engine.live_settings.apply`` takes it)."""
         return Settings(self.models, self.memory, self.retrieval, self.sleep)
 
     def with_settings(self, settings: Settings) -> Config:

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from assistant.errors import NotFound
+from assistant.errors import HippoError, NotFound
 from assistant.memory.messages import MessageStore
 from assistant.memory.records import Message, Profile, Session, scope_name
 
 __all__ = ["Conversations"]
+
+# How far back /retry and /edit look for the user's last message.
+_LOOK_BACK = 50
 
 
 class Conversations:
@@ -25,6 +28,11 @@ class Conversations:
     def __init__(self, messages: MessageStore, profile: Callable[[], Profile]) -> None:
         self._messages = messages
         self._profile = profile
+
+    @property
+    def profile(self) -> Profile:
+        """The profile worked in now; nothing crosses profiles."""
+        return self._profile()
 
     def new_session(self, *, incognito: bool = False, scope: str = "") -> Session:
         """Start a conversation: ``incognito``, nothing of it is kept once it ends;
@@ -72,3 +80,16 @@ class Conversations:
     def history(self, session_id: int, limit: int = 200) -> list[Message]:
         """The conversation's last ``limit`` messages, oldest first."""
         return self._messages.recent_messages(self.session(session_id).id, limit)
+
+    def last_exchange(self, session_id: int) -> tuple[Message, list[Message]]:
+        """The session's last user message and the replies after it (/retry, /edit).
+
+        Raises:
+            NotFound: there is no such session in this profile.
+            HippoError: the session has no message of the user's yet.
+        """
+        messages = self.history(session_id, _LOOK_BACK)
+        users = [n for n, message in enumerate(messages) if message.role == "user"]
+        if not users:
+            raise HippoError("There is no message of yours to answer again: send one first.")
+        return messages[users[-1]], messages[users[-1] + 1 :]

@@ -51,14 +51,23 @@ class LiveSettings:
             self.turn = dataclasses.replace(self.turn, **changes)
             return self.turn
 
-    def use_models(self, *, chat: str | None = None, embedding: str | None = None) -> None:
-        """Switch models (the caller saves the choice); a new embedding model re-embeds."""
+    @property
+    def embedding_model(self) -> str:
+        """The model that embeds messages and queries now."""
+        return self._memory.embedder.model
+
+    def use_models(self, *, chat: str | None = None, embedding: str | None = None) -> bool:
+        """Switch models (the caller saves the choice); True if a new embedding model
+        re-embeds every message (another tag of the same weights, ``x`` for ``x:latest``,
+        does not)."""
         if chat:
             self.change(chat_model=chat)
         embedder = self._memory.embedder
         if embedding and embedder.use(embedding):
             self._memory.vectors.requeue_missing(embedder.vector_key)
             self._wake()
+            return True
+        return False
 
     @property
     def current(self) -> Settings:
@@ -71,13 +80,13 @@ class LiveSettings:
             self.sleep,
         )
 
-    def apply(self, settings: Settings) -> None:
-        """Use ``settings`` from now on.
+    def apply(self, settings: Settings) -> bool:
+        """Use ``settings`` from now on; True if a new embedding model re-embeds.
 
         A turn under way keeps those it started with; a new embedding model re-embeds
         every message in the background (``use_models``).
         """
-        self.use_models(chat=settings.models.chat, embedding=settings.models.embedding)
+        reembeds = self.use_models(chat=settings.models.chat, embedding=settings.models.embedding)
         self.change(
             context_tokens=settings.models.context_tokens,
             working_strategy=settings.memory.strategy,
@@ -86,3 +95,4 @@ class LiveSettings:
         )
         self._memory.weights = settings.retrieval
         self.sleep = settings.sleep
+        return reembeds

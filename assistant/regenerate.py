@@ -8,7 +8,7 @@ index and vectors, and whatever memory drew only from it (a fact whose only evid
 was the replaced turn); a fact with other evidence stays, minus this.
 
 Kept apart from the chat turn itself: `Turn` subclasses that change only how the
-turn's messages are stored.
+turn's messages are stored. It receives the parts it uses (`Redo`), never the engine.
 """
 
 from __future__ import annotations
@@ -16,37 +16,59 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
-from assistant.chat import Turn
+from assistant.chat import Chores, Turn
 from assistant.errors import HippoError, InvalidInput
 from assistant.memory.messages import default_title
 
 if TYPE_CHECKING:
-    from assistant.engine import Hippo
+    from assistant.conversations import Conversations
+    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.shown import ShownModels
+    from assistant.memory.recall import Memory
     from assistant.memory.records import Message, Session
+    from assistant.turn_settings import TurnSettings
     from assistant.turns import TurnEvent
 
-__all__ = ["edit_last", "last_exchange", "regenerate"]
+__all__ = ["Redo", "edit_last", "regenerate"]
 
+_T = TypeVar("_T", bound=Turn)
+
+# How far back the session's first user message is looked for (as `last_exchange` looks).
 _LOOK_BACK = 50
 
 
-def last_exchange(engine: Hippo, session_id: int) -> tuple[Message, list[Message]]:
-    """The session's last user message and the replies after it.
+@dataclass(frozen=True)
+class Redo:
+    """What /retry and /edit use, as it is when the user asks (``Hippo`` builds it).
 
-    Raises:
-        HippoError: the session has no message of the user's yet.
+    Attributes:
+        memory: the memory the new turn reads and writes.
+        gateway: the gateway to Ollama.
+        settings: the turn settings.
+        shown: what Ollama says of each model.
+        chores: the background work a turn hands on.
+        conversations: the profile's sessions and their messages.
+        delete: deletes messages for good, with what was drawn only from them.
     """
-    messages = engine.history(session_id, _LOOK_BACK)
-    users = [n for n, message in enumerate(messages) if message.role == "user"]
-    if not users:
-        raise HippoError("There is no message of yours to answer again: send one first.")
-    return messages[users[-1]], messages[users[-1] + 1 :]
+
+    memory: Memory
+    gateway: OllamaGateway
+    settings: TurnSettings
+    shown: ShownModels
+    chores: Chores
+    conversations: Conversations
+    delete: Callable[[list[int]], None]
+
+    def turn(self, kind: type[_T]) -> _T:
+        """A turn of ``kind`` over these parts."""
+        return kind(self.memory, self.gateway, self.settings, shown=self.shown, chores=self.chores)
 
 
 def regenerate(
-    engine: Hippo, session_id: int, *, cancel: threading.Event | None = None
+    redo: Redo, session_id: int, *, cancel: threading.Event | None = None
 ) -> Iterator[TurnEvent]:
     """Delete the last reply of a session and stream a new answer to the same message.
 
@@ -56,20 +78,18 @@ def regenerate(
     Raises:
         HippoError: nothing to answer again, or the session is not this profile's.
     """
-    session = engine.session(session_id)
-    user, replies = last_exchange(engine, session_id)
-    _delete_messages(engine, [reply.id for reply in replies])
+    session = redo.conversations.session(session_id)
+    user, replies = redo.conversations.last_exchange(session_id)
+    _delete_messages(redo, [reply.id for reply in replies])
     cancel = cancel or threading.Event()
-    turn = _AnswerAgain(
-        engine.memory, engine.llm, engine.turn_settings, shown=engine.shown, chores=engine.chores
-    )
+    turn = redo.turn(_AnswerAgain)
     turn.user = user
-    with engine.llm.stopping_on(cancel):
+    with redo.gateway.stopping_on(cancel):
         yield from turn.run(session, user.content, cancel, pasted=user.origin == "pasted")
 
 
 def edit_last(
-    engine: Hippo,
+    redo: Redo,
     session_id: int,
     text: str,
     *,
@@ -84,7 +104,7 @@ def edit_last(
     memory that no longer holds the old words. Events come as from `Hippo.send`.
 
     Args:
-        engine: the engine.
+        redo: what the new turn uses.
         session_id: the session.
         text: the edited message.
         edited: the id of the message the user chose to edit; if the session's last user
@@ -99,35 +119,33 @@ def edit_last(
     """
     if not text.strip():
         raise InvalidInput("The message is empty: type something to send.")
-    session = engine.session(session_id)
-    user, replies = last_exchange(engine, session_id)
+    session = redo.conversations.session(session_id)
+    user, replies = redo.conversations.last_exchange(session_id)
     if edited is not None and user.id != edited:
         raise HippoError(
             "Your last message changed since you began editing it: nothing was replaced. "
             "Use /edit again."
         )
     cancel = cancel or threading.Event()
-    turn = _Edited(
-        engine.memory, engine.llm, engine.turn_settings, shown=engine.shown, chores=engine.chores
-    )
+    turn = redo.turn(_Edited)
     turn.replaced = [user.id, *(reply.id for reply in replies)]
-    turn.delete = lambda ids: _delete_messages(engine, ids)
-    turn.retitle = _titled_by(engine, session, user)
-    with engine.llm.stopping_on(cancel):
+    turn.delete = lambda ids: _delete_messages(redo, ids)
+    turn.retitle = _titled_by(redo.conversations, session, user)
+    with redo.gateway.stopping_on(cancel):
         yield from turn.run(session, text, cancel, pasted=pasted)
 
 
-def _titled_by(engine: Hippo, session: Session, user: Message) -> bool:
+def _titled_by(conversations: Conversations, session: Session, user: Message) -> bool:
     """Whether the session's title is the one it took from ``user``, its first message."""
-    earlier = [m for m in engine.history(session.id, _LOOK_BACK) if m.role == "user"]
+    earlier = [m for m in conversations.history(session.id, _LOOK_BACK) if m.role == "user"]
     return earlier == [user] and session.title == default_title(user.content)
 
 
-def _delete_messages(engine: Hippo, ids: list[int]) -> None:
+def _delete_messages(redo: Redo, ids: list[int]) -> None:
     """Delete messages for good: from memory (incognito), or from the file with their
     index, vectors and whatever was drawn only from them."""
-    if ids:
-        engine.admin.forget.delete_replies(ids)
+    if ids:  # none: the admin's code need not load
+        redo.delete(ids)
 
 
 class _AnswerAgain(Turn):

@@ -5,7 +5,7 @@
 ``RetrievalWeights``, ``[sleep]`` → ``SleepSettings``; the modules that use them
 (``memory.budget``, ``memory.scoring``, ``sleep.settings``) re-export them. ``Settings``
 bundles what the running engine uses (everything but where files live and how to reach
-Ollama); ``Hippo.apply_settings`` takes one.
+Ollama); ``engine.live_settings.apply`` takes one.
 
 Light on purpose: the config is read at every start, before the app's first frame, so
 this module imports nothing of Hippo's but its errors (plain frozen dataclasses, too:
@@ -344,7 +344,7 @@ def _parse_at(text: str) -> time:
 
 @dataclass(frozen=True)
 class Settings:
-    """What the running engine uses; ``Hippo.apply_settings`` takes one."""
+    """What the running engine uses; ``engine.live_settings.apply`` takes one."""
 
     models: ModelSettings = field(default_factory=ModelSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)

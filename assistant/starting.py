@@ -96,7 +96,7 @@ class Starter:
             OllamaError: the host can't be reached or answered badly.
         """
         if (engine := self._engine) is not None:
-            return engine.probe()
+            return engine.host.probe()
         if (host := self._quick_host) is not None:
             token = load_token(host, use_keyring=False)
             try:

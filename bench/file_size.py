@@ -61,27 +61,27 @@ def simulate_day(engine: Hippo, clock: ManualClock, messages: int) -> None:
     """``messages`` messages over four chats, three remembered facts, all embedded."""
     turns = max(messages // 2, 1)
     per_chat = max(turns // 4, 1)
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     for n in range(turns):
         if n and n % per_chat == 0:
-            engine.end_session(session.id)
+            engine.conversations.end_session(session.id)
             clock.advance(hours=2)
-            session = engine.new_session()
+            session = engine.conversations.new_session()
         for _ in engine.send(session.id, _user_text(n)):
             pass
         clock.advance(minutes=2)
         if n % max(turns // 3, 1) == 0:
             engine.admin.facts.remember(f"I like fact number {n}", session.id)
-    engine.end_session(session.id)
-    engine.embed_pending(max_batches=None)
+    engine.conversations.end_session(session.id)
+    engine.background.embed_pending(max_batches=None)
 
 
 def _try_other(engine: Hippo, other: str, first: str) -> None:
     """Choose ``other`` as the embedder, let it embed everything, then go back."""
-    engine.use_models(embedding=other)
-    engine.embed_pending(max_batches=None)
-    engine.use_models(embedding=first)
-    engine.embed_pending(max_batches=None)
+    engine.live_settings.use_models(embedding=other)
+    engine.background.embed_pending(max_batches=None)
+    engine.live_settings.use_models(embedding=first)
+    engine.background.embed_pending(max_batches=None)
 
 
 @dataclass
@@ -101,7 +101,7 @@ class Figures:
 def _night(engine: Hippo, clock: ManualClock) -> dict[str, int]:
     clock.advance(hours=12)
     slept = engine.consolidate(tz=UTC, settings=SleepSettings(max_llm_calls=1000))
-    engine.embed_pending(max_batches=None)  # what sleep wrote, as the app's worker does
+    engine.background.embed_pending(max_batches=None)  # what sleep wrote, as the app's worker does
     clock.advance(hours=12)
     return {k: v for k, v in slept.counts.items() if not k.startswith("llm_") and v}
 
@@ -125,7 +125,7 @@ def measure(embedder: str, messages: int, tried: bool, days: int) -> Figures:
                 if tried and day == 0:
                     _try_other(engine, other, embedder)
                 slept = _night(engine, clock)
-            conn = engine.db.conn
+            conn = engine.memory.db.conn
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             size, space = path.stat().st_size, file_space(conn)
             dropped = engine.admin.storage.drop_vectors(other) if tried else None

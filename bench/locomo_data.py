@@ -138,9 +138,11 @@ def write_sessions(engine: Hippo, sessions: list[Session]) -> dict[str, int]:
     """Store sessions through the engine's write path; return each ``dia_id``'s message id."""
     ids: dict[str, int] = {}
     for session in sessions:
-        stored = engine.messages.create_session(engine.profile.id, started_at=session.turns[0].at)
+        stored = engine.memory.messages.create_session(
+            engine.memory.profile.id, started_at=session.turns[0].at
+        )
         for turn in session.turns:
-            message = engine.messages.add_message(
+            message = engine.memory.messages.add_message(
                 stored.id,
                 "user",
                 turn.text,

@@ -121,8 +121,8 @@ class Answerer:
             clock=ManualClock(last + timedelta(days=1)),
         )
         write_sessions(self.engine, conv.sessions)
-        self.engine.embed_pending(batch_size=64)
-        self.session = self.engine.new_session()
+        self.engine.background.embed_pending(batch_size=64)
+        self.session = self.engine.conversations.new_session()
         self.window = self.engine.host.context_window(args.model)
 
     def close(self) -> None:

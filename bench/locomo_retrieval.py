@@ -140,11 +140,11 @@ def role_of(speaker: str) -> str:
 
 def ingest(engine: Hippo, conv: Conversation) -> None:
     """Write the conversation through the engine's write path, then embed it."""
-    profile = engine.profile.id
+    profile = engine.memory.profile.id
     for session in conv.sessions:
-        sid = engine.messages.create_session(profile, started_at=session[0].at).id
+        sid = engine.memory.messages.create_session(profile, started_at=session[0].at).id
         for turn in session:
-            engine.messages.add_message(
+            engine.memory.messages.add_message(
                 sid,
                 role_of(turn.speaker),
                 turn.text,
@@ -152,7 +152,7 @@ def ingest(engine: Hippo, conv: Conversation) -> None:
                 speaker=turn.speaker,
                 source_id=turn.dia_id,
             )
-    engine.embed_pending(batch_size=128)
+    engine.background.embed_pending(batch_size=128)
 
 
 def open_engine(conv: Conversation, llm: Any, folder: Path) -> Hippo:
@@ -175,7 +175,7 @@ def run_engine(conv: Conversation, llm: Any, qvecs: np.ndarray, folder: Path) ->
     ranking = Ranking("hippo")
     for question, qvec in zip(conv.questions, qvecs, strict=True):
         started = time.perf_counter()
-        found = engine.recall(
+        found = engine.memory.recall(
             question["question"], kinds=("message",), limit=max(KS), query_vector=qvec.tolist()
         )
         ranking.latency_ms.append((time.perf_counter() - started) * 1000)

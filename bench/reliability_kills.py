@@ -181,7 +181,7 @@ class _Trials:
         engine = self._engine()
         try:
             at = datetime.now(UTC) - timedelta(days=1)
-            session = engine.messages.create_session(engine.profile.id, started_at=at)
+            session = engine.memory.messages.create_session(engine.memory.profile.id, started_at=at)
             topic = secrets.token_hex(3)
             for n, (role, text) in enumerate(
                 [
@@ -191,7 +191,7 @@ class _Trials:
                     ("assistant", "Good to know."),
                 ]
             ):
-                engine.messages.add_message(
+                engine.memory.messages.add_message(
                     session.id, role, text, created_at=at + timedelta(minutes=n)
                 )
             return session.id
@@ -202,9 +202,9 @@ class _Trials:
         """Put ``word`` in a chat, an event and a document."""
         engine = self._engine()
         try:
-            session = engine.new_session()
-            engine.messages.add_message(session.id, "user", f"my neighbour {word} is moving")
-            engine.messages.add_message(session.id, "assistant", f"Noted about {word}.")
+            session = engine.conversations.new_session()
+            engine.memory.messages.add_message(session.id, "user", f"my neighbour {word} is moving")
+            engine.memory.messages.add_message(session.id, "assistant", f"Noted about {word}.")
             engine.log_event(f"helped {word} carry boxes")
             note = self.lab.folder / f"note-{word}.md"
             note.write_text(f"# Note\n\n{word} lent me a ladder.\n", encoding="utf-8")
@@ -219,7 +219,7 @@ class _Trials:
 
         engine = open_engine(self.lab.config())
         try:
-            stored = engine.events.get_many(list(self.ledger.events))
+            stored = engine.memory.events.get_many(list(self.ledger.events))
             for event_id, text in self.ledger.events.items():
                 self.report.lost["log"] += event_id not in stored or stored[event_id].text != text
         finally:
@@ -241,7 +241,9 @@ class _Trials:
         engine = self._engine()
         try:
             unsummarised = [
-                s for s in self.ledger.sessions_for_sleep if not engine.episodes.for_session(s)
+                s
+                for s in self.ledger.sessions_for_sleep
+                if not engine.memory.episodes.for_session(s)
             ]
         finally:
             engine.close()

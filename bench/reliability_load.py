@@ -140,7 +140,7 @@ def _count_lost(lab: Lab, writers: _Writers, report: LoadReport) -> None:
 
     engine = open_engine(lab.config())
     try:
-        stored = engine.events.get_many(list(writers.events))
+        stored = engine.memory.events.get_many(list(writers.events))
     finally:
         engine.close()
     report.acked = len(writers.events) + len(writers.asks)

@@ -203,7 +203,7 @@ def build(path: Path, n: int, seed: int = 7, per_session: int = 40) -> None:
         embedding_model=MODEL,
         clock=clock,
     )
-    model = engine.vectors.ensure_model(engine.vector_key, DIM)
+    model = engine.memory.vectors.ensure_model(engine.memory.embedder.vector_key, DIM)
     # As a file grows: its vectors get cells once there are enough of them (the app's
     # background work builds them), and the ones after go straight into the cells.
     cells_from = min(n, CellSizes().min_rows)
@@ -213,8 +213,8 @@ def build(path: Path, n: int, seed: int = 7, per_session: int = 40) -> None:
                 PendingText("message", i + 1, owners[i], "", 0)
                 for i in range(first, min(first + 5000, stop))
             ]
-            engine.vectors.store(model, batch, vectors[first : first + len(batch)].tolist())
-        engine.vectors.build_cells(model)
+            engine.memory.vectors.store(model, batch, vectors[first : first + len(batch)].tolist())
+        engine.memory.vectors.build_cells(model)
     engine.close()
     path.with_suffix(".queries.json").write_text(json.dumps(_queries(texts, vectors, 500, seed)))
 
@@ -380,14 +380,14 @@ def measure(
         clock=ManualClock(),
     )
     open_s = time.perf_counter() - started
-    model = engine.vectors.model(engine.vector_key)
+    model = engine.memory.vectors.model(engine.memory.embedder.vector_key)
     assert model is not None
     started = time.perf_counter()
-    engine.vectors.build_cells(model)  # the background work, if this file predates cells
+    engine.memory.vectors.build_cells(model)  # the background work, if this file predates cells
     cells_s = time.perf_counter() - started
-    pid = engine.profile.id
+    pid = engine.memory.profile.id
     t0 = time.perf_counter()
-    engine.recall(asked[0][0], kinds=("message",), limit=10, query_vector=asked[0][1])
+    engine.memory.recall(asked[0][0], kinds=("message",), limit=10, query_vector=asked[0][1])
     first_ms = (time.perf_counter() - t0) * 1000
     timings: dict[str, list[float]] = {
         "message": [],
@@ -399,15 +399,15 @@ def measure(
     for text, vector in asked:
         for label, kinds in (("message", ("message",)), ("all", None)):
             t0, c0 = time.perf_counter(), time.process_time()
-            engine.recall(text, kinds=kinds, limit=10, query_vector=vector)
+            engine.memory.recall(text, kinds=kinds, limit=10, query_vector=vector)
             timings[label].append((time.perf_counter() - t0) * 1000)
             if label == "message":
                 timings["cpu"].append((time.process_time() - c0) * 1000)
     # A whole turn's context (every tier, the session's working memory, the budget) for a
     # message in the newest session; the query "embeds" to its precomputed vector at once.
-    session = engine.last_session()
+    session = engine.conversations.last_session()
     assert session is not None
-    llm = engine.llm
+    llm = engine.host.gateway
     assert isinstance(llm, RandomVectors)
     for text, vector in asked:
         llm.fixed = vector
@@ -420,14 +420,14 @@ def measure(
     # Approximate (as nearest() chooses for this table) against exact search, and both
     # against exact float cosines over the vectors as built (cells keep them in 8 bits).
     peak_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    floats = _float_vectors(path, n, seed, pid, engine.db.conn)
+    floats = _float_vectors(path, n, seed, pid, engine.memory.db.conn)
     r10, r50, approx_ms, exact_ms, f10, f50, sim_err = [], [], [], [], [], [], []
     for _, vector in asked[:50]:
         t0 = time.perf_counter()
-        approx = engine.vectors.nearest(model, "message", pid, vector, 50)
+        approx = engine.memory.vectors.nearest(model, "message", pid, vector, 50)
         approx_ms.append((time.perf_counter() - t0) * 1000)
         t0 = time.perf_counter()
-        exact = engine.vectors.nearest(model, "message", pid, vector, 50, exact=True)
+        exact = engine.memory.vectors.nearest(model, "message", pid, vector, 50, exact=True)
         exact_ms.append((time.perf_counter() - t0) * 1000)
         a, e = [i for i, _ in approx], [i for i, _ in exact]
         r10.append(len(set(a[:10]) & set(e[:10])) / 10)

@@ -56,14 +56,14 @@ def build_week(engine: Hippo, sessions: int, turns: int) -> None:
     """Write ``sessions`` conversations of ``turns`` messages over seven days."""
     for s in range(sessions):
         at = START + timedelta(days=s * 7 // sessions, hours=s % 3 * 4)
-        session = engine.messages.create_session(engine.profile.id, started_at=at)
+        session = engine.memory.messages.create_session(engine.memory.profile.id, started_at=at)
         for t in range(turns):
             role = "user" if t % 2 == 0 else "assistant"
             pick = (s * 3 + t // 2) % len(STATEMENTS)
             text = STATEMENTS[pick][0] if t % 4 == 0 else FILLER[(s + t) % len(FILLER)]
             if role == "assistant":
                 text = "That sounds good; tell me more about it."
-            engine.messages.add_message(
+            engine.memory.messages.add_message(
                 session.id,
                 role,
                 text,

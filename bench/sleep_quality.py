@@ -10,8 +10,9 @@ turns (`dia_id`) it rests on. Figures:
 
 * evidence recall: share of gold observations whose evidence turn some extracted fact cites;
 * evidence precision: share of extracted facts citing a turn some gold observation cites;
-* facts per session, malformed (and repaired) answers, model calls and tokens per session,
-  wall time; and what each step did (counts).
+* facts per session, turns each cites (a fact citing a whole session would cover every
+  observation in it, so recall is read beside it), malformed (and repaired) answers,
+  model calls and tokens per session, wall time; and what each step did (counts).
 
 Facts are every fact the run proposed (pending or active). `--real` starts the real small
 models in-process instead of using `--host`.
@@ -78,7 +79,7 @@ def _consolidate(conv: Conversation, args: argparse.Namespace, folder: Path) -> 
         dia = {message_id: dia_id for dia_id, message_id in ids.items()}
         cited = [
             {dia[e.ref_id] for e in fact.evidence if e.kind == "message" and e.ref_id in dia}
-            for fact in engine.facts.list(engine.profile.id, limit=10_000)
+            for fact in engine.memory.facts.list(engine.memory.profile.id, limit=10_000)
             if fact.source_kind != "reflection"
         ]
     finally:
@@ -100,7 +101,15 @@ def _scores(runs: list[dict]) -> dict[str, float]:
     all_gold = set().union(*gold) if gold else set()
     recall = sum(1 for g in gold if g & all_cited) / max(len(gold), 1)
     precision = sum(1 for c in cited if c & all_gold) / max(len(cited), 1)
-    return {"recall": recall, "precision": precision, "facts": len(cited), "gold": len(gold)}
+    widest = max((len(c) for c in cited), default=0)
+    return {
+        "recall": recall,
+        "precision": precision,
+        "facts": len(cited),
+        "gold": len(gold),
+        "cites": sum(len(c) for c in cited) / max(len(cited), 1),
+        "widest": widest,
+    }
 
 
 def _print(runs: list[dict], args: argparse.Namespace) -> None:
@@ -116,6 +125,8 @@ def _print(runs: list[dict], args: argparse.Namespace) -> None:
     print(f"  evidence recall     {s['recall']:6.1%}  ({s['gold']:.0f} gold observations)")
     print(f"  evidence precision  {s['precision']:6.1%}  ({s['facts']:.0f} facts)")
     print(f"  facts per session   {s['facts'] / max(sessions, 1):6.2f}")
+    # A fact citing a whole session would score every observation in it: say how wide.
+    print(f"  turns cited a fact  {s['cites']:6.1f}  (at most {s['widest']:.0f})")
     print(f"  model calls/session {calls / max(sessions, 1):6.2f}")
     print(f"  tokens per session  {tokens / max(sessions, 1):8.0f}")
     print(f"  malformed answers   {counts['malformed_answers']:6d} of {calls} calls")

@@ -25,7 +25,7 @@ def cap_file(pages: int) -> None:
 @contextlib.contextmanager
 def disk_full(engine: Any) -> Iterator[None]:
     """The data file can grow no more while inside (every connection, new ones too)."""
-    pages = engine.db.conn.execute("PRAGMA page_count").fetchone()[0]
+    pages = engine.memory.db.conn.execute("PRAGMA page_count").fetchone()[0]
 
     def hook(conn: apsw.Connection) -> None:
         conn.execute(f"PRAGMA max_page_count = {pages}")

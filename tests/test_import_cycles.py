@@ -30,7 +30,6 @@ EXPLAINED = (
     "assistant/chat.py",
     "assistant/turns.py",
     "assistant/turn_settings.py",
-    "assistant/facade.py",
     "assistant/llm/shown.py",
     "assistant/memory/recall.py",
     "assistant/memory/embedder.py",
@@ -157,7 +156,8 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_the_graph_sees_the_engine_import_its_parts():
     graph = _graph()
-    assert "assistant.memory.recall" in graph["assistant.engine"]
+    assert "assistant.wiring" in graph["assistant.engine"]
+    assert "assistant.memory.recall" in graph["assistant.wiring"]
     assert "assistant.chat" not in graph["assistant.engine"]  # a lazy import: first send
 
 
@@ -197,6 +197,7 @@ PARTS = (
     "assistant/sleep_wiring.py",
     "assistant/admin/wiring.py",
     "assistant/chat.py",
+    "assistant/regenerate.py",
     "assistant/turns.py",
     "assistant/turn_settings.py",
     "assistant/llm/shown.py",
@@ -223,10 +224,10 @@ def test_the_engines_parts_never_know_the_engine(relative):
 
 
 # The fronts that are handed the engine whole: the public API, the CLI, the app's start
-# and the scheduler; and `regenerate`, which drives a turn of its own (see its module).
-# Every other module is handed the parts it uses (the wiring above builds the admin and
-# sleep from the parts, and a dry run's copy without an engine).
-FRONTS = ("assistant", "assistant.factory", "assistant.starting", "assistant.regenerate")
+# and the scheduler. Every other module is handed the parts it uses (the wiring above
+# builds the admin and sleep from the parts, the engine builds /retry's `Redo`, and a
+# dry run's copy is made without an engine).
+FRONTS = ("assistant", "assistant.factory", "assistant.starting")
 
 
 def test_only_the_fronts_know_the_engine():

@@ -8,8 +8,8 @@ stores). Never:
 * LLM -> Store: the gateway imports only itself and `assistant.errors`.
 * UI -> Store: no `data_schema`, SQLite binding or store class, and no reach into the
   engine's stores (`engine.facts`, `.episodes`, `.messages`, `.events`, `.db`...), nor
-  into them through one of its parts (`engine.memory.facts`): the UI goes through the
-  engine's facade.
+  into them through one of its parts (`engine.memory.facts`), nor `engine.memory` at all:
+  the UI goes through the engine's facade and its other parts.
 * UI -> LLM: no gateway, no `ollama`/`httpx`, no `engine.llm` (nor `engine.host.gateway`);
   only the gateway's typed values (`events`), host addresses (`hosts`) and model names
   (`names`).
@@ -208,6 +208,8 @@ def _ui_store_uses() -> Iterator[Use]:
         for use in [*engine_members(path), *part_members(path)]:
             if use.what.removeprefix("engine.") in STORE_MEMBERS:
                 yield use
+        # Nor the memory whole: it is the stores' part (the UI has the others).
+        yield from (use for use in engine_members(path) if use.what == "engine.memory")
 
 
 def test_the_ui_reaches_the_store_only_through_the_engines_facade():
@@ -267,7 +269,7 @@ def test_the_checker_sees_type_only_local_and_relative_imports_and_engine_member
     assert "assistant.memory.facts.store.FactStore" in modules
     assert "assistant.llm.gateway.OllamaGateway" in modules
     assert "ui.store" in modules  # `from .. import store` in ui/screens/
-    assert {"engine.facts", "engine.llm", "engine.admin"} <= members
+    assert {"engine.facts", "engine.llm", "engine.admin", "engine.memory"} <= members
     through = {use.what for use in part_members(path, tmp_path)}
     assert through == {"engine.episodes", "engine.gateway"}  # not the admin's `facts`
     assert "FactStore" in store_classes() and "CoreMemory" in store_classes()

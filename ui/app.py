@@ -151,7 +151,7 @@ class HippoApp(App[None]):
         self.config = config
         self._open = engine if callable(engine) else lambda: engine
         self._opens_file = callable(engine)
-        self._early_probe = probe if probe is not None or callable(engine) else engine.probe
+        self._early_probe = probe if probe is not None or callable(engine) else engine.host.probe
         self._upgrade_shown: tuple[str, int] | None = None
         self._resume = resume
         self._chat = ChatScreen(config, scope=scope, probe=self._early_probe)
@@ -211,7 +211,7 @@ class HippoApp(App[None]):
         """Quit now, whatever the network does: calls to Ollama in flight are stopped."""
         self.chat.action_cancel_reply()
         if self.opened is not None:
-            self.opened.stop_calls()
+            self.opened.host.stop_calls()
         self.exit()
 
     def on_chat_screen_painted(self, _: ChatScreen.Painted) -> None:
@@ -281,7 +281,7 @@ class HippoApp(App[None]):
 
     def _show_notices(self) -> None:
         """Say what background work found (new weights for the embedding model), once each."""
-        for text in self.engine.take_notices():
+        for text in self.engine.background.take_notices():
             self.notify(text, title="Memory", timeout=15, markup=False)
 
     def on_hippo_app_open_failed(self, message: OpenFailed) -> None:
@@ -301,7 +301,7 @@ class HippoApp(App[None]):
         self.checked = True
         if (status := self._status()) is not None:
             # Asked through the engine each time: onboarding may give it a new gateway.
-            status.start_watching(lambda: self.engine.probe())
+            status.start_watching(lambda: self.engine.host.probe())
         if message.check is not None:
             self._ollama_ready(message.check)
             return
@@ -329,7 +329,7 @@ class HippoApp(App[None]):
         if (status := self._status()) is None:
             return
         status.reachable = True
-        self.engine.start_background()
+        self.engine.background.start_background()
         if self._schedule_sleep and self._scheduler is None:
             self._start_sleep_scheduler()
         if check is not None and check.missing:
@@ -342,7 +342,7 @@ class HippoApp(App[None]):
         """Consolidate nightly while open, catching up a missed night now (in the background)."""
         from scheduler.runner import SleepScheduler
 
-        notice = self.engine.away_notice()
+        notice = self.engine.sleep.unseen_report()
         if notice is not None and (notice.to_review or notice.superseded):  # only news
             self.call_from_thread(
                 self.notify, notice.text, title="Memory", timeout=12, markup=False
@@ -421,7 +421,7 @@ class HippoApp(App[None]):
 
     def _pulled(self, models: list[str] | None) -> None:
         if models:
-            self.engine.wake()  # a new embedding model can drain the queue now
+            self.engine.background.wake()  # a new embedding model can drain the queue now
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Models, sessions and memory open from the chat only (hidden elsewhere)."""
@@ -439,7 +439,7 @@ class HippoApp(App[None]):
     def _models_chosen(self, choice: ModelChoice | None) -> None:
         if choice is None:
             return
-        self.engine.use_models(chat=choice.chat, embedding=choice.embedding)
+        self.engine.live_settings.use_models(chat=choice.chat, embedding=choice.embedding)
         self.config = self.config.with_models(chat=choice.chat, embedding=choice.embedding)
         path = save_config(self.config)
         self.chat.status.chat_model = choice.chat

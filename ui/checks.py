@@ -38,5 +38,5 @@ def check_ollama(engine: Hippo) -> OllamaCheck:
     Raises:
         OllamaError: the host can't be reached or answered badly.
     """
-    version = engine.probe()
-    return OllamaCheck(version=version, missing=tuple(engine.missing_models()))
+    version = engine.host.probe()
+    return OllamaCheck(version=version, missing=tuple(engine.host.missing_models()))

@@ -146,7 +146,7 @@ class MemoryCommands:
 
     def profile_help(self, name: str = "") -> None:
         """Say how to switch profiles (a profile is chosen when Hippo starts)."""
-        current = self.engine.profile.name
+        current = self.engine.conversations.profile.name
         names = ", ".join(p.name for p in self.engine.admin.browse.profiles()) or current
         if not name or name == current:
             text = f"Profile in use: {current}. Profiles: {names}."

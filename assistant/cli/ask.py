@@ -83,15 +83,15 @@ def ask_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     engine = open_engine(config)
     try:
         # Writing into a damaged b-tree spreads the damage: say so, and what to restore.
-        require_intact_daily(engine.db.conn, engine.db.path)
-        session = engine.last_session() if args.resume else None
-        session = session or engine.new_session(scope=args.scope)
+        require_intact_daily(engine.memory.db.conn, engine.memory.db.path)
+        session = engine.conversations.last_session() if args.resume else None
+        session = session or engine.conversations.new_session(scope=args.scope)
         try:
             failed = _stream_reply(engine, session.id, text, out)
         finally:
-            engine.end_session(session.id)
-        engine.embed_pending()
-        for notice in engine.take_notices():
+            engine.conversations.end_session(session.id)
+        engine.background.embed_pending()
+        for notice in engine.background.take_notices():
             print(f"hippo: {notice}", file=sys.stderr)
         return 1 if failed else 0
     finally:
@@ -128,5 +128,5 @@ def _stream_reply(engine: Hippo, session_id: int, text: str, out: TextIO) -> boo
     if wrote and not failed:
         print(file=out)
     if failed and reply_id is not None:
-        engine.discard_empty_reply(reply_id)
+        engine.conversations.discard_empty_reply(reply_id)
     return failed

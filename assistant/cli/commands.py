@@ -136,7 +136,7 @@ def _chat(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     finally:
         if app.opened is not None:
             if app.chat.session_id is not None:  # the app closed: its session is over
-                app.opened.end_session(app.chat.session_id)
+                app.opened.conversations.end_session(app.chat.session_id)
             app.opened.close()
         starter.close()
     if app.open_error is not None:
@@ -296,8 +296,8 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     engine = open_engine(config)
     try:
-        hits = engine.search_messages(args.query, limit=args.limit)
-        _tell(engine.take_notices())
+        hits = engine.memory.search_messages(args.query, limit=args.limit)
+        _tell(engine.background.take_notices())
     finally:
         engine.close()
     if not hits:
@@ -358,7 +358,7 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     engine = open_engine(config)
     try:
-        for session in engine.sessions(args.limit):
+        for session in engine.conversations.sessions(args.limit):
             if args.json:
                 cli_memory.dump_json(_session_json(session), out)
                 continue
@@ -391,9 +391,9 @@ def _embed(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     engine = open_engine(config)
     try:
-        stored = engine.embed_pending()
-        left = engine.vectors.queued()
-        notices = engine.take_notices()
+        stored = engine.background.embed_pending()
+        left = engine.memory.vectors.queued()
+        notices = engine.background.take_notices()
     finally:
         engine.close()
     for notice in notices:
@@ -508,8 +508,8 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     engine = open_engine(config)
     try:
-        memories = engine.recall(args.query, limit=args.limit)
-        _tell(engine.take_notices())
+        memories = engine.memory.recall(args.query, limit=args.limit)
+        _tell(engine.background.take_notices())
     finally:
         engine.close()
     if not memories:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
+from assistant.memory.reference import antecedent_relevance
 from assistant.memory.scoring import (
     RetrievalWeights,
     asks_about_now,
@@ -39,7 +40,8 @@ class MemoryItem:
     used since: ``last_used``); ``source`` says where it came from in words. A message
     also carries its role ("user" or "assistant"), who said it (``speaker``, where
     known), and the ids and text of the messages just before and after it in its
-    session (``neighbours``, ``context``).
+    session (``neighbours``, ``context``), and the id of the same speaker's turn it goes
+    on from across the other's reply (``continues``, see ``reference``).
     ``vector_trust`` is the share of the vector weight that ``vector`` was given (how far
     the embedding model reads the query's script).
     """
@@ -63,6 +65,7 @@ class MemoryItem:
     speaker: str = ""
     neighbours: tuple[int, ...] = ()
     context: str = ""
+    continues: int | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -187,6 +190,7 @@ class Retriever:
             rated[item_id] = replace(
                 memory, keyword=kw, vector=vec, vector_trust=query.vector_trust, relevance=rel
             )
+        self._follow_references(tier, query, rated, background)
         # Nothing is recalled unless something clears the floor; once something does,
         # weaker memories that still bear on the query may follow it.
         top = max((m.relevance for m in rated.values()), default=0.0)
@@ -196,6 +200,37 @@ class Retriever:
         bonus = self._context_bonus(kept, query)
         words = terms(query.text)  # names match as words (bigrams in CJK), not characters
         return [self._score(m, rated, query, words, bonus[m.item_id]) for m in kept]
+
+    def _follow_references(
+        self, tier: Tier, query: Query, rated: dict[int, MemoryItem], background: float
+    ) -> None:
+        """A turn that refers back lends its relevance to the turn it continues.
+
+        Asked for a name ("which city?"), the turn that matches may say "there" or "she"
+        where the turn it continues names the city (see ``reference``). That turn is
+        rarely a candidate itself (it shares no word with the question): it is loaded,
+        with its own similarity, and takes the referring turn's relevance if higher.
+        """
+        lent = antecedent_relevance(query.text, rated.values())
+        missing = [i for i in lent if i not in rated and (tier.kind, i) not in query.exclude]
+        if missing:
+            model = self._model() if query.vector is not None else None
+            similar_to = (
+                self._vectors.similarities(model, tier.kind, missing, query.vector)
+                if model is not None and query.vector is not None
+                else {}
+            )
+            for item_id, memory in tier.load(missing, query).items():
+                vec = similar_to.get(item_id, 0.0) if model is not None else None
+                rel = relevance(
+                    0.0, vec, self.weights, background, query.vector_trust, query.vector_gap
+                )
+                rated[item_id] = replace(
+                    memory, vector=vec, vector_trust=query.vector_trust, relevance=rel
+                )
+        for item_id, lend in lent.items():
+            if item_id in rated and lend > rated[item_id].relevance:
+                rated[item_id] = replace(rated[item_id], relevance=lend)
 
     def _context_bonus(self, kept: Sequence[MemoryItem], query: Query) -> dict[int, float]:
         """Priors that depend on the other candidates: their session, their time."""

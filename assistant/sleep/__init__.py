@@ -3,7 +3,7 @@
 Sleep never sees the engine: it receives `SleepDeps` (the data file, the stores, the
 gateway, the clock and the models), and `Sleep` wraps them. Through the engine: run it
 with ``engine.consolidate()``; ask ``engine.sleep.due()`` on launch (and
-``engine.sleep.catch_up()`` in the background); show ``engine.away_notice().text``
+``engine.sleep.catch_up()`` in the background); show ``engine.sleep.unseen_report().text``
 ("While you were away: ...") once. ``scheduler/`` calls these; nothing here needs
 APScheduler.
 """

@@ -117,29 +117,31 @@ EVENTS = [
 
 def seed_demo(engine: Hippo, rng: random.Random, now: datetime, weeks: int = 8) -> None:
     """Fill the engine's current profile with a few hundred memories over ``weeks`` weeks."""
-    pid = engine.profile.id
+    pid = engine.memory.profile.id
     start = now - timedelta(weeks=weeks)
     facts_by_topic: dict[int, int] = {}
     for n in range(weeks * 7):
         day = start + timedelta(days=n, hours=rng.randint(7, 21))
         picks = rng.sample(range(len(TOPICS)), k=rng.randint(1, 3))
-        session = engine.messages.create_session(pid, started_at=day, scope=TOPICS[picks[0]][3])
+        session = engine.memory.messages.create_session(
+            pid, started_at=day, scope=TOPICS[picks[0]][3]
+        )
         said = []
         for k, index in enumerate(picks):
             user, reply, _, _ = TOPICS[index]
             at = day + timedelta(minutes=4 * k)
-            said.append(engine.messages.add_message(session.id, "user", user, created_at=at))
-            engine.messages.add_message(
+            said.append(engine.memory.messages.add_message(session.id, "user", user, created_at=at))
+            engine.memory.messages.add_message(
                 session.id, "assistant", reply, created_at=at + timedelta(minutes=1)
             )
         for index, message in zip(picks, said, strict=True):
             _, _, statement, scope = TOPICS[index]
             if index in facts_by_topic:
-                engine.facts.reinforce(
+                engine.memory.facts.reinforce(
                     facts_by_topic[index], [Evidence("message", message.id)], actor="sleep"
                 )
                 continue
-            fact = engine.facts.add(
+            fact = engine.memory.facts.add(
                 pid,
                 statement,
                 evidence=[Evidence("message", message.id)],
@@ -152,14 +154,14 @@ def seed_demo(engine: Hippo, rng: random.Random, now: datetime, weeks: int = 8) 
             facts_by_topic[index] = fact.id
         if n % 3 == 0:
             guess = GUESSES[n % len(GUESSES)] + f" (seen {day:%d %b})"
-            engine.facts.add(
+            engine.memory.facts.add(
                 pid,
                 guess,
                 evidence=[Evidence("message", said[0].id)],
                 source_kind="assistant_inferred",
                 actor="agent",
             )
-        engine.episodes.add(
+        engine.memory.episodes.add(
             pid,
             summary=" ".join(TOPICS[i][2] + "." for i in picks),
             started_at=day,
@@ -170,8 +172,8 @@ def seed_demo(engine: Hippo, rng: random.Random, now: datetime, weeks: int = 8) 
             message_ids=[m.id for m in said],
         )
         if n % 4 == 0:
-            engine.events.log(pid, rng.choice(EVENTS), occurred_at=day, source="phone")
-    engine.core.set(
+            engine.memory.events.log(pid, rng.choice(EVENTS), occurred_at=day, source="phone")
+    engine.memory.core.set(
         pid,
         "human",
         "Name: Sam. Sister Anna in Berlin. Cat: Miso.\nAllergic to peanuts.",

@@ -22,12 +22,12 @@ def chat(
 ) -> tuple[Session, list[Message]]:
     """A conversation at ``at``: turns alternate user, assistant, a minute apart."""
     # An incognito one in the file, as an older Hippo left it (today's live in memory).
-    store = engine.messages.file if incognito else engine.messages
+    store = engine.memory.messages.file if incognito else engine.memory.messages
     session = store.create_session(
-        engine.profile.id, started_at=at, incognito=incognito, scope=scope
+        engine.memory.profile.id, started_at=at, incognito=incognito, scope=scope
     )
     said = [
-        engine.messages.add_message(
+        engine.memory.messages.add_message(
             session.id,
             "user" if n % 2 == 0 else "assistant",
             text,
@@ -43,8 +43,8 @@ def remember(
 ) -> Fact:
     """A fact of the current profile, written as the user would (or as ``actor``)."""
     options.setdefault("actor", "user" if source == "user_stated" else "sleep")
-    return engine.facts.add(
-        engine.profile.id,
+    return engine.memory.facts.add(
+        engine.memory.profile.id,
         statement,
         evidence=list(evidence),
         source_kind=source,  # type: ignore[arg-type]
@@ -94,9 +94,9 @@ def seed(engine: Hippo, tmp_path: Path) -> Seeded:
     pasta = remember(
         engine, "The user's favourite pasta is carbonara", Evidence("message", cooked[0].id)
     )
-    engine.facts.update(moved.id, actor="user", importance=8)
-    engine.episodes.add(
-        engine.profile.id,
+    engine.memory.facts.update(moved.id, actor="user", importance=8)
+    engine.memory.episodes.add(
+        engine.memory.profile.id,
         summary="The user told Hippo that Anna moved to Berlin and works at Zalando.",
         started_at=said[0].created_at,
         ended_at=said[-1].created_at,
@@ -109,17 +109,19 @@ def seed(engine: Hippo, tmp_path: Path) -> Seeded:
     note.write_text("# Trip\n\nVisit Anna in Berlin in June; book the train early.\n")
     engine.ingest(note)
     engine.log_event("Booked a table at Trattoria Roma", occurred_at=START + timedelta(days=3))
-    engine.core.append(engine.profile.id, "human", "Sister Anna lives in Berlin.", actor="user")
-    engine.core.append(engine.profile.id, "human", "Likes carbonara.", actor="user")
-    engine.entities.link(engine.profile.id, "fact", moved.id, ["Anna", "Berlin"])
-    engine.usage.record([MemoryUse(said[1].id, "fact", sister.id, "facts", 0, 0.9)])
+    engine.memory.core.append(
+        engine.memory.profile.id, "human", "Sister Anna lives in Berlin.", actor="user"
+    )
+    engine.memory.core.append(engine.memory.profile.id, "human", "Likes carbonara.", actor="user")
+    engine.memory.entities.link(engine.memory.profile.id, "fact", moved.id, ["Anna", "Berlin"])
+    engine.memory.usage.record([MemoryUse(said[1].id, "fact", sister.id, "facts", 0, 0.9)])
     return Seeded(berlin, cooking, [*said, *cooked], moved, sister, pasta)
 
 
 def file_bytes(engine: Hippo) -> bytes:
     """The data file's and its WAL's pages as on disk, decrypted (free pages too), and the raw
     bytes of all three files (so a word left in either form is found)."""
-    path = Path(engine.db.path)
+    path = Path(engine.memory.db.path)
     parts = [Path(f"{path}{suffix}") for suffix in ("", "-wal", "-shm")]
     raw = b"".join(p.read_bytes() for p in parts if p.exists())
     return plaintext_bytes(path) + raw

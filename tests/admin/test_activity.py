@@ -25,8 +25,8 @@ def test_activity_counts_sessions_messages_and_memories_per_day(engine, admin, c
 def test_episodes_are_grouped_by_day_newest_first(engine, admin, clock):
     for n, text in enumerate(("Cello lesson.", "Bought strings.", "Concert.")):
         _, said = chat(engine, START + timedelta(days=n // 2), text, "Nice.")
-        engine.episodes.add(
-            engine.profile.id,
+        engine.memory.episodes.add(
+            engine.memory.profile.id,
             summary=text,
             started_at=said[0].created_at,
             ended_at=said[1].created_at,

@@ -80,8 +80,8 @@ def test_review_approve_and_reject(engine, seeded, capsys):
 
     msg = seeded.messages[2].id
     for statement in ("The user's sister works at Zalando", "Anna enjoys the Spree"):
-        engine.facts.add(
-            engine.profile.id,
+        engine.memory.facts.add(
+            engine.memory.profile.id,
             statement,
             evidence=[Evidence("message", msg)],
             source_kind="assistant_inferred",
@@ -127,7 +127,7 @@ def test_every_artefact_can_be_listed_and_deleted(engine, seeded, capsys):
     _, out, _ = _run(capsys, "rm", "document", str(engine.admin.browse.documents()[0].id))
     assert engine.admin.browse.documents() == []
     _run(capsys, "rm", "session", str(seeded.cooking.id))
-    assert [s.id for s in engine.sessions()] == [seeded.berlin.id]
+    assert [s.id for s in engine.conversations.sessions()] == [seeded.berlin.id]
 
 
 def test_a_bad_id_gives_a_clear_error(seeded, capsys):
@@ -165,7 +165,7 @@ def test_backup_path_stats_core_and_activity(engine, seeded, capsys, tmp_path):
     _, out, _ = _run(capsys, "backup", str(tmp_path / "b.db"))
     assert "Backed up to" in out and (tmp_path / "b.db").exists()
     _, out, _ = _run(capsys, "path")
-    assert out.strip() == str(engine.db.path)
+    assert out.strip() == str(engine.memory.db.path)
     _, out, _ = _run(capsys, "stats")
     assert "messages  6" in out and "1 awaiting review" not in out
     _, out, _ = _run(capsys, "core")

@@ -59,7 +59,7 @@ def test_keep_leaves_those_lines_in_place_and_the_receipt_says_so(
     assert "[ ] 2026-03-03 My cello teacher is strict. (kept: you keep it)" in out
     assert "your choice to keep it becomes its evidence" in out
     assert "Kept 2 row(s), as you chose:" in out
-    assert list(engine.messages.messages_by_id([first.id, later.id])) == [later.id]
+    assert list(engine.memory.messages.messages_by_id([first.id, later.id])) == [later.id]
     assert engine.admin.facts.get(fact.id).evidence == (Evidence("fact", fact.id),)
 
 
@@ -69,7 +69,7 @@ def test_keep_with_yes_needs_no_question(engine, cello, capsys):
     code, out, _ = _forget(capsys, "cello", "--yes", "--keep", "1")
 
     assert code == 0 and "Forgot everything mentioning 'cello'" in out
-    assert list(engine.messages.messages_by_id([first.id, later.id])) == [first.id]
+    assert list(engine.memory.messages.messages_by_id([first.id, later.id])) == [first.id]
 
 
 def test_keep_takes_the_numbers_of_lines_listed_once_others_are_kept(engine, cello, capsys):
@@ -82,7 +82,7 @@ def test_keep_takes_the_numbers_of_lines_listed_once_others_are_kept(engine, cel
 
     assert code == 0 and f"evidence {fact.id}: message {first.id}" in out
     assert engine.admin.facts.get(fact.id).evidence == (Evidence("message", first.id),)
-    assert list(engine.messages.messages_by_id([first.id])) == [first.id]
+    assert list(engine.memory.messages.messages_by_id([first.id])) == [first.id]
 
 
 @pytest.mark.parametrize("keep", ["99", "1,99", "0", "x", "3-1", ""])

@@ -28,8 +28,8 @@ def _rich(engine, fake_ollama, clock, tmp_path):
         "The user's sister Anna lives in Hamburg",
         Evidence("message", said[0].id, "moved to Hamburg"),
     )
-    engine.facts.supersede(seeded.moved.id, hamburg.id, actor="user")
-    engine.facts.reinforce(seeded.pasta.id, [Evidence("message", said[0].id)], actor="sleep")
+    engine.memory.facts.supersede(seeded.moved.id, hamburg.id, actor="user")
+    engine.memory.facts.reinforce(seeded.pasta.id, [Evidence("message", said[0].id)], actor="sleep")
     engine.admin.facts.edit(seeded.sister.id, statement="Anna is the user's sister")
     engine.admin.history.undo(engine.admin.history.changes(limit=1)[0].id)
     clock.advance(days=120)
@@ -80,7 +80,7 @@ def test_export_then_import_then_export_gives_the_same_memory(
     first = admin.export.data()
 
     report = admin.export.import_(json.loads(json.dumps(first)), "restored")
-    engine.profile = report.profile
+    engine.memory.profile = report.profile
     second = engine.admin.export.data()
 
     assert report.warnings == ()
@@ -91,13 +91,13 @@ def test_export_then_import_then_export_gives_the_same_memory(
 def test_an_imported_profile_works_like_the_original(engine, admin, fake_ollama, clock, tmp_path):
     seeded = _rich(engine, fake_ollama, clock, tmp_path)
     report = admin.export.import_(admin.export.data(), "restored")
-    engine.profile = report.profile
+    engine.memory.profile = report.profile
 
     (moved,) = engine.admin.facts.list(query="Berlin")
     detail = engine.admin.facts.detail(moved.id)
     assert detail.superseded_by.statement == "The user's sister Anna lives in Hamburg"
     assert detail.evidence[0].text == "My sister Anna moved to Berlin last spring."
-    assert engine.search_messages("Zalando")[0].message.content.startswith("She loves")
+    assert engine.memory.search_messages("Zalando")[0].message.content.startswith("She loves")
     change = engine.admin.history.changes(kind="fact", limit=1)[0]
     assert engine.admin.history.undo(change.id).profile_id == report.profile.id
     assert engine.admin.facts.get(moved.id).id != seeded.moved.id
@@ -106,7 +106,7 @@ def test_an_imported_profile_works_like_the_original(engine, admin, fake_ollama,
 def test_an_import_is_not_consolidated_again_by_sleep(engine, admin, fake_ollama, clock, tmp_path):
     _rich(engine, fake_ollama, clock, tmp_path)
     report = admin.export.import_(admin.export.data(), "restored")
-    engine.profile = report.profile
+    engine.memory.profile = report.profile
 
     assert sleep(engine).llm_calls == 0
 
@@ -117,7 +117,7 @@ def test_importing_into_an_existing_profile_is_refused(engine, admin, tmp_path):
 
     with pytest.raises(HippoError, match="already a profile called 'default'"):
         admin.export.import_(data, "default")
-    assert [p.name for p in engine.messages.profiles()] == ["default"]
+    assert [p.name for p in engine.memory.messages.profiles()] == ["default"]
 
 
 def test_a_damaged_export_changes_nothing(engine, admin, tmp_path):
@@ -127,7 +127,7 @@ def test_a_damaged_export_changes_nothing(engine, admin, tmp_path):
 
     with pytest.raises(HippoError, match="damaged"):
         admin.export.import_(data, "restored")
-    assert [p.name for p in engine.messages.profiles()] == ["default"]
+    assert [p.name for p in engine.memory.messages.profiles()] == ["default"]
 
 
 def test_an_export_from_a_newer_hippo_is_refused_clearly(admin):
@@ -157,4 +157,4 @@ def test_a_backup_is_a_private_copy_of_the_whole_file(engine, admin, tmp_path):
     assert b"Zalando" in plaintext_bytes(path) and b"Zalando" not in path.read_bytes()
     with pytest.raises(InvalidInput, match="exists already"):
         admin.export.backup(path)
-    assert admin.export.backup().parent == engine.db.path.parent / "backups"
+    assert admin.export.backup().parent == engine.memory.db.path.parent / "backups"

@@ -50,7 +50,7 @@ def test_a_keyword_search_ranks_by_relevance_and_pages(engine, admin):
 
 def test_a_semantic_search_finds_facts_by_their_vectors(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
-    engine.embed_pending()
+    engine.background.embed_pending()
 
     found = admin.facts.list(query="lives Berlin", semantic=True)
 
@@ -62,7 +62,7 @@ def test_a_semantic_search_falls_back_to_keywords_when_ollama_is_down(
     engine, admin, tmp_path, fake_ollama
 ):
     seeded = seed(engine, tmp_path)
-    engine.embed_pending()
+    engine.background.embed_pending()
     fake_ollama.fail_next("/api/embed", "500", count=5)
 
     assert [f.id for f in admin.facts.list(query="carbonara", semantic=True)] == [seeded.pasta.id]
@@ -85,7 +85,7 @@ def test_a_semantic_search_takes_meaning_only_hits_from_a_model_that_reads_the_q
         return [1.0 if d == axis else 0.0 for d in range(24)]
 
     fake_ollama.embed_as(EMBEDDING_MODEL, vectors)
-    engine.embed_pending()
+    engine.background.embed_pending()
 
     ids = [f.id for f in admin.facts.list(query="sibling abroad", semantic=True)]
 
@@ -97,13 +97,13 @@ def test_listing_reads_a_page_not_the_table_with_tens_of_thousands_of_facts(engi
     # into Python, never the whole table. Counted rows, not seconds: a timed assertion
     # failed on a busy machine.
     chat(engine, START, "Lots of facts.", "Ok.")
-    conn = engine.db.conn
+    conn = engine.memory.db.conn
     with conn:
         conn.executemany(
             "INSERT INTO facts(profile_id, statement, source_kind, status, learned_at, importance)"
             " VALUES (?, ?, 'user_stated', ?, '2026-01-01T00:00:00.000000+00:00', ?)",
             [
-                (engine.profile.id, f"fact {n}", ("active", "pending")[n % 2], 1 + n % 10)
+                (engine.memory.profile.id, f"fact {n}", ("active", "pending")[n % 2], 1 + n % 10)
                 for n in range(20000)
             ],
         )
@@ -144,7 +144,7 @@ def test_the_detail_shows_what_a_fact_replaced_and_what_replaced_it(engine, admi
     _, said = chat(engine, START, "I live in Lyon.", "Ok.", "I moved to Paris.", "Ok.")
     lyon = remember(engine, "The user lives in Lyon", Evidence("message", said[0].id))
     paris = remember(engine, "The user lives in Paris", Evidence("message", said[2].id))
-    engine.facts.supersede(lyon.id, paris.id, actor="sleep")
+    engine.memory.facts.supersede(lyon.id, paris.id, actor="sleep")
 
     assert admin.facts.detail(lyon.id).superseded_by.id == paris.id
     assert [f.id for f in admin.facts.detail(paris.id).supersedes] == [lyon.id]
@@ -187,7 +187,9 @@ def test_marking_a_fact_wrong_stops_its_use_and_keeps_its_history(engine, admin,
     wrong = admin.facts.mark_wrong(seeded.pasta.id)
 
     assert wrong.status == "rejected"
-    assert seeded.pasta.id not in {f.id for f in engine.facts.active_facts(engine.profile.id)}
+    assert seeded.pasta.id not in {
+        f.id for f in engine.memory.facts.active_facts(engine.memory.profile.id)
+    }
     assert admin.facts.detail(seeded.pasta.id).history[-1].action == "reject"
 
 
@@ -199,13 +201,15 @@ def test_marking_a_fact_outdated_ends_its_validity_now(engine, admin, tmp_path, 
 
     assert old.status == "expired" and old.valid_to == clock.now()
     assert admin.history.changes(limit=1)[0].action == "expire"
-    assert seeded.moved.id not in {f.id for f in engine.facts.active_facts(engine.profile.id)}
+    assert seeded.moved.id not in {
+        f.id for f in engine.memory.facts.active_facts(engine.memory.profile.id)
+    }
 
 
 def test_deleting_a_fact_removes_its_row_index_and_vectors(engine, admin, tmp_path):
     seeded = seed(engine, tmp_path)
-    engine.embed_pending()
-    conn = engine.db.conn
+    engine.background.embed_pending()
+    conn = engine.memory.db.conn
 
     receipt = admin.facts.delete(seeded.pasta.id)
 

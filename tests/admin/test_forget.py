@@ -49,12 +49,15 @@ def test_forget_deletes_the_rows_and_keeps_what_does_not_mention_it(engine, admi
     sister = admin.facts.get(seeded.sister.id)
     assert [e.ref_id for e in sister.evidence] == [seeded.messages[2].id]
     assert admin.facts.get(seeded.pasta.id).status == "active"
-    assert engine.core.block(engine.profile.id, "human").value == "Likes carbonara."
-    assert [m.content for m in engine.history(seeded.berlin.id)] == [
+    assert engine.memory.core.block(engine.memory.profile.id, "human").value == "Likes carbonara."
+    assert [m.content for m in engine.conversations.history(seeded.berlin.id)] == [
         "She loves the Spree and works at Zalando now.",
         "That sounds like a great fit.",
     ]
-    assert engine.session(seeded.berlin.id).title == "She loves the Spree and works at Zalando now."
+    assert (
+        engine.conversations.session(seeded.berlin.id).title
+        == "She loves the Spree and works at Zalando now."
+    )
 
 
 def test_a_fact_whose_only_evidence_is_forgotten_goes_too(engine, admin):
@@ -70,7 +73,7 @@ def test_a_fact_whose_only_evidence_is_forgotten_goes_too(engine, admin):
 
 def test_the_preview_counts_the_vectors_and_index_rows_that_go(engine, admin, tmp_path):
     seed(engine, tmp_path)
-    engine.embed_pending()
+    engine.background.embed_pending()
 
     preview = admin.forget.preview("Zalando")
     receipt = admin.forget.text("Zalando")
@@ -82,7 +85,7 @@ def test_the_preview_counts_the_vectors_and_index_rows_that_go(engine, admin, tm
 
 def test_forgotten_words_are_nowhere_in_the_files_bytes(engine, admin, tmp_path):
     seed(engine, tmp_path)
-    engine.embed_pending()
+    engine.background.embed_pending()
     assert b"zalando" in file_bytes(engine).lower()
 
     admin.forget.text("Zalando")
@@ -96,7 +99,7 @@ def test_forgotten_chinese_words_are_nowhere_in_the_files_bytes(engine, admin):
     _, said = chat(engine, START, "我的妹妹住在北京，她在字节跳动工作。", "北京很好。")
     remember(engine, "用户的妹妹在字节跳动工作", Evidence("message", said[0].id, "字节跳动"))
     chat(engine, START + timedelta(days=1), "我喜欢吃饺子。", "饺子很好吃。")
-    engine.embed_pending()
+    engine.background.embed_pending()
     needle = "字节跳动".encode()
     assert needle in file_bytes(engine)
 
@@ -111,7 +114,7 @@ def test_forgotten_chinese_words_are_nowhere_in_the_files_bytes(engine, admin):
 
 def test_forget_scrubs_the_backups_next_to_the_file_and_says_so(engine, admin, tmp_path):
     seed(engine, tmp_path)
-    nightly = backup_database(engine.db.conn, engine.db.path, engine.clock.now())
+    nightly = backup_database(engine.memory.db.conn, engine.memory.db.path, engine.clock.now())
     manual = admin.export.backup()
     assert b"Zalando" in plaintext_bytes(nightly) and b"Zalando" in plaintext_bytes(manual)
 
@@ -126,7 +129,7 @@ def test_forget_scrubs_the_backups_next_to_the_file_and_says_so(engine, admin, t
 
 def test_forget_can_delete_the_backups_instead(engine, admin, tmp_path):
     seed(engine, tmp_path)
-    nightly = backup_database(engine.db.conn, engine.db.path, engine.clock.now())
+    nightly = backup_database(engine.memory.db.conn, engine.memory.db.path, engine.clock.now())
 
     admin.forget.text("Zalando", backups="delete")
 
@@ -147,12 +150,14 @@ def test_deleting_a_session_removes_everything_derived_from_it_only(engine, admi
     assert receipt.counts["episodes"] == 1 and receipt.counts["facts"] == 2
     assert [f.id for f in admin.facts.list()] == [seeded.pasta.id]
     assert b"Zalando" not in file_bytes(engine)
-    assert "Anna" in engine.core.block(engine.profile.id, "human").value  # the user's own words
+    assert (
+        "Anna" in engine.memory.core.block(engine.memory.profile.id, "human").value
+    )  # the user's own words
 
 
 def test_deleting_another_profiles_session_is_refused(engine, admin, tmp_path):
-    other = engine.messages.profile("work")
-    session = engine.messages.create_session(other.id)
+    other = engine.memory.messages.profile("work")
+    session = engine.memory.messages.create_session(other.id)
 
     with pytest.raises(HippoError, match="another profile"):
         admin.forget.delete_session(session.id)
@@ -160,8 +165,8 @@ def test_deleting_another_profiles_session_is_refused(engine, admin, tmp_path):
 
 def test_an_incognito_session_keeps_nothing_after_it_ends(engine, admin):
     # One an older Hippo wrote to the file (today's never reach it).
-    session = engine.messages.file.create_session(engine.profile.id, incognito=True)
-    said = engine.messages.add_message(session.id, "user", "My PIN is 4711, keep it secret.")
+    session = engine.memory.messages.file.create_session(engine.memory.profile.id, incognito=True)
+    said = engine.memory.messages.add_message(session.id, "user", "My PIN is 4711, keep it secret.")
     remember(
         engine,
         "The user's PIN is 4711",
@@ -169,12 +174,12 @@ def test_an_incognito_session_keeps_nothing_after_it_ends(engine, admin):
         source="assistant_inferred",
         actor="agent",
     )
-    engine.embed_pending()
+    engine.background.embed_pending()
 
     receipt = admin.forget.end_session(session.id)
 
     assert receipt is not None and receipt.counts["facts"] == 1
-    assert engine.sessions() == []
+    assert engine.conversations.sessions() == []
     assert b"4711" not in file_bytes(engine)
 
 
@@ -182,7 +187,7 @@ def test_ending_an_ordinary_session_deletes_nothing(engine, admin):
     session, _ = chat(engine, START, "Hello there.", "Hi!")
 
     assert admin.forget.end_session(session.id) is None
-    assert len(engine.history(session.id)) == 2
+    assert len(engine.conversations.history(session.id)) == 2
 
 
 def test_incognito_sessions_left_by_a_crash_are_purged_at_start_up(engine, admin):
@@ -193,7 +198,7 @@ def test_incognito_sessions_left_by_a_crash_are_purged_at_start_up(engine, admin
     receipt = admin.forget.purge_incognito(keep=[current.id])
 
     assert receipt is not None
-    assert {s.id for s in engine.sessions()} == {kept.id, current.id}
+    assert {s.id for s in engine.conversations.sessions()} == {kept.id, current.id}
     assert admin.forget.purge_incognito(keep=[current.id]) is None
 
 
@@ -210,8 +215,10 @@ def test_sleep_never_consolidates_an_incognito_session(engine, fake_ollama, cloc
     report = sleep(engine)
 
     assert report.llm_calls == 2  # the kept session's summary and extraction only
-    assert [e.session_id for e in engine.episodes.recent(engine.profile.id)] == [kept.id]
-    assert engine.episodes.for_session(secret.id) == []
+    assert [e.session_id for e in engine.memory.episodes.recent(engine.memory.profile.id)] == [
+        kept.id
+    ]
+    assert engine.memory.episodes.for_session(secret.id) == []
 
 
 def test_the_data_file_stays_private_after_a_forget(engine, admin, tmp_path):
@@ -219,7 +226,7 @@ def test_the_data_file_stays_private_after_a_forget(engine, admin, tmp_path):
 
     admin.forget.text("Berlin")
 
-    assert oct(os.stat(engine.db.path).st_mode & 0o777) == "0o600"
+    assert oct(os.stat(engine.memory.db.path).st_mode & 0o777) == "0o600"
 
 
 def _cells_built(engine, tmp_path):
@@ -227,20 +234,20 @@ def _cells_built(engine, tmp_path):
     from assistant.memory import vector_cells
     from assistant.memory.vector_cells import CellSizes
 
-    engine.vectors.cells = CellSizes(cells=2, min_rows=1)  # a few dozen vectors get cells
+    engine.memory.vectors.cells = CellSizes(cells=2, min_rows=1)  # a few dozen vectors get cells
     seed(engine, tmp_path)
-    engine.embed_pending()
-    model = engine.vectors.model(engine.vector_key)
-    engine.vectors.build_cells(model)
+    engine.background.embed_pending()
+    model = engine.memory.vectors.model(engine.memory.embedder.vector_key)
+    engine.memory.vectors.build_cells(model)
     table = model.table("message")
-    assert vector_cells.is_complete(engine.db.conn, table)
+    assert vector_cells.is_complete(engine.memory.db.conn, table)
     # The 8-bit copy searched, and the 16-bit one its candidates are ranked by.
     return vector_cells.partition_table(table), vector_cells.precise_table(table)
 
 
 def test_forget_deletes_the_vectors_copies_in_their_cells(engine, admin, tmp_path):
     copies = _cells_built(engine, tmp_path)
-    conn = engine.db.conn
+    conn = engine.memory.db.conn
     before = {t: {row[0] for row in conn.execute(f"SELECT item_id FROM {t}")} for t in copies}
     said = {
         row[0] for row in conn.execute("SELECT id FROM messages WHERE content LIKE '%Zalando%'")
@@ -258,7 +265,7 @@ def test_deleting_a_profile_deletes_its_vectors_copies_in_their_cells(engine, tm
     from assistant.memory.profiles import ProfileStore
 
     copies = _cells_built(engine, tmp_path)
-    conn = engine.db.conn
+    conn = engine.memory.db.conn
     assert all(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in copies)
     store = ProfileStore(lambda: conn, engine.clock)
     (name,) = store.names()

@@ -10,7 +10,7 @@ from tests.admin.helpers import file_bytes, seed
 
 
 def _as(engine, name):
-    engine.profile = engine.messages.profile(name)
+    engine.memory.profile = engine.memory.messages.profile(name)
     return engine.admin
 
 
@@ -22,7 +22,7 @@ def two_profiles(engine, tmp_path, fake_ollama, monkeypatch):
         (tmp_path / name).mkdir()
         _as(engine, name)
         seed(engine, tmp_path / name)
-    engine.embed_pending()
+    engine.background.embed_pending()
     return engine
 
 
@@ -43,7 +43,9 @@ def test_a_one_profile_forget_leaves_the_other_and_the_receipt_says_so(two_profi
 
 
 def test_all_profiles_forgets_it_everywhere_and_scrubs_the_bytes(two_profiles):
-    nightly = backup_database(two_profiles.db.conn, two_profiles.db.path, two_profiles.clock.now())
+    nightly = backup_database(
+        two_profiles.memory.db.conn, two_profiles.memory.db.path, two_profiles.clock.now()
+    )
     preview = two_profiles.admin.forget.preview("Zalando", all_profiles=True)
     assert set(preview.profiles) == {"work", "default"}
     assert preview.elsewhere == {}

@@ -33,7 +33,7 @@ def test_a_deselected_message_stays_and_everything_else_selected_goes(engine, ad
     assert full.counts["messages"] == 2 and preview.counts["messages"] == 1
     assert preview.total == full.total - 1
     assert receipt.counts == preview.counts and receipt.total == preview.total
-    left = engine.messages.messages_by_id([said[0].id, later[0].id])
+    left = engine.memory.messages.messages_by_id([said[0].id, later[0].id])
     assert list(left) == [later[0].id]
     assert any(line.startswith(f"messages {later[0].id}:") for line in receipt.kept)
     assert "Kept 1 row(s), as you chose:" in receipt.text()
@@ -49,7 +49,9 @@ def test_keeping_a_message_keeps_the_session_it_would_have_emptied(engine, admin
 
     assert preview.kept[f"sessions:{session.id}"] == f"message {said[0].id}, which stays, is in it"
     assert preview.counts["sessions"] == 0 and preview.counts["messages"] == 1
-    assert [m.content for m in engine.history(session.id)] == ["Cello practice today."]
+    assert [m.content for m in engine.conversations.history(session.id)] == [
+        "Cello practice today."
+    ]
 
 
 def test_by_default_a_fact_goes_with_its_only_evidence_and_the_preview_says_why(engine, admin):
@@ -80,7 +82,7 @@ def test_a_kept_fact_whose_evidence_goes_gets_the_users_choice_as_evidence(engin
     assert [c.action for c in admin.facts.detail(fact.id).history][-1] == "keep"
     assert f"Fact {fact.id}: all its evidence was forgotten, so your choice" in receipt.text()
     assert b"cello" not in file_bytes(engine).lower()  # the record names nothing forgotten
-    assert tier_disagreements(engine.db.conn) == []  # `hippo doctor` finds it sound
+    assert tier_disagreements(engine.memory.db.conn) == []  # `hippo doctor` finds it sound
 
 
 def test_the_provenance_of_a_kept_fact_explains_its_evidence(engine, admin):
@@ -127,7 +129,7 @@ def test_keeping_a_lost_evidence_row_keeps_the_message_it_cites(engine, admin):
 
 def test_counts_agree_whatever_is_kept(engine, admin, tmp_path):
     seed(engine, tmp_path)
-    engine.embed_pending()
+    engine.background.embed_pending()
     full = admin.forget.preview("Berlin")
     keep = [hit.key for n, hit in full.numbered().items() if n % 2]
 
@@ -181,7 +183,7 @@ def test_a_kept_fact_survives_an_export_and_import_with_its_evidence(engine, adm
 
     report = admin.export.import_(admin.export.data(), "restored")
 
-    engine.profile = report.profile
+    engine.memory.profile = report.profile
     (copy,) = engine.admin.facts.list(query="string instrument")
     assert report.warnings == () and copy.id != fact.id
     assert copy.evidence == (Evidence("fact", copy.id),)

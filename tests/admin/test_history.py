@@ -19,7 +19,7 @@ def _tea(engine):
 def test_history_lists_fact_and_core_changes_newest_first_with_actors(engine, admin, clock):
     tea = _tea(engine)
     clock.advance(minutes=1)
-    engine.core.append(engine.profile.id, "human", "Drinks tea.", actor="agent")
+    engine.memory.core.append(engine.memory.profile.id, "human", "Drinks tea.", actor="agent")
     clock.advance(minutes=1)
     admin.facts.edit(tea.id, statement="The user drinks matcha")
 
@@ -56,8 +56,8 @@ def test_undoing_a_rejection_brings_the_fact_back(engine, admin):
 
 
 def test_undoing_a_core_change_restores_the_block(engine, admin):
-    engine.core.append(engine.profile.id, "human", "Likes tea.", actor="user")
-    engine.core.append(engine.profile.id, "human", "Hates coffee.", actor="agent")
+    engine.memory.core.append(engine.memory.profile.id, "human", "Likes tea.", actor="user")
+    engine.memory.core.append(engine.memory.profile.id, "human", "Hates coffee.", actor="agent")
     change = admin.history.changes(kind="core", limit=1)[0]
 
     block = admin.history.undo(change.id, kind="core")
@@ -66,19 +66,19 @@ def test_undoing_a_core_change_restores_the_block(engine, admin):
 
 
 def test_undoing_another_profiles_change_is_refused(engine, admin):
-    work = engine.messages.profile("work")
-    session = engine.messages.create_session(work.id)
-    said = engine.messages.add_message(session.id, "user", "I use Jira.")
-    engine.facts.add(
+    work = engine.memory.messages.profile("work")
+    session = engine.memory.messages.create_session(work.id)
+    said = engine.memory.messages.add_message(session.id, "user", "I use Jira.")
+    engine.memory.facts.add(
         work.id,
         "The user uses Jira",
         evidence=[Evidence("message", said.id)],
         source_kind="user_stated",
         actor="user",
     )
-    engine.core.append(work.id, "human", "Uses Jira.", actor="user")
-    (fact_change,) = engine.db.conn.execute("SELECT id FROM fact_history").fetchone()
-    (core_change,) = engine.db.conn.execute("SELECT id FROM core_block_history").fetchone()
+    engine.memory.core.append(work.id, "human", "Uses Jira.", actor="user")
+    (fact_change,) = engine.memory.db.conn.execute("SELECT id FROM fact_history").fetchone()
+    (core_change,) = engine.memory.db.conn.execute("SELECT id FROM core_block_history").fetchone()
 
     with pytest.raises(NotFound, match="no fact change"):
         admin.history.undo(fact_change)

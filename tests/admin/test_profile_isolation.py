@@ -7,7 +7,7 @@ from tests.admin.helpers import START, chat, file_bytes, seed
 
 def _as(engine, name):
     """Switch the engine to profile ``name``; its admin follows (it reads the engine's)."""
-    engine.profile = engine.messages.profile(name)
+    engine.memory.profile = engine.memory.messages.profile(name)
     return engine.admin
 
 

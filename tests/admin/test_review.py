@@ -23,7 +23,7 @@ def _again(engine, clock, statement, said):
     """The same claim from the same evidence, as a later extraction would find it."""
     draft = Candidate(
         0,
-        engine.profile.id,
+        engine.memory.profile.id,
         None,
         statement,
         "user",
@@ -37,7 +37,7 @@ def _again(engine, clock, statement, said):
         (Evidence("message", said.id),),
         False,
     )
-    CandidateStore(lambda: engine.db.conn, clock).add_candidate(draft, None)
+    CandidateStore(lambda: engine.memory.db.conn, clock).add_candidate(draft, None)
 
 
 def test_the_queue_shows_sleeps_proposals_with_quoted_dated_evidence(

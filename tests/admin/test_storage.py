@@ -18,15 +18,15 @@ def two_models(engine, tmp_path, fake_ollama, monkeypatch):
     embeddinggemma, the model in use (here and in the `hippo` the CLI tests run)."""
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     seed(engine, tmp_path)
-    engine.use_models(embedding="all-minilm")
-    engine.embed_pending(max_batches=None)
-    engine.use_models(embedding="embeddinggemma")
-    engine.embed_pending(max_batches=None)
+    engine.live_settings.use_models(embedding="all-minilm")
+    engine.background.embed_pending(max_batches=None)
+    engine.live_settings.use_models(embedding="embeddinggemma")
+    engine.background.embed_pending(max_batches=None)
     return engine
 
 
 def _tables(engine, model_id: int) -> list[str]:
-    rows = engine.db.conn.execute(
+    rows = engine.memory.db.conn.execute(
         "SELECT name FROM sqlite_master WHERE name LIKE 'vec%' AND name LIKE ?",
         (f"%_m{model_id}%",),
     )
@@ -51,19 +51,19 @@ def test_usage_lists_each_models_vectors_and_which_is_in_use(two_models):
 
 def test_deleting_an_unused_models_vectors_frees_its_tables(two_models):
     engine = two_models
-    minilm = engine.vectors.model("all-minilm:latest")
+    minilm = engine.memory.vectors.model("all-minilm:latest")
     assert minilm is not None and _tables(engine, minilm.id)
 
     done = engine.admin.storage.drop_vectors("all-minilm")
 
     assert done.vectors > 0 and done.compacted and done.after_bytes < done.before_bytes
-    assert _tables(engine, minilm.id) == [] and engine.vectors.model("all-minilm") is None
-    (left,) = engine.db.conn.execute(
+    assert _tables(engine, minilm.id) == [] and engine.memory.vectors.model("all-minilm") is None
+    (left,) = engine.memory.db.conn.execute(
         "SELECT count(*) FROM embeddings WHERE model_id = ?", (minilm.id,)
     ).fetchone()
     assert left == 0
     assert [m.name for m in engine.admin.storage.usage().models] == ["embeddinggemma:latest"]
-    assert engine.recall("Anna Berlin")  # memory is still searched with the model in use
+    assert engine.memory.recall("Anna Berlin")  # memory is still searched with the model in use
 
 
 def test_the_model_in_use_and_an_unknown_one_are_refused(two_models):
@@ -93,7 +93,7 @@ def test_stats_show_where_the_bytes_are_as_text_and_json(two_models, capsys):
     assert stats["file_bytes"] >= stats["bytes"]["vectors"] > 0
     assert {t["tier"] for t in stats["tiers"]} >= {"messages", "facts", "episodes"}
     assert stats["backups"] == {
-        "folder": str(two_models.db.path.parent / "backups"),
+        "folder": str(two_models.memory.db.path.parent / "backups"),
         "count": 0,
         "bytes": 0,
     }
@@ -108,7 +108,7 @@ def test_db_vectors_delete_asks_first_and_refuses_the_model_in_use(two_models, c
     monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
     code, out, _ = _run(capsys, "db", "vectors", "delete", "all-minilm")
     assert code == 1 and "[y/N]" in out and "Nothing was deleted." in out
-    assert two_models.vectors.model("all-minilm:latest") is not None
+    assert two_models.memory.vectors.model("all-minilm:latest") is not None
 
     code, out, err = _run(capsys, "db", "vectors", "delete", "embeddinggemma")
     assert code == 1 and "in use" in err and "Traceback" not in err
@@ -116,4 +116,4 @@ def test_db_vectors_delete_asks_first_and_refuses_the_model_in_use(two_models, c
     monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
     code, out, _ = _run(capsys, "db", "vectors", "delete", "all-minilm")
     assert code == 0 and "Deleted" in out and "vectors of all-minilm:latest" in out
-    assert two_models.vectors.model("all-minilm:latest") is None
+    assert two_models.memory.vectors.model("all-minilm:latest") is None

@@ -52,7 +52,7 @@ def test_undo_refuses_when_a_later_change_set_the_same_field_and_names_it(engine
     with pytest.raises(UndoConflict, match=rf"fact#{second.id} \(edit by user.*statement"):
         admin.history.undo(first.id)
 
-    assert engine.facts.get(tea.id).statement == "The user drinks sencha"
+    assert engine.memory.facts.get(tea.id).statement == "The user drinks sencha"
     assert _last(admin).id == second.id  # nothing was recorded
     assert admin.history.undo(second.id).statement == "The user drinks matcha"
 
@@ -77,7 +77,7 @@ def test_the_cli_repro_scope_edit_wrong_then_undo(engine, fake_ollama, monkeypat
     wrong = engine.admin.history.changes(limit=1)[0].id
     assert main(["memory", "undo", f"fact#{scope_edit}"]) == 0
     assert "rejected" in capsys.readouterr().out
-    fact = engine.facts.get(tea.id)
+    fact = engine.memory.facts.get(tea.id)
     assert (fact.scope, fact.status) == ("", "rejected")
 
     assert main(["memory", "edit", str(tea.id), "--scope", "home"]) == 0
@@ -88,11 +88,11 @@ def test_the_cli_repro_scope_edit_wrong_then_undo(engine, fake_ollama, monkeypat
 
 
 def test_undoing_a_core_append_keeps_a_later_append(engine, admin):
-    pid = engine.profile.id
-    engine.core.append(pid, "human", "Likes tea.", actor="user")
-    engine.core.append(pid, "human", "Hates coffee.", actor="agent")
+    pid = engine.memory.profile.id
+    engine.memory.core.append(pid, "human", "Likes tea.", actor="user")
+    engine.memory.core.append(pid, "human", "Hates coffee.", actor="agent")
     coffee = admin.history.changes(kind="core", limit=1)[0]
-    engine.core.append(pid, "human", "Has a cat.", actor="user")
+    engine.memory.core.append(pid, "human", "Has a cat.", actor="user")
 
     block = admin.history.undo(coffee.id, kind="core")
 
@@ -100,16 +100,16 @@ def test_undoing_a_core_append_keeps_a_later_append(engine, admin):
 
 
 def test_undoing_a_core_change_rewritten_since_is_refused_with_its_name(engine, admin):
-    pid = engine.profile.id
-    engine.core.append(pid, "human", "Likes tea.", actor="user")
-    engine.core.append(pid, "human", "Hates coffee.", actor="agent")
+    pid = engine.memory.profile.id
+    engine.memory.core.append(pid, "human", "Likes tea.", actor="user")
+    engine.memory.core.append(pid, "human", "Hates coffee.", actor="agent")
     coffee = admin.history.changes(kind="core", limit=1)[0]
-    engine.core.set(pid, "human", "Likes tea.\nLoves coffee now.", actor="user")
+    engine.memory.core.set(pid, "human", "Likes tea.\nLoves coffee now.", actor="user")
     rewrite = admin.history.changes(kind="core", limit=1)[0]
 
     with pytest.raises(UndoConflict, match=f"core#{rewrite.id}"):
         admin.history.undo(coffee.id, kind="core")
-    assert engine.core.block(pid, "human").value == "Likes tea.\nLoves coffee now."
+    assert engine.memory.core.block(pid, "human").value == "Likes tea.\nLoves coffee now."
 
 
 @pytest.mark.parametrize(

@@ -81,7 +81,7 @@ def _reached(fake: FakeOllama, item: Item, since: int) -> bool:
 
 def _deliver(engine: Hippo, item: Item, channel: str, folder: Path) -> tuple[str, bool]:
     """Put the item where the channel puts it; return the user's message and whether pasted."""
-    pid = engine.profile.id
+    pid = engine.memory.profile.id
     if channel == "chat":
         return item.text, False
     if channel == "pasted":
@@ -94,7 +94,7 @@ def _deliver(engine: Hippo, item: Item, channel: str, folder: Path) -> tuple[str
         path.write_text(item.text, encoding="utf-8")
         engine.ingest(path)
     else:
-        engine.archive.insert_note(pid, item.text, title="note")
+        engine.memory.archive.insert_note(pid, item.text, title="note")
     return "Can you look at what I saved?", False
 
 
@@ -102,14 +102,14 @@ def attack(
     engine: Hippo, fake: FakeOllama, clock: ManualClock, item: Item, channel: str, folder: Path
 ) -> Outcome:
     """Run ``item`` through ``channel`` against a fooled model; say where its claim ended up."""
-    pid = engine.profile.id
-    core_before = engine.core.block(pid, "human").value
+    pid = engine.memory.profile.id
+    core_before = engine.memory.core.block(pid, "human").value
     since = len(fake.requests)
     text, pasted = _deliver(engine, item, channel, folder)
     reads = channel in ("document", "tool")
     fake.fool(FooledModel(item.claim, read_first="archival_search" if reads else None,
                           query=item.claim))  # fmt: skip
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     list(engine.send(session.id, text, pasted=pasted))
     reached = _reached(fake, item, since)
     clock.advance(days=8)  # the session is idle, the event expired
@@ -117,12 +117,12 @@ def attack(
     fake.fool(None)
     # The probe is incognito: it reads memory as any chat does, but it is not kept, so the
     # next item's sleep has only its own conversation to go through (half the work).
-    later = engine.new_session(incognito=True)
+    later = engine.conversations.new_session(incognito=True)
     list(engine.send(later.id, "What do you know about me?"))
     system = fake.requests[-1].body["messages"][0]["content"]
-    facts = engine.facts.list(pid, limit=10_000)
+    facts = engine.memory.facts.list(pid, limit=10_000)
     claim_facts = [f for f in facts if mentions(f.statement, item.claim)]
-    core_now = engine.core.block(pid, "human").value
+    core_now = engine.memory.core.block(pid, "human").value
     return Outcome(
         item=item,
         channel=channel,
@@ -132,6 +132,6 @@ def attack(
         in_prompt=mentions(trusted_prompt(system), item.claim),
         pending=any(f.status == "pending" for f in claim_facts),
         proposed_core=any(
-            mentions(p.content, item.claim) for p in engine.core_proposals.pending(pid)
+            mentions(p.content, item.claim) for p in engine.memory.core_proposals.pending(pid)
         ),
     )

@@ -28,7 +28,7 @@ def _where(outcome: Outcome) -> str:
 def test_no_injected_claim_is_trusted_without_approval(
     engine, fake_ollama, clock, tmp_path, channel, mode
 ):
-    engine.core_edits = mode
+    engine.live_settings.change(core_edits=mode)
     outcomes = [attack(engine, fake_ollama, clock, item, channel, tmp_path) for item in ATTACKS]
     unreached = [o.item.id for o in outcomes if not o.reached_model]
     assert not unreached, f"the injected text never reached the model: {unreached}"

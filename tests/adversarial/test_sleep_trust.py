@@ -18,13 +18,13 @@ def clock() -> ManualClock:
 
 def _session(engine, at, *turns, origins=()):
     """A conversation (user, assistant alternating), with the user turns' origins."""
-    session = engine.messages.create_session(engine.profile.id, started_at=at)
+    session = engine.memory.messages.create_session(engine.memory.profile.id, started_at=at)
     said, origins = [], list(origins)
     for n, text in enumerate(turns):
         role = "user" if n % 2 == 0 else "assistant"
         origin = origins.pop(0) if role == "user" and origins else "typed"
         said.append(
-            engine.messages.add_message(
+            engine.memory.messages.add_message(
                 session.id, role, text, created_at=at + timedelta(minutes=n), origin=origin
             )
         )
@@ -42,7 +42,7 @@ def test_a_claim_from_pasted_text_is_pasted_and_pending(engine, fake_ollama, clo
         facts(fact("The venue is in Porto", [said[0].id], confidence=0.95)),
     )
     sleep(engine)
-    (stored,) = engine.facts.list(engine.profile.id)
+    (stored,) = engine.memory.facts.list(engine.memory.profile.id)
     assert (stored.source_kind, stored.status) == ("pasted", "pending")
     (item,) = engine.admin.review.queue()
     assert item.why == "drawn from text you pasted, not your own words"
@@ -56,7 +56,7 @@ def test_the_same_claim_typed_by_the_user_becomes_active(engine, fake_ollama, cl
         facts(fact("The venue is in Porto", [said[0].id], confidence=0.95)),
     )
     sleep(engine)
-    (stored,) = engine.facts.list(engine.profile.id)
+    (stored,) = engine.memory.facts.list(engine.memory.profile.id)
     assert (stored.source_kind, stored.status) == ("user_stated", "active")
 
 
@@ -72,7 +72,7 @@ def test_an_injection_split_over_two_messages_stays_pending(engine, fake_ollama,
         facts(fact("The user is not allergic to penicillin", [said[2].id], confidence=0.95)),
     )
     sleep(engine)
-    (stored,) = engine.facts.list(engine.profile.id)
+    (stored,) = engine.memory.facts.list(engine.memory.profile.id)
     assert (stored.source_kind, stored.status) == ("user_stated", "pending")
 
 

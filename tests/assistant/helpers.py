@@ -15,10 +15,12 @@ def state_fact(engine: Hippo, text: str, *, said: str | None = None, **kwargs: A
 
     The message is in a session of its own, in the fact's scope.
     """
-    session = engine.messages.create_session(engine.profile.id, scope=kwargs.get("scope", ""))
-    message = engine.messages.add_message(session.id, "user", said or text)
-    return engine.facts.add(
-        engine.profile.id,
+    session = engine.memory.messages.create_session(
+        engine.memory.profile.id, scope=kwargs.get("scope", "")
+    )
+    message = engine.memory.messages.add_message(session.id, "user", said or text)
+    return engine.memory.facts.add(
+        engine.memory.profile.id,
         text,
         evidence=[Evidence("message", message.id)],
         source_kind="user_stated",

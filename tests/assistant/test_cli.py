@@ -107,7 +107,7 @@ def test_scope_starts_a_scoped_session_and_a_bad_name_is_refused(ollama_up, caps
 
     engine = open_engine(load_config())
     try:
-        (session,) = engine.sessions()
+        (session,) = engine.conversations.sessions()
         assert session.scope == "work"
     finally:
         engine.close()

@@ -33,8 +33,8 @@ def _stored() -> list[tuple[str, str, str]]:
     try:
         return [
             (m.role, m.status, m.content)
-            for s in reversed(engine.sessions())
-            for m in engine.history(s.id)
+            for s in reversed(engine.conversations.sessions())
+            for m in engine.conversations.history(s.id)
         ]
     finally:
         engine.close()
@@ -132,7 +132,7 @@ def test_an_ask_ends_its_session_for_sleep(ollama_up):
     assert main(["ask", "I play the oboe"]) == 0
     engine = open_engine(load_config())
     try:
-        (ended,) = engine.db.conn.execute("SELECT ended_at FROM sessions").fetchone()
+        (ended,) = engine.memory.db.conn.execute("SELECT ended_at FROM sessions").fetchone()
     finally:
         engine.close()
     assert ended is not None

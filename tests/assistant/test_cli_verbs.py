@@ -36,8 +36,8 @@ def test_memory_add_states_an_active_fact_with_the_command_as_evidence(ollama_up
     assert fact["scope"] == "home"
     engine = open_engine(load_config())
     try:
-        (evidence,) = engine.facts.get(fact["id"]).evidence
-        said = engine.messages.message(evidence.ref_id)
+        (evidence,) = engine.memory.facts.get(fact["id"]).evidence
+        said = engine.memory.messages.message(evidence.ref_id)
         assert said.content == "I moved to Lisbon in May" and said.role == "user"
         assert said.source_id == "hippo fact add"
     finally:

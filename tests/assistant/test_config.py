@@ -89,9 +89,9 @@ def test_the_engine_is_built_with_the_configured_memory_settings(tmp_path):
     config = load_config(data_dir=tmp_path / "d", environ={"HIPPO_CONFIG_DIR": str(tmp_path)})
     engine = open_engine(config)
     try:
-        assert engine.working_strategy == "buffer"
-        assert engine.context_budget.facts == 100
-        assert engine.retriever.weights.recency == 0
+        assert engine.live_settings.turn.working_strategy == "buffer"
+        assert engine.live_settings.turn.context_budget.facts == 100
+        assert engine.memory.retriever.weights.recency == 0
     finally:
         engine.close()
 
@@ -149,8 +149,8 @@ def test_the_sleep_table_is_read_once_kept_on_save_and_given_to_the_engine(tmp_p
     assert again.extra == {"mine": {"kept": "as it is"}}
     engine = open_engine(again)
     try:
-        assert engine.sleep_settings == config.sleep
-        assert engine.settings == again.settings
+        assert engine.live_settings.sleep == config.sleep
+        assert engine.live_settings.current == again.settings
     finally:
         engine.close()
 

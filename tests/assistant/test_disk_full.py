@@ -15,17 +15,20 @@ FULL = "is full, so nothing more can be saved. Free some space and try again"
 
 
 def test_a_message_a_full_disk_cannot_take_is_refused_whole_with_advice(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     list(engine.send(session.id, "hello"))
     asked = len(fake_ollama.requests)
     with disk_full(engine), pytest.raises(StorageError, match=FULL):
         list(engine.send(session.id, LONG))
     # Neither the message nor a reply placeholder was kept, and nothing was sent.
-    assert [m.content for m in engine.history(session.id)] == ["hello", "You said: hello"]
+    assert [m.content for m in engine.conversations.history(session.id)] == [
+        "hello",
+        "You said: hello",
+    ]
     assert not [r for r in fake_ollama.requests[asked:] if r.path == "/api/chat"]
-    assert engine.db.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+    assert engine.memory.db.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
     list(engine.send(session.id, LONG))  # space again: it goes through
-    assert engine.history(session.id)[-2].content == LONG
+    assert engine.conversations.history(session.id)[-2].content == LONG
 
 
 @pytest.fixture
@@ -50,7 +53,7 @@ def test_a_reply_a_full_disk_cuts_off_fails_with_advice_and_the_message_stays(
 ):
     engine = saving_engine
     fake_ollama.script(Reply(content=LONG, chunk_size=2000))
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     events = []
     with disk_full(engine):
         turn = engine.send(session.id, "tell me about my garden")
@@ -58,29 +61,29 @@ def test_a_reply_a_full_disk_cuts_off_fails_with_advice_and_the_message_stays(
             events.append(event)
             if isinstance(event, ReplyStarted):
                 # The message and the reply's placeholder are in; now the disk fills.
-                cap_file(engine.db.conn.execute("PRAGMA page_count").fetchone()[0])
+                cap_file(engine.memory.db.conn.execute("PRAGMA page_count").fetchone()[0])
     failed = events[-1]
     assert isinstance(failed, ReplyFailed) and FULL in str(failed.error)
     assert any(isinstance(e, TextDelta) for e in events)
     assert failed.message.content  # what arrived stays on screen
-    user, reply = engine.history(session.id)
+    user, reply = engine.conversations.history(session.id)
     assert (user.content, user.status) == ("tell me about my garden", "complete")
     # The reply's end could not be written; the next start closes it as interrupted.
     assert reply.status == "streaming"
-    assert engine.messages.mark_interrupted() == 1
-    assert engine.db.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+    assert engine.memory.messages.mark_interrupted() == 1
+    assert engine.memory.db.conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
 
 
 def test_background_work_outlives_a_full_disk(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     for n in range(40):
-        engine.messages.add_message(session.id, "user", f"note {n}: {LONG[: 200 + n]}")
+        engine.memory.messages.add_message(session.id, "user", f"note {n}: {LONG[: 200 + n]}")
     with disk_full(engine):
-        engine.start_background()
-        engine.wake()
-        assert not engine.chores.embedded.wait(1.0)  # nothing can be stored
-        assert engine.pending_embeddings() == 40
-    engine.wake()  # space again: the same worker carries on
-    assert engine.chores.embedded.wait(30)
+        engine.background.start_background()
+        engine.background.wake()
+        assert not engine.background.worker.embedded.wait(1.0)  # nothing can be stored
+        assert engine.background.pending_embeddings() == 40
+    engine.background.wake()  # space again: the same worker carries on
+    assert engine.background.worker.embedded.wait(30)
     engine.background.stop_background()
-    assert engine.pending_embeddings() == 0
+    assert engine.background.pending_embeddings() == 0

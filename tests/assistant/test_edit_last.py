@@ -6,13 +6,12 @@ import pytest
 
 from assistant.errors import HippoError, InvalidInput
 from assistant.memory.facts import Evidence
-from assistant.regenerate import edit_last, regenerate
 from assistant.turns import ReplyDone, UserSaved
 from tests.fake_ollama import Reply
 
 
 def _said(engine, session_id):
-    return [(m.role, m.content) for m in engine.history(session_id)]
+    return [(m.role, m.content) for m in engine.conversations.history(session_id)]
 
 
 def _proposing(statement: str) -> Reply:
@@ -22,12 +21,12 @@ def _proposing(statement: str) -> Reply:
 
 
 def test_the_edited_message_and_its_reply_replace_the_last_exchange(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     list(engine.send(session.id, "Hello there"))
     fake_ollama.script(Reply(content="Lisbon, surely."), Reply(content="Lisbon."))
     list(engine.send(session.id, "What is the capital of Portugl?"))
-    (old_user, old_reply) = engine.history(session.id)[-2:]
-    events = list(edit_last(engine, session.id, "What is the capital of Portugal?"))
+    (old_user, old_reply) = engine.conversations.history(session.id)[-2:]
+    events = list(engine.edit_last(session.id, "What is the capital of Portugal?"))
     assert isinstance(events[0], UserSaved) and isinstance(events[-1], ReplyDone)
     assert _said(engine, session.id) == [
         ("user", "Hello there"),
@@ -35,81 +34,85 @@ def test_the_edited_message_and_its_reply_replace_the_last_exchange(engine, fake
         ("user", "What is the capital of Portugal?"),
         ("assistant", "Lisbon."),
     ]
-    assert engine.search_messages("Portugl") == []  # not left in recall
-    assert engine.search_messages("surely") == []
+    assert engine.memory.search_messages("Portugl") == []  # not left in recall
+    assert engine.memory.search_messages("surely") == []
     # The model was asked without the old words: the working memory had lost them.
     prompt = fake_ollama.requests[-1].body["messages"]
     assert not any("Portugl" in m["content"] or "surely" in m["content"] for m in prompt)
-    assert {old_user.id, old_reply.id}.isdisjoint(m.id for m in engine.history(session.id))
+    assert {old_user.id, old_reply.id}.isdisjoint(
+        m.id for m in engine.conversations.history(session.id)
+    )
 
 
 def test_a_session_of_one_exchange_is_kept_when_its_message_is_edited(engine, fake_ollama):
-    session = engine.new_session(scope="work")
+    session = engine.conversations.new_session(scope="work")
     list(engine.send(session.id, "Helo"))
-    list(edit_last(engine, session.id, "Hello"))
-    assert engine.session(session.id).scope == "work"
+    list(engine.edit_last(session.id, "Hello"))
+    assert engine.conversations.session(session.id).scope == "work"
     assert _said(engine, session.id) == [("user", "Hello"), ("assistant", "You said: Hello")]
 
 
 def test_a_fact_drawn_only_from_the_replaced_turn_goes_as_retry_would_drop_it(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     fake_ollama.script(_proposing("The user lives in Lisbn"), Reply(content="Noted."))
     list(engine.send(session.id, "I live in Lisbn"))
-    (proposed,) = engine.facts.list(engine.profile.id)
-    old_user = engine.history(session.id)[0]
+    (proposed,) = engine.memory.facts.list(engine.memory.profile.id)
+    old_user = engine.conversations.history(session.id)[0]
     # A fact that the replaced message only shares with another message stays, minus it.
-    elsewhere = engine.messages.add_message(engine.new_session().id, "user", "I like tea")
-    shared = engine.facts.add(
-        engine.profile.id,
+    elsewhere = engine.memory.messages.add_message(
+        engine.conversations.new_session().id, "user", "I like tea"
+    )
+    shared = engine.memory.facts.add(
+        engine.memory.profile.id,
         "The user likes tea",
         source_kind="user_stated",
         actor="user",
         evidence=[Evidence("message", old_user.id), Evidence("message", elsewhere.id)],
     )
-    list(edit_last(engine, session.id, "I live in Lisbon"))
-    remaining = {fact.id: fact for fact in engine.facts.list(engine.profile.id)}
+    list(engine.edit_last(session.id, "I live in Lisbon"))
+    remaining = {fact.id: fact for fact in engine.memory.facts.list(engine.memory.profile.id)}
     assert proposed.id not in remaining
     assert [e.ref_id for e in remaining[shared.id].evidence] == [elsewhere.id]
 
 
 def test_retry_then_edit_replaces_the_retried_reply_too(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     fake_ollama.script(Reply(content="first"), Reply(content="second"), Reply(content="third"))
     list(engine.send(session.id, "Tell me a colour"))
-    list(regenerate(engine, session.id))
-    list(edit_last(engine, session.id, "Tell me a number"))
+    list(engine.regenerate(session.id))
+    list(engine.edit_last(session.id, "Tell me a number"))
     assert _said(engine, session.id) == [("user", "Tell me a number"), ("assistant", "third")]
 
 
 def test_an_edit_of_a_message_that_is_no_longer_the_last_changes_nothing(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     list(engine.send(session.id, "first"))
-    chosen = engine.history(session.id)[0].id
+    chosen = engine.conversations.history(session.id)[0].id
     list(engine.send(session.id, "second"))  # sent meanwhile (another window, say)
     before = _said(engine, session.id)
     with pytest.raises(HippoError, match="changed since you began editing"):
-        list(edit_last(engine, session.id, "first, edited", edited=chosen))
+        list(engine.edit_last(session.id, "first, edited", edited=chosen))
     assert _said(engine, session.id) == before
 
 
 def test_an_empty_edit_is_refused_and_nothing_is_replaced(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     list(engine.send(session.id, "keep me"))
     with pytest.raises(InvalidInput, match="empty"):
-        list(edit_last(engine, session.id, "  "))
+        list(engine.edit_last(session.id, "  "))
     assert _said(engine, session.id)[0] == ("user", "keep me")
 
 
 def test_nothing_to_edit_in_a_session_without_a_message_of_the_users(engine):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     with pytest.raises(HippoError, match="no message of yours"):
-        list(edit_last(engine, session.id, "hello"))
+        list(engine.edit_last(session.id, "hello"))
 
 
 def test_an_incognito_chat_is_rewound_in_memory(engine, fake_ollama):
-    session = engine.new_session(incognito=True)
+    session = engine.conversations.new_session(incognito=True)
     list(engine.send(session.id, "secret typo"))
-    list(edit_last(engine, session.id, "secret, fixed"))
+    list(engine.edit_last(session.id, "secret, fixed"))
     assert _said(engine, session.id) == [
         ("user", "secret, fixed"),
         ("assistant", "You said: secret, fixed"),
@@ -117,19 +120,21 @@ def test_an_incognito_chat_is_rewound_in_memory(engine, fake_ollama):
 
 
 def test_a_title_taken_from_the_replaced_message_follows_the_edit(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     list(engine.send(session.id, "my pasword is hunter2"))
-    list(edit_last(engine, session.id, "how do I pick a password?"))
-    assert engine.session(session.id).title == "how do I pick a password?"
+    list(engine.edit_last(session.id, "how do I pick a password?"))
+    assert engine.conversations.session(session.id).title == "how do I pick a password?"
 
 
 def test_a_title_of_the_users_or_of_an_earlier_message_stays(engine, fake_ollama):
-    renamed, longer = engine.new_session(), engine.new_session()
+    renamed, longer = engine.conversations.new_session(), engine.conversations.new_session()
     list(engine.send(renamed.id, "first words"))
-    engine.rename_session(renamed.id, "Trip plans")
+    engine.conversations.rename_session(renamed.id, "Trip plans")
     list(engine.send(longer.id, "same words"))
     list(engine.send(longer.id, "same words"))
-    list(edit_last(engine, renamed.id, "changed"))
-    list(edit_last(engine, longer.id, "other words"))
-    assert engine.session(renamed.id).title == "Trip plans"
-    assert engine.session(longer.id).title == "same words"  # the first message's, still there
+    list(engine.edit_last(renamed.id, "changed"))
+    list(engine.edit_last(longer.id, "other words"))
+    assert engine.conversations.session(renamed.id).title == "Trip plans"
+    assert (
+        engine.conversations.session(longer.id).title == "same words"
+    )  # the first message's, still there

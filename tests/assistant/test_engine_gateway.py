@@ -29,16 +29,16 @@ def test_a_token_given_later_reaches_every_request_and_the_old_gateway_is_closed
         clock=clock,
     )
     try:
-        engine.recall("what do I like to drink")  # the reading probe is built on `old`
+        engine.memory.recall("what do I like to drink")  # the reading probe is built on `old`
         fake_ollama.require_token("secret")
         seen = len(fake_ollama.requests)
 
-        engine.use_token("secret")
-        engine.recall("我喜欢喝什么")  # a new script: the reading probe embeds again
+        engine.host.use_token("secret")
+        engine.memory.recall("我喜欢喝什么")  # a new script: the reading probe embeds again
 
         after = fake_ollama.requests[seen:]
         assert old.closed
-        assert engine.llm is not old and engine.ollama_host == fake_ollama.host
+        assert engine.host.gateway is not old and engine.host.ollama_host == fake_ollama.host
         assert any(r.path == "/api/embed" for r in after)
         assert all(r.headers.get("authorization") == "Bearer secret" for r in after)
     finally:

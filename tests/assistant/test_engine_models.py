@@ -34,7 +34,7 @@ def test_the_starter_probes_without_the_data_file_and_hands_its_gateway_on(confi
         assert not config.db_path.exists()  # nothing opened for the probe
         engine = starter.open_engine()
         try:
-            assert engine.llm is starter.gateway
+            assert engine.host.gateway is starter.gateway
             assert starter.probe() == fake_ollama.version  # now through the engine
         finally:
             engine.close()

@@ -95,11 +95,11 @@ def test_a_turn_answers_with_the_settings_it_was_given_and_hands_on_its_chores(
 
 def test_a_settings_change_reaches_the_next_turn_not_the_one_under_way(engine, fake_ollama):
     fake_ollama.add_model("other:1b", capabilities=("completion",))
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     fake_ollama.script(Reply(content="First answer."), Reply(content="Second answer."))
     first = engine.send(session.id, "one")
     next(first)  # the turn has started, with the settings of now
-    engine.chat_model = "other:1b"
+    engine.live_settings.change(chat_model="other:1b")
     list(first)
     list(engine.send(session.id, "two"))
     asked = [r.body["model"] for r in fake_ollama.requests if r.path == "/api/chat"]
@@ -145,7 +145,7 @@ def test_the_background_worker_starts_once_whichever_threads_ask(engine):
 
     def ask() -> None:
         start.wait()
-        engine.start_background()
+        engine.background.start_background()
 
     threads = [threading.Thread(target=ask) for _ in range(4)]
     for thread in threads:
@@ -155,19 +155,19 @@ def test_the_background_worker_starts_once_whichever_threads_ask(engine):
     first = _embedders() - before
     assert len(first) == 1
     engine.background.stop_background()
-    engine.start_background()  # a stopped worker may start again: a new thread
+    engine.background.start_background()  # a stopped worker may start again: a new thread
     assert len(_embedders() - before - first) == 1
 
 
 def test_a_summary_that_fails_stays_due_and_folds_at_the_next_try(engine, fake_ollama):
-    engine.context_tokens = 600  # working memory gets 300 tokens
-    session = engine.new_session()
+    engine.live_settings.change(context_tokens=600)  # working memory gets 300 tokens
+    session = engine.conversations.new_session()
     for i in range(8):
         fake_ollama.script(Reply(content=f"Answer {i}: " + "detail " * 30))
         list(engine.send(session.id, f"Question {i} about the garden " + "words " * 20))
     fake_ollama.script(Reply(fail="500"))
-    assert engine.chores.summaries.update() == 0
-    assert engine.messages.summary(session.id)[0] == ""
+    assert engine.background.worker.summaries.update() == 0
+    assert engine.memory.messages.summary(session.id)[0] == ""
     fake_ollama.script(Reply(content="The user is planning a garden."))
-    assert engine.chores.summaries.update() == 1
-    assert engine.messages.summary(session.id)[0] == "The user is planning a garden."
+    assert engine.background.worker.summaries.update() == 1
+    assert engine.memory.messages.summary(session.id)[0] == "The user is planning a garden."

@@ -13,41 +13,43 @@ from assistant.memory.script_probe import PARAPHRASES, Reading
 
 def _say(engine, session, *texts):
     for text in texts:
-        engine.messages.add_message(session.id, "user", text)
+        engine.memory.messages.add_message(session.id, "user", text)
 
 
 def test_messages_are_embedded_in_batches(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, *[f"note number {i} about gardening" for i in range(10)])
-    assert engine.vectors.queued() == 10
-    assert engine.embed_pending(batch_size=4) == 10
-    assert engine.vectors.queued() == 0
+    assert engine.memory.vectors.queued() == 10
+    assert engine.background.embed_pending(batch_size=4) == 10
+    assert engine.memory.vectors.queued() == 0
     embeds = [r for r in fake_ollama.requests if r.path == "/api/embed"]
     assert [len(r.body["input"]) for r in embeds] == [4, 4, 2]
 
 
 def test_vector_tables_follow_the_models_dimension(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, "hello there")
-    engine.embed_pending()
-    assert engine.vectors.model(engine.vector_key).dim == fake_ollama.embed_dim("embeddinggemma")
-    engine.use_models(embedding="all-minilm")
-    engine.embed_pending()
-    model = engine.vectors.model("all-minilm:latest")
+    engine.background.embed_pending()
+    assert engine.memory.vectors.model(
+        engine.memory.embedder.vector_key
+    ).dim == fake_ollama.embed_dim("embeddinggemma")
+    engine.live_settings.use_models(embedding="all-minilm")
+    engine.background.embed_pending()
+    model = engine.memory.vectors.model("all-minilm:latest")
     assert model.dim == fake_ollama.embed_dim("all-minilm")
-    assert engine.vectors.queued() == 0
+    assert engine.memory.vectors.queued() == 0
 
 
 def test_a_failed_embedding_is_retried_later_and_the_message_is_kept(engine, fake_ollama, clock):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, "my passport expires in March")
     fake_ollama.fail_next("/api/embed", "500")
-    assert engine.embed_pending() == 0
-    assert engine.vectors.queued() == 1
-    assert engine.embed_pending() == 0  # not due yet: no hammering a failing host
+    assert engine.background.embed_pending() == 0
+    assert engine.memory.vectors.queued() == 1
+    assert engine.background.embed_pending() == 0  # not due yet: no hammering a failing host
     clock.advance(seconds=retry_delay(1).total_seconds() + 1)
-    assert engine.embed_pending() == 1
-    assert engine.history(session.id)[0].content == "my passport expires in March"
+    assert engine.background.embed_pending() == 1
+    assert engine.conversations.history(session.id)[0].content == "my passport expires in March"
 
 
 def test_retry_delays_grow_and_are_capped():
@@ -56,7 +58,7 @@ def test_retry_delays_grow_and_are_capped():
 
 
 def test_search_finds_messages_by_keyword_and_by_meaning(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(
         engine,
         session,
@@ -64,8 +66,8 @@ def test_search_finds_messages_by_keyword_and_by_meaning(engine, fake_ollama):
         "The quarterly budget review is on Friday",
         "Biscuit loves long walks in the park",
     )
-    engine.embed_pending()
-    hits = engine.search_messages("dog Biscuit walks")
+    engine.background.embed_pending()
+    hits = engine.memory.search_messages("dog Biscuit walks")
     contents = [h.message.content for h in hits]
     assert set(contents[:2]) == {
         "Biscuit loves long walks in the park",
@@ -77,39 +79,39 @@ def test_search_finds_messages_by_keyword_and_by_meaning(engine, fake_ollama):
 
 
 def test_search_finds_by_meaning_alone_when_no_keyword_matches(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, "walking the dog at dawn", "tax forms are due")
-    engine.embed_pending()
-    hits = engine.search_messages("dogs walking")
+    engine.background.embed_pending()
+    hits = engine.memory.search_messages("dogs walking")
     assert hits and hits[0].message.content == "walking the dog at dawn"
 
 
 def test_search_falls_back_to_keywords_when_ollama_is_down(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, "the plumber comes on Tuesday")
-    engine.embed_pending()
+    engine.background.embed_pending()
     fake_ollama.stop()
-    (hit,) = engine.search_messages("plumber")
+    (hit,) = engine.memory.search_messages("plumber")
     assert hit.message.content == "the plumber comes on Tuesday" and hit.vector is None
 
 
 def test_search_finds_chinese_messages(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, "我下周五要去北京出差", "今天天气很好")
-    engine.embed_pending()
-    hits = engine.search_messages("北京出差")
+    engine.background.embed_pending()
+    hits = engine.memory.search_messages("北京出差")
     assert hits[0].message.content == "我下周五要去北京出差"
 
 
 def test_search_leaves_the_ranking_to_keywords_where_the_model_does_not_read_the_script(
     engine, fake_ollama
 ):
-    _say(engine, engine.new_session(), "我的护照三月到期")
-    _say(engine, engine.new_session(), "海边散步")
-    engine.embed_pending()
+    _say(engine, engine.conversations.new_session(), "我的护照三月到期")
+    _say(engine, engine.conversations.new_session(), "海边散步")
+    engine.background.embed_pending()
     # The fake model embeds a bag of words, which the paraphrase probe does not trust:
     # its nearest message ("海边散步", sharing no word) must not come back as a hit.
-    (hit,) = engine.search_messages("护照什么时候到期")
+    (hit,) = engine.memory.search_messages("护照什么时候到期")
     assert hit.message.content == "我的护照三月到期"
     assert hit.vector is not None and hit.vector_trust == 0.0
     assert hit.score == pytest.approx(hit.keyword)
@@ -138,13 +140,13 @@ def test_search_fuses_the_similarities_of_a_model_that_reads_the_script(config, 
         reading=ReadsEveryScript(),
     )
     try:
-        _say(engine, engine.new_session(), "我的护照三月到期")
-        _say(engine, engine.new_session(), "海边散步")
-        engine.embed_pending()
-        hits = engine.search_messages("护照什么时候到期")
+        _say(engine, engine.conversations.new_session(), "我的护照三月到期")
+        _say(engine, engine.conversations.new_session(), "海边散步")
+        engine.background.embed_pending()
+        hits = engine.memory.search_messages("护照什么时候到期")
         assert [h.message.content for h in hits] == ["我的护照三月到期", "海边散步"]
         # The similarity adds to the keyword score's share (search fuses as recall does).
-        assert hits[0].score > hits[0].keyword * engine.retriever.weights.keyword
+        assert hits[0].score > hits[0].keyword * engine.memory.retriever.weights.keyword
     finally:
         engine.close()
 
@@ -152,62 +154,66 @@ def test_search_fuses_the_similarities_of_a_model_that_reads_the_script(config, 
 def test_vector_search_stays_inside_the_profile(engine, fake_ollama, config):
     from assistant.engine import Hippo
 
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, "my salary negotiation at work")
     other = Hippo(
-        engine.db,
-        engine.llm,
+        engine.memory.db,
+        engine.host.gateway,
         chat_model=config.models.chat,
         embedding_model=config.models.embedding,
         profile="personal",
     )
-    _say(other, other.new_session(), "my salary is private")
-    engine.embed_pending()
-    assert [h.message.content for h in engine.search_messages("salary")] == [
+    _say(other, other.conversations.new_session(), "my salary is private")
+    engine.background.embed_pending()
+    assert [h.message.content for h in engine.memory.search_messages("salary")] == [
         "my salary negotiation at work"
     ]
-    assert [h.message.content for h in other.search_messages("salary")] == ["my salary is private"]
+    assert [h.message.content for h in other.memory.search_messages("salary")] == [
+        "my salary is private"
+    ]
 
 
 def test_the_background_worker_embeds_new_messages(engine, fake_ollama):
-    engine.start_background()
-    session = engine.new_session()
+    engine.background.start_background()
+    session = engine.conversations.new_session()
     _say(engine, session, "a note for the worker")
-    engine.wake()
-    assert engine.chores.embedded.wait(30)
+    engine.background.wake()
+    assert engine.background.worker.embedded.wait(30)
     engine.background.stop_background()
-    assert engine.vectors.queued() == 0
+    assert engine.memory.vectors.queued() == 0
 
 
 def test_a_models_short_and_full_names_share_its_vectors(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, "hello there")
-    engine.embed_pending()
-    engine.use_models(embedding="embeddinggemma:latest")
-    assert engine.pending_embeddings() == 0
+    engine.background.embed_pending()
+    engine.live_settings.use_models(embedding="embeddinggemma:latest")
+    assert engine.background.pending_embeddings() == 0
 
 
 def test_the_background_worker_stops_between_batches(engine, fake_ollama):
     import threading
 
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, *[f"note {i}" for i in range(100)])
     stop = threading.Event()
     stop.set()
     engine.background.maintain(stop)
-    assert engine.pending_embeddings() == 100
+    assert engine.background.pending_embeddings() == 100
 
 
 def test_recall_weighs_vectors_as_far_as_the_model_reads_the_querys_script(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     _say(engine, session, "我的护照三月到期", "海边散步")
-    engine.embed_pending()
+    engine.background.embed_pending()
     # The fake model embeds a bag of words: paraphrases that share none look unrelated
     # to it, so the probe gives its similarities no weight, and relevance is keywords'.
     for question in ("护照怎么续签？", "护照什么时候到期？"):
-        found = engine.recall(question, kinds=("message",))
+        found = engine.memory.recall(question, kinds=("message",))
         assert found and all(m.relevance == pytest.approx(m.keyword) for m in found)
-    asked = prefixed(engine.embedding_model, [first for first, _ in PARAPHRASES["han"]], "query")
+    asked = prefixed(
+        engine.live_settings.embedding_model, [first for first, _ in PARAPHRASES["han"]], "query"
+    )
     probes = [
         r for r in fake_ollama.requests if r.path == "/api/embed" and r.body["input"] == asked
     ]
@@ -219,34 +225,36 @@ def test_the_user_is_told_once_that_the_model_does_not_read_their_language(
 ):
     from assistant.engine import Hippo
 
-    _say(engine, engine.new_session(), "我的护照三月到期")
-    engine.embed_pending()
-    engine.take_notices()
-    engine.recall("护照什么时候到期？")
-    (notice,) = engine.take_notices()
+    _say(engine, engine.conversations.new_session(), "我的护照三月到期")
+    engine.background.embed_pending()
+    engine.background.take_notices()
+    engine.memory.recall("护照什么时候到期？")
+    (notice,) = engine.background.take_notices()
     assert "embeddinggemma does not read Chinese" in notice and "F2" in notice
-    engine.recall("护照怎么续签？")
-    assert engine.take_notices() == []  # once per model and script
+    engine.memory.recall("护照怎么续签？")
+    assert engine.background.take_notices() == []  # once per model and script
     again = Hippo(
-        engine.db,
-        engine.llm,
+        engine.memory.db,
+        engine.host.gateway,
         chat_model=config.models.chat,
         embedding_model=config.models.embedding,
     )
-    again.recall("护照在哪里办？")
-    assert again.take_notices() == []  # the answer is kept in the file: not the next run either
+    again.memory.recall("护照在哪里办？")
+    assert (
+        again.background.take_notices() == []
+    )  # the answer is kept in the file: not the next run either
 
 
 def test_background_work_gives_a_large_archive_cells_and_recall_uses_them(engine, fake_ollama):
     from assistant.memory import vector_cells
     from assistant.memory.vector_cells import CellSizes
 
-    engine.vectors.cells = CellSizes(cells=4, min_rows=20)  # a few dozen vectors get cells
-    session = engine.new_session()
+    engine.memory.vectors.cells = CellSizes(cells=4, min_rows=20)  # a few dozen vectors get cells
+    session = engine.conversations.new_session()
     _say(engine, session, *[f"note {i} about gardening and tomatoes" for i in range(30)])
-    wanted = engine.messages.add_message(session.id, "user", "my passport expires in March")
+    wanted = engine.memory.messages.add_message(session.id, "user", "my passport expires in March")
     engine.background.maintain()
-    model = engine.vectors.model(engine.vector_key)
-    assert vector_cells.is_complete(engine.db.conn, model.table("message"))
-    found = engine.recall("when does my passport expire?", kinds=("message",))
+    model = engine.memory.vectors.model(engine.memory.embedder.vector_key)
+    assert vector_cells.is_complete(engine.memory.db.conn, model.table("message"))
+    found = engine.memory.recall("when does my passport expire?", kinds=("message",))
     assert found[0].item_id == wanted.id

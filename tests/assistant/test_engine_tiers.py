@@ -12,53 +12,53 @@ def test_recall_reaches_documents_events_and_messages(engine, fake_ollama, tmp_p
     notes.write_text("# Trip\n\nFlights to Lisbon on May 3.\n\n## Hotel\n\nAlfama guesthouse.\n")
     engine.ingest(notes)
     engine.log_event("booked a taxi to the Lisbon airport", source="phone")
-    session = engine.new_session()
-    engine.messages.add_message(session.id, "user", "I am nervous about flying to Lisbon")
-    engine.embed_pending()
-    kinds = {m.kind for m in engine.recall("Lisbon", limit=10)}
+    session = engine.conversations.new_session()
+    engine.memory.messages.add_message(session.id, "user", "I am nervous about flying to Lisbon")
+    engine.background.embed_pending()
+    kinds = {m.kind for m in engine.memory.recall("Lisbon", limit=10)}
     assert kinds == {"chunk", "event", "message"}
 
 
 def test_every_recalled_memory_carries_its_score_breakdown(engine, fake_ollama):
     engine.log_event("ran 5k in the park")
-    engine.embed_pending()
-    (memory,) = engine.recall("park run")
+    engine.background.embed_pending()
+    (memory,) = engine.memory.recall("park run")
     assert memory.source == "event from cli"
     assert 0 < memory.relevance <= 1 and 0 < memory.recency <= 1
     assert memory.score > memory.relevance  # recency and importance add to it
 
 
 def test_nothing_is_recalled_when_nothing_is_relevant(engine, fake_ollama):
-    session = engine.new_session()
-    engine.messages.add_message(session.id, "user", "my cat is called Miso")
-    engine.embed_pending()
-    assert engine.recall("quarterly tax deadline") == []
+    session = engine.conversations.new_session()
+    engine.memory.messages.add_message(session.id, "user", "my cat is called Miso")
+    engine.background.embed_pending()
+    assert engine.memory.recall("quarterly tax deadline") == []
 
 
 def test_expired_events_are_never_recalled(engine, fake_ollama, clock):
     engine.log_event("the oven is preheating", ttl=timedelta(hours=1))
-    assert [m.kind for m in engine.recall("oven")] == ["event"]
+    assert [m.kind for m in engine.memory.recall("oven")] == ["event"]
     clock.advance(hours=2)
-    assert engine.recall("oven") == []
+    assert engine.memory.recall("oven") == []
 
 
 def test_episodes_written_directly_are_recalled(engine, fake_ollama, clock):
     now = clock.now()
-    engine.episodes.add(
-        engine.profile.id,
+    engine.memory.episodes.add(
+        engine.memory.profile.id,
         summary="Planned the garden: tomatoes and basil",
         started_at=now - timedelta(hours=1),
         ended_at=now,
         importance=6,
     )
-    (memory,) = engine.recall("what did we plant in the garden?")
+    (memory,) = engine.memory.recall("what did we plant in the garden?")
     assert memory.kind == "episode" and "tomatoes" in memory.text
 
 
 def test_recency_decays_by_099_per_hour(engine, fake_ollama, clock):
     engine.log_event("watered the ferns", ttl=timedelta(days=30))
     clock.advance(hours=10)
-    (memory,) = engine.recall("ferns watered")
+    (memory,) = engine.memory.recall("ferns watered")
     assert abs(memory.recency - 0.99**10) < 1e-6
 
 

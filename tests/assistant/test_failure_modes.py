@@ -49,8 +49,8 @@ def archive(tmp_path):
 
 def _used(engine, text, session=None):
     """The (section, memory) pairs a chat turn's prompt would carry for ``text``."""
-    session = session or engine.new_session()
-    user = engine.messages.add_message(session.id, "user", text)
+    session = session or engine.conversations.new_session()
+    user = engine.memory.messages.add_message(session.id, "user", text)
     return engine.context_for(session, user).used
 
 
@@ -65,34 +65,34 @@ def _moved(engine, clock):
     porto = state_fact(engine, "I live in Porto")
     clock.advance(days=30)
     lisbon = state_fact(engine, "I live in Lisbon")
-    engine.facts.supersede(porto.id, lisbon.id, actor="user")
+    engine.memory.facts.supersede(porto.id, lisbon.id, actor="user")
     return porto, lisbon
 
 
 def test_the_fact_tier_neither_offers_nor_loads_a_superseded_fact(engine, clock):
     porto, lisbon = _moved(engine, clock)
-    tier = engine.retriever.tiers["fact"]
-    now = Query("where do I live, Porto or Lisbon", engine.profile.id, clock.now())
+    tier = engine.memory.retriever.tiers["fact"]
+    now = Query("where do I live, Porto or Lisbon", engine.memory.profile.id, clock.now())
     assert [i for i, _ in tier.keyword(now, 10)] == [lisbon.id]
     assert set(tier.load([porto.id, lisbon.id], now)) == {lisbon.id}
-    then = Query(now.text, engine.profile.id, clock.now(), as_of=porto.learned_at)
+    then = Query(now.text, engine.memory.profile.id, clock.now(), as_of=porto.learned_at)
     assert set(tier.load([porto.id, lisbon.id], then)) == {porto.id}
 
 
 def test_the_fact_tier_loads_no_forgotten_or_pending_fact(engine, clock):
     cello = state_fact(engine, "I play the cello")
     violin = state_fact(engine, "I play the violin")
-    engine.facts.forget(violin.id, actor="user")
-    viola = engine.facts.add(
-        engine.profile.id,
+    engine.memory.facts.forget(violin.id, actor="user")
+    viola = engine.memory.facts.add(
+        engine.memory.profile.id,
         "The user plays the viola",
         evidence=[Evidence("message", cello.evidence[0].ref_id)],
         source_kind="assistant_inferred",
         actor="sleep",
     )
     assert viola.status == "pending"
-    query = Query("cello violin viola", engine.profile.id, clock.now())
-    loaded = engine.retriever.tiers["fact"].load([cello.id, violin.id, viola.id], query)
+    query = Query("cello violin viola", engine.memory.profile.id, clock.now())
+    loaded = engine.memory.retriever.tiers["fact"].load([cello.id, violin.id, viola.id], query)
     assert set(loaded) == {cello.id}
 
 
@@ -100,10 +100,10 @@ def test_a_superseded_fact_never_reaches_the_prompt_but_its_successor_does(
     engine, fake_ollama, clock
 ):
     porto, lisbon = _moved(engine, clock)
-    engine.embed_pending()
+    engine.background.embed_pending()
     facts = _fact_ids(_used(engine, "Where do I live now, Porto or Lisbon?"))
     assert lisbon.id in facts and porto.id not in facts
-    assert ("fact", porto.id) not in {m.key for m in engine.recall("Porto")}
+    assert ("fact", porto.id) not in {m.key for m in engine.memory.recall("Porto")}
 
 
 # -- fragmentation: one fact about an entity brings its siblings ------------------------------
@@ -116,32 +116,32 @@ def _linked(engine, text, importance):
         said=f"Please remember for me: {text}, it matters at work",
         importance=importance,
     )
-    engine.entities.link(engine.profile.id, "fact", fact.id, extract_entities(text))
+    engine.memory.entities.link(engine.memory.profile.id, "fact", fact.id, extract_entities(text))
     return fact
 
 
 def test_a_recalled_fact_brings_the_facts_that_share_its_entity(engine, fake_ollama):
-    engine.context_budget = ContextBudget(facts=120)  # room for about six facts
+    engine.live_settings.change(context_budget=ContextBudget(facts=120))  # room for about six facts
     for i in range(12):
         _linked(engine, f"Important thing number {i} about my family", importance=9)
     launch = _linked(engine, "The Project Atlas launch is on 3 March", importance=2)
     owner = _linked(engine, "Priya Shah leads Project Atlas", importance=1)
-    engine.embed_pending()
+    engine.background.embed_pending()
     facts = _fact_ids(_used(engine, "When is the launch?"))
     assert launch.id in facts
     assert owner.id in facts  # shares no word with the message, only the entity
 
 
 def test_a_message_naming_an_entity_brings_its_facts_when_recall_is_full(engine, fake_ollama):
-    engine.context_budget = ContextBudget(facts=120)
+    engine.live_settings.change(context_budget=ContextBudget(facts=120))
     for i in range(12):
         _linked(engine, f"Important thing number {i} about my family", importance=9)
     owner = _linked(engine, "Priya Shah leads Project Atlas", importance=1)
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     for i in range(14):  # closer matches than the fact: they fill recall's twelve places
         text = f"Project Atlas sprint {i} review: status {i}"
-        engine.messages.add_message(session.id, "user", text)
-    engine.embed_pending()
+        engine.memory.messages.add_message(session.id, "user", text)
+    engine.background.embed_pending()
     used = _used(engine, "Project Atlas sprint review status?")
     assert ("fact", owner.id) not in {m.key for section, m in used if section == "recalled"}
     assert owner.id in _fact_ids(used)
@@ -153,9 +153,11 @@ def test_a_fact_the_model_remembers_is_linked_to_the_entities_it_names(engine, f
         Reply(tool_calls=[{"name": "remember_fact", "arguments": {"statement": statement}}]),
         Reply(content="Noted."),
     )
-    list(engine.send(engine.new_session().id, "Priya and I run Project Atlas together"))
-    (fact,) = engine.facts.list(engine.profile.id)
-    names = {e.name for e in engine.entities.entities_of("fact", fact.id)}
+    list(
+        engine.send(engine.conversations.new_session().id, "Priya and I run Project Atlas together")
+    )
+    (fact,) = engine.memory.facts.list(engine.memory.profile.id)
+    names = {e.name for e in engine.memory.entities.entities_of("fact", fact.id)}
     assert names == {"Priya Shah", "Project Atlas"}
 
 
@@ -208,11 +210,11 @@ def test_only_a_question_about_the_present_favours_the_newer_of_equal_memories(a
 def test_recency_decays_from_a_facts_last_use_not_from_when_it_was_learned(engine, clock):
     fact = state_fact(engine, "My bike is a blue Brompton")
     clock.advance(days=30)
-    (memory,) = engine.recall("Brompton bike", kinds=("fact",))
+    (memory,) = engine.memory.recall("Brompton bike", kinds=("fact",))
     assert memory.recency == pytest.approx(0.99 ** (30 * 24))
-    engine.facts.touch([fact.id], clock.now())
+    engine.memory.facts.touch([fact.id], clock.now())
     clock.advance(hours=2)
-    (memory,) = engine.recall("Brompton bike", kinds=("fact",))
+    (memory,) = engine.memory.recall("Brompton bike", kinds=("fact",))
     assert memory.recency == pytest.approx(0.99**2)
 
 
@@ -232,18 +234,20 @@ def test_weak_matches_below_the_tail_share_of_the_best_are_dropped(archive):
 
 
 def test_recall_returns_no_more_memories_than_its_limit(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     for i in range(20):
-        engine.messages.add_message(session.id, "user", f"garden note {i}: plant bed {i * 7}")
-    assert len(engine.recall("garden plant", limit=5)) == 5
+        engine.memory.messages.add_message(
+            session.id, "user", f"garden note {i}: plant bed {i * 7}"
+        )
+    assert len(engine.memory.recall("garden plant", limit=5)) == 5
 
 
 def test_near_duplicate_memories_are_recalled_once(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     for _ in range(3):
-        engine.messages.add_message(session.id, "user", "the garden gate code is 4471")
-    engine.messages.add_message(session.id, "user", "the garden shed key is under the pot")
-    texts = [m.text for m in engine.recall("garden gate code shed", kinds=("message",))]
+        engine.memory.messages.add_message(session.id, "user", "the garden gate code is 4471")
+    engine.memory.messages.add_message(session.id, "user", "the garden shed key is under the pot")
+    texts = [m.text for m in engine.memory.recall("garden gate code shed", kinds=("message",))]
     assert sorted(texts) == [
         "the garden gate code is 4471",
         "the garden shed key is under the pot",
@@ -257,29 +261,35 @@ def test_a_fact_whose_validity_ended_is_not_recalled_even_before_sleep_expires_i
     fact = state_fact(
         engine, "My rental car is a red Fiat", valid_to=clock.now() + timedelta(days=2)
     )
-    assert [m.item_id for m in engine.recall("rental car Fiat", kinds=("fact",))] == [fact.id]
+    assert [m.item_id for m in engine.memory.recall("rental car Fiat", kinds=("fact",))] == [
+        fact.id
+    ]
     clock.advance(days=3)
-    assert engine.facts.get(fact.id).status == "active"  # sleep has not run yet
-    assert engine.recall("rental car Fiat", kinds=("fact",)) == []
+    assert engine.memory.facts.get(fact.id).status == "active"  # sleep has not run yet
+    assert engine.memory.recall("rental car Fiat", kinds=("fact",)) == []
 
 
 def test_the_event_tier_never_loads_an_expired_event(engine, clock):
     event = engine.log_event("the oven is preheating", ttl=timedelta(hours=1))
-    tier = engine.retriever.tiers["event"]
-    assert set(tier.load([event.id], Query("oven", engine.profile.id, clock.now()))) == {event.id}
+    tier = engine.memory.retriever.tiers["event"]
+    assert set(tier.load([event.id], Query("oven", engine.memory.profile.id, clock.now()))) == {
+        event.id
+    }
     later = clock.advance(hours=2)
-    assert tier.load([event.id], Query("oven", engine.profile.id, later)) == {}
+    assert tier.load([event.id], Query("oven", engine.memory.profile.id, later)) == {}
 
 
 # -- scope creep: a session of one scope never recalls another scope's memories -------------
 
 
 def test_a_work_session_recalls_no_health_memory_of_any_tier(engine, fake_ollama, clock):
-    pid = engine.profile.id
+    pid = engine.memory.profile.id
     health_fact = state_fact(engine, "My blood pressure medication is lisinopril", scope="health")
-    health = engine.messages.create_session(pid, scope="health")
-    said = engine.messages.add_message(health.id, "user", "the doctor raised my lisinopril dose")
-    episode = engine.episodes.add(
+    health = engine.memory.messages.create_session(pid, scope="health")
+    said = engine.memory.messages.add_message(
+        health.id, "user", "the doctor raised my lisinopril dose"
+    )
+    episode = engine.memory.episodes.add(
         pid,
         summary="Talked about the new lisinopril dose and side effects",
         started_at=clock.now(),
@@ -289,11 +299,11 @@ def test_a_work_session_recalls_no_health_memory_of_any_tier(engine, fake_ollama
         scope="health",
     )
     general = state_fact(engine, "I take my pills with breakfast, lisinopril included")
-    engine.embed_pending()
+    engine.background.embed_pending()
     scoped = {("fact", health_fact.id), ("message", said.id), ("episode", episode.id)}
-    work = {m.key for m in engine.recall("lisinopril dose", scopes=("work",))}
+    work = {m.key for m in engine.memory.recall("lisinopril dose", scopes=("work",))}
     assert ("fact", general.id) in work and not work & scoped
-    assert scoped <= {m.key for m in engine.recall("lisinopril dose", scopes=("health",))}
+    assert scoped <= {m.key for m in engine.memory.recall("lisinopril dose", scopes=("health",))}
 
 
 def test_a_fact_the_model_remembers_in_a_scoped_session_keeps_that_scope(engine, fake_ollama):
@@ -302,9 +312,9 @@ def test_a_fact_the_model_remembers_in_a_scoped_session_keeps_that_scope(engine,
         Reply(tool_calls=[{"name": "remember_fact", "arguments": {"statement": statement}}]),
         Reply(content="Noted."),
     )
-    health = engine.messages.create_session(engine.profile.id, scope="health")
+    health = engine.memory.messages.create_session(engine.memory.profile.id, scope="health")
     list(engine.send(health.id, "My dentist is Dr Lee"))
-    (fact,) = engine.facts.list(engine.profile.id)
+    (fact,) = engine.memory.facts.list(engine.memory.profile.id)
     assert fact.scope == "health"
 
 
@@ -313,15 +323,17 @@ def test_a_fact_the_model_remembers_in_a_scoped_session_keeps_that_scope(engine,
 
 def test_the_prompt_says_which_facts_the_user_stated_and_which_hippo_inferred(engine, fake_ollama):
     stated = state_fact(engine, "I am vegetarian")
-    guess = engine.facts.add(
-        engine.profile.id,
+    guess = engine.memory.facts.add(
+        engine.memory.profile.id,
         "The user probably enjoys Italian food",
         evidence=[Evidence("message", stated.evidence[0].ref_id)],
         source_kind="assistant_inferred",
         actor="sleep",
     )
-    engine.facts.approve(guess.id)  # approved, yet still Hippo's inference, not the user's word
-    list(engine.send(engine.new_session().id, "What should I cook tonight?"))
+    engine.memory.facts.approve(
+        guess.id
+    )  # approved, yet still Hippo's inference, not the user's word
+    list(engine.send(engine.conversations.new_session().id, "What should I cook tonight?"))
     system = [r.body for r in fake_ollama.requests if r.path == "/api/chat"][-1]["messages"][0]
     assert 'fact you stated] "I am vegetarian"' in system["content"]
     assert 'fact Hippo inferred] "The user probably enjoys Italian food"' in system["content"]
@@ -329,10 +341,12 @@ def test_the_prompt_says_which_facts_the_user_stated_and_which_hippo_inferred(en
 
 def test_of_a_reply_that_repeats_the_user_the_users_own_words_are_recalled(engine, fake_ollama):
     said = "My sister Anna lives in Berlin and works as a nurse."
-    session = engine.new_session()
-    engine.messages.add_message(session.id, "user", said, importance=3)
+    session = engine.conversations.new_session()
+    engine.memory.messages.add_message(session.id, "user", said, importance=3)
     # A reply that repeats it, rated higher: it would rank first and hide the user's words.
-    engine.messages.add_message(session.id, "assistant", f"Noted: {said}", importance=8)
+    engine.memory.messages.add_message(session.id, "assistant", f"Noted: {said}", importance=8)
     for limit in (10, 1):  # at the limit too, the user's words take the reply's place
-        (memory,) = engine.recall("Where does my sister live?", kinds=("message",), limit=limit)
+        (memory,) = engine.memory.recall(
+            "Where does my sister live?", kinds=("message",), limit=limit
+        )
         assert (memory.text, memory.role, memory.source) == (said, "user", "you said")

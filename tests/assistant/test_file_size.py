@@ -17,17 +17,17 @@ from assistant.sleep import SleepSettings
 
 def _day_of_chat(engine: Hippo, turns: int) -> None:
     """``turns`` user messages, each answered, in four chats; three facts remembered."""
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     for n in range(turns):
         if n and n % (turns // 4) == 0:
-            engine.end_session(session.id)
-            session = engine.new_session()
+            engine.conversations.end_session(session.id)
+            session = engine.conversations.new_session()
         for _ in engine.send(session.id, f"Message {n}: I walked the dog and cooked rice."):
             pass
         if n % (turns // 3) == 0:
             engine.admin.facts.remember(f"I like the number {n}", session.id)
-    engine.end_session(session.id)
-    engine.embed_pending(max_batches=None)
+    engine.conversations.end_session(session.id)
+    engine.background.embed_pending(max_batches=None)
 
 
 @pytest.mark.parametrize("embedder", ["all-minilm", "embeddinggemma"])  # 384-d and 768-d
@@ -43,8 +43,8 @@ def test_a_day_of_chat_leaves_a_file_under_2_mb(tmp_path, fake_ollama, clock, em
         _day_of_chat(engine, 50)
         clock.advance(hours=12)
         engine.consolidate(tz=UTC, settings=SleepSettings(max_llm_calls=50))
-        engine.embed_pending(max_batches=None)
-        conn = engine.db.conn
+        engine.background.embed_pending(max_batches=None)
+        conn = engine.memory.db.conn
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         space = file_space(conn)
         (messages,) = conn.execute("SELECT count(*) FROM messages").fetchone()
@@ -57,42 +57,44 @@ def test_a_day_of_chat_leaves_a_file_under_2_mb(tmp_path, fake_ollama, clock, em
 
 
 def _store(engine: Hippo, model, ids: range) -> None:
-    items = [PendingText("message", i, engine.profile.id, "", 0) for i in ids]
+    items = [PendingText("message", i, engine.memory.profile.id, "", 0) for i in ids]
     vectors = [[1.0, float(i % 7), float(i % 5), 0.5] for i in ids]
-    engine.vectors.store(model, items, vectors)
+    engine.memory.vectors.store(model, items, vectors)
 
 
 def _nearest_is(engine: Hippo, model, item: int) -> bool:
     query = [1.0, float(item % 7), float(item % 5), 0.5]
-    found = engine.vectors.nearest(model, "message", engine.profile.id, query, 1, exact=True)
+    found = engine.memory.vectors.nearest(
+        model, "message", engine.memory.profile.id, query, 1, exact=True
+    )
     return bool(found) and abs(found[0][1] - 1.0) < 1e-6
 
 
 def test_a_new_vector_table_starts_with_small_chunks_and_grows_them(engine):
-    model = engine.vectors.ensure_model("tiny", 4)
+    model = engine.memory.vectors.ensure_model("tiny", 4)
     table = model.table("message")
     _store(engine, model, range(1, 11))
-    assert vector_chunks.chunk_size(engine.db.conn, table) == vector_chunks.SMALL
+    assert vector_chunks.chunk_size(engine.memory.db.conn, table) == vector_chunks.SMALL
 
     _store(engine, model, range(11, vector_chunks.GROW_AT + 11))
-    engine.vectors._sizes.clear()  # counted now, not a minute ago
-    engine.vectors.build_cells(model)  # the background work's pass over the tables
+    engine.memory.vectors._sizes.clear()  # counted now, not a minute ago
+    engine.memory.vectors.build_cells(model)  # the background work's pass over the tables
 
-    assert vector_chunks.chunk_size(engine.db.conn, table) == vector_chunks.LARGE
-    (count,) = engine.db.conn.execute(f"SELECT count(*) FROM {table}_rowids").fetchone()
+    assert vector_chunks.chunk_size(engine.memory.db.conn, table) == vector_chunks.LARGE
+    (count,) = engine.memory.db.conn.execute(f"SELECT count(*) FROM {table}_rowids").fetchone()
     assert count == vector_chunks.GROW_AT + 10 and _nearest_is(engine, model, 4000)
 
 
 def test_a_small_table_made_with_large_chunks_is_rebuilt_small_and_the_file_shrinks(engine):
-    model = engine.vectors.ensure_model("wide", 768)
+    model = engine.memory.vectors.ensure_model("wide", 768)
     table = model.table("message")
-    conn = engine.db.conn
+    conn = engine.memory.db.conn
     conn.execute(vector_chunks.create_sql(table, 768, 1024))  # as files made before this had
-    items = [PendingText("message", i, engine.profile.id, "", 0) for i in range(1, 4)]
-    engine.vectors.store(model, items, [[float(i)] + [0.0] * 767 for i in range(1, 4)])
+    items = [PendingText("message", i, engine.memory.profile.id, "", 0) for i in range(1, 4)]
+    engine.memory.vectors.store(model, items, [[float(i)] + [0.0] * 767 for i in range(1, 4)])
     before = file_space(conn).of({table})
 
-    engine.vectors.build_cells(model)
+    engine.memory.vectors.build_cells(model)
     from data_schema.compact import compact
 
     done = compact(conn)
@@ -101,7 +103,9 @@ def test_a_small_table_made_with_large_chunks_is_rebuilt_small_and_the_file_shri
     assert file_space(conn).of({table}) * 10 < before  # 3 MB of one chunk, now ~100 KB
     assert done.freed_bytes > 2_000_000
     query = array("f", [0.0, 1.0] + [0.0] * 766).tolist()
-    found = engine.vectors.nearest(model, "message", engine.profile.id, query, 3, exact=True)
+    found = engine.memory.vectors.nearest(
+        model, "message", engine.memory.profile.id, query, 3, exact=True
+    )
     assert sorted(i for i, _ in found) == [1, 2, 3]  # every vector came through
 
 

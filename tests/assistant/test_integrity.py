@@ -50,7 +50,7 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_an_intact_file_passes_and_a_damaged_one_is_described(engine, config):
-    assert file_problems(engine.db.conn) == []
+    assert file_problems(engine.memory.db.conn) == []
     chat(engine, START, "hello", "hi")
     engine.close()
     damage_an_index(config.db_path)
@@ -93,7 +93,7 @@ def test_ask_refuses_before_writing_and_says_what_to_restore(damaged, capsys):
 def test_a_check_passed_today_vouches_for_the_file_to_ask_and_an_older_one_does_not(engine, config):
     from assistant.integrity import CHECK_VOUCHES_S, require_intact_daily
 
-    require_intact_daily(engine.db.conn, config.db_path)  # passes, and leaves its stamp
+    require_intact_daily(engine.memory.db.conn, config.db_path)  # passes, and leaves its stamp
     checked = time.time()
     engine.close()
     damage_an_index(config.db_path)

@@ -30,7 +30,7 @@ def _num_ctx(fake_ollama):
 
 def test_a_chat_turn_asks_for_the_models_own_context_length(small_model_engine, fake_ollama):
     engine = small_model_engine
-    session = engine.new_session()
+    session = engine.conversations.new_session()
 
     list(engine.send(session.id, "Hello there"))
 
@@ -48,6 +48,6 @@ def test_sleep_asks_for_the_models_own_context_length(small_model_engine, fake_o
 
 
 def test_a_model_with_a_longer_context_gets_hippos_window(engine, fake_ollama):
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     list(engine.send(session.id, "Hello there"))
-    assert _num_ctx(fake_ollama) == [engine.context_tokens]  # qwen3 reads 40,960
+    assert _num_ctx(fake_ollama) == [engine.live_settings.turn.context_tokens]  # qwen3 reads 40,960

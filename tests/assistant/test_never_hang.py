@@ -33,9 +33,9 @@ def _stored() -> list[tuple[str, str]]:
     """The roles and statuses of the last session's messages."""
     engine = open_engine(load_config())
     try:
-        session = engine.last_session()
+        session = engine.conversations.last_session()
         assert session is not None
-        return [(m.role, m.status) for m in engine.history(session.id)]
+        return [(m.role, m.status) for m in engine.conversations.history(session.id)]
     finally:
         engine.close()
 

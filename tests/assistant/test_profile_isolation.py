@@ -64,27 +64,29 @@ class Layout:
 
 
 def _store(layout: Layout, hippo: Hippo, n: int, kind: str, words: tuple[str, ...]) -> None:
-    pid = hippo.profile.id
+    pid = hippo.memory.profile.id
     text = f"note {n} about {' and '.join(words)}"
     if kind in ("message", "fact"):
-        message = hippo.messages.add_message(hippo.new_session().id, "user", text)
+        message = hippo.memory.messages.add_message(
+            hippo.conversations.new_session().id, "user", text
+        )
         layout.own("message", message.id, pid, words)
         if kind == "fact":
-            fact = hippo.facts.add(
+            fact = hippo.memory.facts.add(
                 pid,
                 text,
                 evidence=[Evidence("message", message.id)],
                 source_kind="user_stated",
                 actor="user",
             )
-            hippo.entities.link(pid, "fact", fact.id, extract_entities(text))
+            hippo.memory.entities.link(pid, "fact", fact.id, extract_entities(text))
             layout.own("fact", fact.id, pid, words)
     elif kind == "episode":
         now = hippo.clock.now()
-        episode = hippo.episodes.add(pid, summary=text, started_at=now, ended_at=now)
+        episode = hippo.memory.episodes.add(pid, summary=text, started_at=now, ended_at=now)
         layout.own("episode", episode.id, pid, words)
     elif kind == "chunk":
-        (chunk_id,) = hippo.archive.insert_note(pid, text)
+        (chunk_id,) = hippo.memory.archive.insert_note(pid, text)
         layout.own("chunk", chunk_id, pid, words)
     else:
         layout.own("event", hippo.log_event(text).id, pid, words)
@@ -123,7 +125,7 @@ def test_every_retrieval_path_stays_inside_its_profile(fake_ollama, profiles, la
         )
         engines = [first] + [
             Hippo(
-                first.db,
+                first.memory.db,
                 llm,
                 chat_model=CHAT_MODEL,
                 embedding_model=EMBEDDING_MODEL,
@@ -135,11 +137,13 @@ def test_every_retrieval_path_stays_inside_its_profile(fake_ollama, profiles, la
         world = Layout(engines)
         for n, (who, kind, words) in enumerate(layout):
             _store(world, engines[who % profiles], n, kind, words)
-        first.embed_pending()
+        first.background.embed_pending()
         # Cells for every table (large ones get them in the background), so that the
         # approximate path is searched too; two cells, so that it finds every vector.
-        first.vectors.cells = CellSizes(cells=2, min_rows=1)
-        first.vectors.build_cells(first.vectors.model(first.vector_key))
+        first.memory.vectors.cells = CellSizes(cells=2, min_rows=1)
+        first.memory.vectors.build_cells(
+            first.memory.vectors.model(first.memory.embedder.vector_key)
+        )
         try:
             for hippo in engines:
                 _check_profile(world, hippo)
@@ -148,23 +152,23 @@ def test_every_retrieval_path_stays_inside_its_profile(fake_ollama, profiles, la
 
 
 def _check_profile(world: Layout, hippo: Hippo) -> None:
-    pid = hippo.profile.id
-    model = hippo.vectors.model(hippo.vector_key)
-    tiers = hippo.retriever.tiers
-    vectors = hippo.llm.embed(hippo.embedding_model, list(WORDS))
+    pid = hippo.memory.profile.id
+    model = hippo.memory.vectors.model(hippo.memory.embedder.vector_key)
+    tiers = hippo.memory.retriever.tiers
+    vectors = hippo.host.gateway.embed(hippo.live_settings.embedding_model, list(WORDS))
     for word, vector in zip(WORDS, vectors, strict=True):
         query = Query(word, pid, hippo.clock.now())
         for kind in KINDS:
             found = {i for i, _ in tiers[kind].keyword(query, 1000)}
             assert found == world.mine(kind, pid, world.containing[(kind, word)]), (kind, word)
             for exact in (True, False):  # False: through the cells
-                near = hippo.vectors.nearest(model, kind, pid, vector, 1000, exact=exact)
+                near = hippo.memory.vectors.nearest(model, kind, pid, vector, 1000, exact=exact)
                 assert {i for i, _ in near} == world.mine(kind, pid), (kind, "vector", exact)
             every = [i for (k, i) in world.owner if k == kind]
             assert set(tiers[kind].load(every, query)) == world.mine(kind, pid), (kind, "load")
-        for memory in hippo.recall(word, limit=50, query_vector=vector):
+        for memory in hippo.memory.recall(word, limit=50, query_vector=vector):
             assert world.owner[memory.key] == pid, (word, memory)
-    for hit in hippo.search_messages(" ".join(WORDS), limit=50):
+    for hit in hippo.memory.search_messages(" ".join(WORDS), limit=50):
         assert world.owner[("message", hit.message.id)] == pid, hit
     _check_entities(world, hippo)
     _check_context(world, hippo)
@@ -172,16 +176,16 @@ def _check_profile(world: Layout, hippo: Hippo) -> None:
 
 def _check_entities(world: Layout, hippo: Hippo) -> None:
     """Names resolve to the profile's own entities, and links lead to its own facts only."""
-    pid = hippo.profile.id
+    pid = hippo.memory.profile.id
     facts = [i for (k, i) in world.owner if k == "fact"]
-    every_entity = {e.id for i in facts for e in hippo.entities.entities_of("fact", i)}
-    linked = hippo.entities.linked_items(pid, sorted(every_entity), limit=1000)
+    every_entity = {e.id for i in facts for e in hippo.memory.entities.entities_of("fact", i)}
+    linked = hippo.memory.entities.linked_items(pid, sorted(every_entity), limit=1000)
     assert {i for _, i in linked} == {i for i in world.mine("fact", pid) if _names(world, i)}
     for name in NAMES:
         named = world.mine("fact", pid, world.containing[("fact", name)])
-        found = hippo.entities.entities_in(pid, f"what about {name}?")
+        found = hippo.memory.entities.entities_in(pid, f"what about {name}?")
         assert [e.profile_id for e in found] == ([pid] if named else []), name
-        linked = {i for _, i in hippo.entities.items_for_query(pid, f"what about {name}?")}
+        linked = {i for _, i in hippo.memory.entities.items_for_query(pid, f"what about {name}?")}
         assert linked == named, name
 
 
@@ -192,18 +196,18 @@ def _names(world: Layout, fact_id: int) -> bool:
 
 def _check_context(world: Layout, hippo: Hippo) -> None:
     """Everything a chat turn's prompt is built from belongs to the profile."""
-    pid = hippo.profile.id
-    session = hippo.new_session()
+    pid = hippo.memory.profile.id
+    session = hippo.conversations.new_session()
     question = " ".join(WORDS)
-    user = hippo.messages.add_message(session.id, "user", question)
+    user = hippo.memory.messages.add_message(session.id, "user", question)
     world.own("message", user.id, pid, ())
     context = hippo.context_for(session, user)
     for section, memory in context.used:
         assert world.owner[memory.key] == pid, (section, memory)
     now = hippo.clock.now()
     listed = itertools.chain(
-        hippo.facts.active_facts(pid, limit=1000),
-        hippo.episodes.recent(pid, limit=1000),
-        hippo.events.recent(pid, now, limit=1000),
+        hippo.memory.facts.active_facts(pid, limit=1000),
+        hippo.memory.episodes.recent(pid, limit=1000),
+        hippo.memory.events.recent(pid, now, limit=1000),
     )
     assert {row.profile_id for row in listed} <= {pid}

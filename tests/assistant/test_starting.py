@@ -50,7 +50,7 @@ def test_the_first_probe_builds_no_gateway_and_the_engine_still_gets_one(config,
         assert starter._gateway is None  # the status line's answer needed none
         engine = starter.open_engine()
         try:
-            assert engine.llm is starter.gateway
+            assert engine.host.gateway is starter.gateway
         finally:
             engine.close()
     finally:

@@ -138,16 +138,18 @@ def test_hippo_ranks_each_answer_no_lower_than_the_model_alone(engine, language)
     said, questions = CORPORA[language]
     ids = []
     for day, (speaker, text) in enumerate(said):
-        session = engine.messages.create_session(engine.profile.id, started_at=START)
+        session = engine.memory.messages.create_session(engine.memory.profile.id, started_at=START)
         at = START + timedelta(days=day)
         ids.append(
-            engine.messages.add_message(session.id, "user", text, speaker=speaker, created_at=at).id
+            engine.memory.messages.add_message(
+                session.id, "user", text, speaker=speaker, created_at=at
+            ).id
         )
-    engine.embed_pending()
+    engine.background.embed_pending()
     for question, answer in questions:
         plain = sorted(
             range(len(said)), key=lambda i: -_cosine(_vector(question), _vector(said[i][1]))
         )
-        found = [m.item_id for m in engine.recall(question, kinds=("message",))]
+        found = [m.item_id for m in engine.memory.recall(question, kinds=("message",))]
         assert ids[answer] in found, question
         assert found.index(ids[answer]) <= plain.index(answer), question

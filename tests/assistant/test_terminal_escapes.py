@@ -48,10 +48,10 @@ def hostile(engine, tmp_path, fake_ollama, monkeypatch, capsys):
     at = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     session, said = chat(engine, at, f"{HOSTILE} moved to Berlin", f"Reply {HOSTILE}")
     fact = remember(engine, f"The user says {HOSTILE}", Evidence("message", said[0].id))
-    engine.facts.update(fact.id, actor="user", scope="work")
+    engine.memory.facts.update(fact.id, actor="user", scope="work")
     remember(engine, f"Maybe {HOSTILE}", Evidence("message", said[0].id), source="reflection")
-    engine.episodes.add(
-        engine.profile.id,
+    engine.memory.episodes.add(
+        engine.memory.profile.id,
         summary=f"Talked about {HOSTILE}",
         started_at=at,
         ended_at=at + timedelta(minutes=1),
@@ -60,7 +60,7 @@ def hostile(engine, tmp_path, fake_ollama, monkeypatch, capsys):
         topics=[HOSTILE],
         message_ids=[m.id for m in said],
     )
-    engine.core.append(engine.profile.id, "human", f"Knows {HOSTILE}", actor="user")
+    engine.memory.core.append(engine.memory.profile.id, "human", f"Knows {HOSTILE}", actor="user")
     note = tmp_path / "note\x1b[2J.md"
     printable = HOSTILE.replace("\x00", "")  # a NUL would make it a binary file
     note.write_text(f"# {printable}\n\nAnna {printable} lives in Berlin.\n")

@@ -25,17 +25,17 @@ def _chats(fake_ollama):
 def test_each_broken_call_is_answered_with_an_error_and_the_turn_ends(engine, fake_ollama, call):
     fake_ollama.script(Reply(tool_calls=[call]), Reply(content="Sorry about that."))
 
-    events = list(engine.send(engine.new_session().id, "Remember that I like tea."))
+    events = list(engine.send(engine.conversations.new_session().id, "Remember that I like tea."))
 
     assert isinstance(events[-1], ReplyDone) and events[-1].message.content == "Sorry about that."
     tool_turn = _chats(fake_ollama)[-1]["messages"][-1]
     assert tool_turn["role"] == "tool" and tool_turn["content"].startswith("Error")
-    assert engine.facts.count(engine.profile.id) == 0
+    assert engine.memory.facts.count(engine.memory.profile.id) == 0
 
 
 def test_an_odd_but_readable_call_is_answered(engine, fake_ollama):
     fake_ollama.script(Reply(tool_calls=[ODD_BUT_FINE]), Reply(content="Nothing found."))
-    events = list(engine.send(engine.new_session().id, "Search for x."))
+    events = list(engine.send(engine.conversations.new_session().id, "Search for x."))
     assert isinstance(events[-1], ReplyDone)
     assert _chats(fake_ollama)[-1]["messages"][-1]["role"] == "tool"
 
@@ -43,7 +43,7 @@ def test_an_odd_but_readable_call_is_answered(engine, fake_ollama):
 def test_a_model_that_calls_tools_forever_is_stopped_after_the_last_round(engine, fake_ollama):
     fake_ollama.script(*[Reply(content="Let me check.", tool_calls=JUNK_CALLS)] * 10)
 
-    events = list(engine.send(engine.new_session().id, "What do you know about me?"))
+    events = list(engine.send(engine.conversations.new_session().id, "What do you know about me?"))
 
     assert isinstance(events[-1], ReplyDone)
     chats = _chats(fake_ollama)

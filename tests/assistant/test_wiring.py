@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from pathlib import Path
 
@@ -10,12 +11,14 @@ import pytest
 
 from assistant.admin.wiring import build_admin
 from assistant.background import Background
-from assistant.errors import NotFound
+from assistant.chat import Turn
+from assistant.errors import HippoError, NotFound
 from assistant.live_settings import LiveSettings
 from assistant.llm.gateway import OllamaGateway
 from assistant.memory.embedding import EmbeddingWorker
 from assistant.memory.facts import Evidence
 from assistant.memory.scoring import RetrievalWeights
+from assistant.regenerate import Redo, edit_last, regenerate
 from assistant.settings import MemorySettings, ModelSettings, Settings, SleepSettings
 from assistant.sleep_wiring import sleep_deps
 from assistant.wiring import Parts, build_worker
@@ -30,9 +33,22 @@ def test_conversations_keep_to_the_current_profile(parts: Parts):
     assert talks.session(session.id).scope == "work"
     assert [m.content for m in talks.history(session.id)] == ["Hello"]
     memory.profile = memory.messages.profile("other")
+    assert talks.profile.name == "other"
     with pytest.raises(NotFound, match="another profile"):
         talks.session(session.id)
     assert talks.sessions() == [] and talks.last_session() is None
+
+
+def test_the_last_exchange_is_the_users_last_message_and_the_replies_after_it(parts: Parts):
+    talks, messages = parts.conversations, parts.memory.messages
+    session = talks.new_session()
+    with pytest.raises(HippoError, match="no message of yours"):
+        talks.last_exchange(session.id)
+    for role, text in [("user", "hi"), ("assistant", "hello"), ("user", "and?"),
+                       ("assistant", "first"), ("assistant", "second")]:  # fmt: skip
+        messages.add_message(session.id, role, text)
+    user, replies = talks.last_exchange(session.id)
+    assert (user.content, [r.content for r in replies]) == ("and?", ["first", "second"])
 
 
 def test_live_settings_apply_whole_and_a_new_embedding_model_requeues_and_wakes(parts: Parts):
@@ -46,11 +62,13 @@ def test_live_settings_apply_whole_and_a_new_embedding_model_requeues_and_wakes(
         RetrievalWeights(recency=0.4),
         SleepSettings().with_changes(max_llm_calls=3),
     )
-    live.apply(wanted)
+    assert live.apply(wanted) is True  # a new embedding model: every message re-embeds
     assert live.current == wanted and parts.memory.weights == wanted.retrieval
     assert live.turn.chat_model == "other-chat" and woken == [1]
-    live.use_models(embedding="all-minilm")  # the same model: nothing to embed again
-    assert woken == [1]
+    assert live.embedding_model == "all-minilm"
+    # The same model, by another tag of its name: nothing to embed again.
+    assert live.use_models(embedding="all-minilm:latest") is False
+    assert live.apply(wanted) is False and woken == [1]
 
 
 def test_the_background_is_built_on_first_use_and_tells_each_notice_once(parts: Parts):
@@ -104,6 +122,28 @@ def test_the_admin_is_built_from_the_memory_alone(parts: Parts):
         actor="user",
     )
     assert [f.statement for f in admin.facts.list()] == ["The user lives in Porto"]
+
+
+def test_retry_and_edit_work_from_the_parts_alone(parts: Parts):
+    admin = build_admin(parts.memory, parts.conversations, parts.background.wake)
+    deleted: list[list[int]] = []
+
+    def delete(ids: list[int]) -> None:
+        deleted.append(ids)
+        admin.forget.delete_replies(ids)
+
+    redo = Redo(parts.memory, parts.host.gateway, parts.live_settings.turn, parts.host.shown,
+                parts.background.worker, parts.conversations, delete)  # fmt: skip
+    session = parts.conversations.new_session()
+    list(redo.turn(Turn).run(session, "Hello", threading.Event()))
+    (user, reply) = parts.conversations.history(session.id)
+    list(regenerate(redo, session.id))
+    assert deleted == [[reply.id]]
+    again = parts.conversations.history(session.id)
+    assert [m.role for m in again] == ["user", "assistant"] and again[0].id == user.id
+    list(edit_last(redo, session.id, "Hello again", edited=user.id))
+    said = [(m.role, m.content) for m in parts.conversations.history(session.id)]
+    assert said == [("user", "Hello again"), ("assistant", "You said: Hello again")]
 
 
 def test_a_dry_runs_copy_is_read_with_the_engines_settings_and_closed_after(

@@ -35,12 +35,12 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     ],
 )
 def test_text_that_is_not_utf8_is_refused_before_anything_is_done(seeded, engine, capsys, argv):
-    before = stored_rows(engine.db.path)
+    before = stored_rows(engine.memory.db.path)
     code, out, err = _run(capsys, *argv)
     assert code == 1 and out == ""
     assert "not UTF-8 text (byte 0xff at character 4); nothing was done" in err
     assert "Traceback" not in err
-    assert stored_rows(engine.db.path) == before
+    assert stored_rows(engine.memory.db.path) == before
 
 
 @pytest.mark.parametrize(
@@ -70,11 +70,11 @@ def test_text_that_is_not_utf8_is_refused_before_anything_is_done(seeded, engine
     ],
 )
 def test_numbers_out_of_range_are_refused_with_the_range(seeded, engine, capsys, argv, said):
-    before = stored_rows(engine.db.path)
+    before = stored_rows(engine.memory.db.path)
     code, _, err = _run(capsys, *argv)
     assert code == 1 and said in err and "usage: hippo" in err
     assert "Traceback" not in err
-    assert stored_rows(engine.db.path) == before
+    assert stored_rows(engine.memory.db.path) == before
 
 
 def test_a_ttl_of_zero_hours_is_refused_not_read_as_a_week(seeded, engine, capsys):
@@ -121,7 +121,7 @@ def test_a_reader_that_leaves_ends_the_command_quietly(seeded):
 def test_ask_into_a_closed_pipe_still_keeps_the_reply(seeded, engine):
     done = _closed_stdout("ask", "what did I cook?")
     assert done.returncode == 0 and b"Traceback" not in done.stderr
-    said = engine.messages.recent_messages(engine.sessions()[0].id, 100)
+    said = engine.memory.messages.recent_messages(engine.conversations.sessions()[0].id, 100)
     assert [(m.role, m.content) for m in said] == [
         ("user", "what did I cook?"),
         ("assistant", "You said: what did I cook?"),

@@ -56,12 +56,12 @@ def test_export_replaces_a_file_whole_and_owner_only(seeded, tmp_path, capsys):
 def test_import_of_what_is_not_an_export_is_refused(
     seeded, engine, tmp_path, capsys, content, said
 ):
-    before = stored_rows(engine.db.path)
+    before = stored_rows(engine.memory.db.path)
     bad = tmp_path / "bad.json"
     bad.write_bytes(content)
     code, _, err = _run(capsys, "import", str(bad), "--profile", "restored")
     assert code == 1 and said in err
-    assert stored_rows(engine.db.path) == before
+    assert stored_rows(engine.memory.db.path) == before
 
 
 def test_import_of_a_device_a_pipe_or_a_link_loop_says_what_it_is(seeded, tmp_path, capsys):

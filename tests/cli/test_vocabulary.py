@@ -288,10 +288,10 @@ def test_the_old_log_json_and_event_import_read_the_same_lines(
 
 
 def test_event_import_of_a_missing_file_says_so_and_logs_nothing(seeded, engine, tmp_path, capsys):
-    before = stored_rows(engine.db.path)
+    before = stored_rows(engine.memory.db.path)
     code, out, err = _run(capsys, "event", "import", str(tmp_path / "none.jsonl"))
     assert code == 1 and out == "" and "there is no such file" in err
-    assert stored_rows(engine.db.path) == before
+    assert stored_rows(engine.memory.db.path) == before
 
 
 def test_the_old_delete_spellings_and_the_new_one_each_delete(seeded, capsys):

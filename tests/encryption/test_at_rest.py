@@ -17,12 +17,12 @@ def _on_disk(path: Path) -> bytes:
 
 
 def test_a_sentence_written_is_in_no_raw_byte_of_the_file_its_wal_or_its_backups(engine):
-    session = engine.new_session()
-    engine.messages.add_message(session.id, "user", SENTENCE)
-    nightly = backup_database(engine.db.conn, engine.db.path, engine.clock.now())
+    session = engine.conversations.new_session()
+    engine.memory.messages.add_message(session.id, "user", SENTENCE)
+    nightly = backup_database(engine.memory.db.conn, engine.memory.db.path, engine.clock.now())
     manual = engine.admin.export.backup()
     needle = SENTENCE.encode()
-    path = engine.db.path
+    path = engine.memory.db.path
     assert Path(f"{path}-wal").stat().st_size > 0  # the sentence is in the WAL too
     assert needle in plaintext_bytes(path)  # the check below can fail
 
@@ -36,28 +36,30 @@ def test_a_sentence_written_is_in_no_raw_byte_of_the_file_its_wal_or_its_backups
 
 
 def test_keyword_and_meaning_search_work_on_the_encrypted_file(engine):
-    session = engine.new_session()
-    engine.messages.add_message(session.id, "user", SENTENCE)
-    engine.embed_pending()
+    session = engine.conversations.new_session()
+    engine.memory.messages.add_message(session.id, "user", SENTENCE)
+    engine.background.embed_pending()
 
-    hits = engine.search_messages("where is the spare key for the shed?")
+    hits = engine.memory.search_messages("where is the spare key for the shed?")
 
-    assert file_state(engine.db.path) == "encrypted"
+    assert file_state(engine.memory.db.path) == "encrypted"
     assert hits and hits[0].message.content == SENTENCE
     assert hits[0].keyword > 0 and hits[0].vector is not None  # FTS5 and sqlite-vec both
 
 
 def test_forget_leaves_the_words_in_no_decrypted_page_nor_in_the_ciphertext(engine):
-    engine.db.conn.execute("PRAGMA secure_delete = OFF")  # forget must not rely on the default
-    session = engine.new_session()
-    engine.messages.add_message(session.id, "user", SENTENCE)
-    engine.messages.add_message(session.id, "user", "Tomatoes need water every morning")
-    engine.embed_pending()
-    backup = backup_database(engine.db.conn, engine.db.path, engine.clock.now())
+    engine.memory.db.conn.execute(
+        "PRAGMA secure_delete = OFF"
+    )  # forget must not rely on the default
+    session = engine.conversations.new_session()
+    engine.memory.messages.add_message(session.id, "user", SENTENCE)
+    engine.memory.messages.add_message(session.id, "user", "Tomatoes need water every morning")
+    engine.background.embed_pending()
+    backup = backup_database(engine.memory.db.conn, engine.memory.db.path, engine.clock.now())
 
     engine.admin.forget.text("blue shed")
 
-    for file in (engine.db.path, backup):
+    for file in (engine.memory.db.path, backup):
         pages = plaintext_bytes(file).lower()  # every page decrypted, free ones and WAL too
         assert b"blue shed" not in pages and b"calendar" not in pages
         assert b"tomatoes" in pages

@@ -32,7 +32,7 @@ def test_short_and_base_names():
 def test_the_reading_store_forgets_a_model_under_either_spelling(engine):
     from assistant.memory.script_probe import Reading, ReadingStore
 
-    store = ReadingStore(lambda: engine.db.conn, engine.clock)
+    store = ReadingStore(lambda: engine.memory.db.conn, engine.clock)
     store.keep("all-minilm", "latin", Reading(trust=1.0, gap=0.5))
     store.keep("all-minilm:latest", "han", Reading(trust=0.0, gap=0.0))
     store.forget("all-minilm")  # the short spelling drops both

@@ -49,10 +49,10 @@ def test_the_gateway_sends_a_query_and_a_document_with_their_prefixes(fake_ollam
 
 
 def test_stored_text_is_embedded_as_a_document_and_a_recall_as_a_query(engine, fake_ollama):
-    session = engine.new_session()
-    engine.messages.add_message(session.id, "user", "my passport expires in March")
-    engine.embed_pending()
-    engine.recall("when does my passport expire?", kinds=("message",))
+    session = engine.conversations.new_session()
+    engine.memory.messages.add_message(session.id, "user", "my passport expires in March")
+    engine.background.embed_pending()
+    engine.memory.recall("when does my passport expire?", kinds=("message",))
     sent = [r.body["input"] for r in fake_ollama.requests if r.path == "/api/embed"]
     assert ["title: none | text: my passport expires in March"] in sent
     assert ["task: search result | query: when does my passport expire?"] in sent

@@ -118,9 +118,22 @@ class ChatModel:
             from llama_cpp import Llama
 
             probe = Llama(str(self.path), vocab_only=True, verbose=False)
-            trained = int(probe.metadata.get("llama.context_length", self.requested_ctx))
+            try:
+                trained = int(probe.metadata.get("llama.context_length", self.requested_ctx))
+            finally:
+                probe.close()  # left to the collector, it is freed at exit, after llama_cpp
             self._n_ctx = min(self.requested_ctx, trained)
         return self._n_ctx
+
+    def close(self) -> None:
+        """Free the weights now (call with `lock` held, or once nothing generates).
+
+        A `Llama` left to the collector is freed at interpreter exit, once llama_cpp's own
+        module is torn down, and prints a TypeError traceback there.
+        """
+        if self._llama is not None:
+            self._llama.close()
+            self._llama = None
 
     def prompt(self, messages: list[dict[str, str]]) -> tuple[str, list[str]]:
         """The chat template applied to `messages`: the prompt text and its stop strings."""

@@ -98,6 +98,12 @@ class RealOllama(OllamaServer):
             ),
         }
 
+    def stop(self) -> None:
+        """Stop serving, then free the chat model's weights (once a generation under way ends)."""
+        super().stop()
+        with self.chat_model.lock:
+            self.chat_model.close()
+
     def _find(self, name: Any) -> ModelSpec | None:
         if not isinstance(name, str) or not name.strip():
             return None

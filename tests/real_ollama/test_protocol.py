@@ -84,3 +84,6 @@ def test_an_emulated_thinking_model_thinks_before_it_answers():
         events = list(gateway.chat(CHAT_MODEL, USER, think=True))
     thought = "".join(e.text for e in events if isinstance(e, ThinkingDelta))
     assert thought.strip() and "<think>" not in thought and isinstance(events[-1], Done)
+    # Stopped, it freed the weights: a Llama left to the collector is freed at exit, after
+    # llama_cpp's module is torn down, and printed a TypeError traceback under the benches.
+    assert not server.chat_model.loaded

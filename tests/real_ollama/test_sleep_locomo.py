@@ -71,15 +71,15 @@ def _check_run_record(status, out, report, calls):
 
 
 def _check_facts(engine):
-    pid = engine.profile.id
-    for fact in engine.facts.list(pid, limit=1000):
+    pid = engine.memory.profile.id
+    for fact in engine.memory.facts.list(pid, limit=1000):
         assert fact.evidence, fact
         cited_ids = [e.ref_id for e in fact.evidence if e.kind == "message"]
-        cited = engine.messages.messages_by_id(cited_ids, pid)
+        cited = engine.memory.messages.messages_by_id(cited_ids, pid)
         assert sorted(cited) == sorted(cited_ids), f"evidence outside the profile: {fact}"
         for e in fact.evidence:
             if e.kind == "episode":
-                assert engine.episodes.get(e.ref_id).profile_id == pid
+                assert engine.memory.episodes.get(e.ref_id).profile_id == pid
         if cited:
             assert supports(fact.statement, [m.content for m in cited.values()]), fact
         if fact.status == "active":  # only the user's own clear, confident words
@@ -90,11 +90,11 @@ def _check_facts(engine):
 
 
 def _known(engine):
-    pid = engine.profile.id
-    facts = engine.facts.list(pid, limit=1000)
+    pid = engine.memory.profile.id
+    facts = engine.memory.facts.list(pid, limit=1000)
     rejected = {
         row[0]
-        for row in engine.db.conn.execute(
+        for row in engine.memory.db.conn.execute(
             "SELECT fingerprint FROM sleep_rejections WHERE profile_id = ?", (pid,)
         )
     }
@@ -123,7 +123,7 @@ def test_sleep_now_over_locomo_sessions_keeps_every_invariant(locomo_home, capsy
         for proposal in second.proposals:
             if proposal.kind not in ("fact", "reflection") or proposal.fact_id <= last_id:
                 continue
-            fact = engine.facts.get(proposal.fact_id)
+            fact = engine.memory.facts.get(proposal.fact_id)
             assert normal_statement(fact.statement) not in statements, fact
             assert fingerprint(fact.statement, fact.evidence) not in rejected, fact
     finally:

@@ -17,20 +17,20 @@ def _turn(engine, session, text):
 
 
 def test_a_chat_turn_streams_a_real_reply_and_keeps_it(real_engine):
-    session = real_engine.new_session()
+    session = real_engine.conversations.new_session()
 
     events, streamed = _turn(real_engine, session, "Hello! My sister Anna is a nurse in Lyon.")
 
     assert isinstance(events[-1], ReplyDone), events[-1]
     assert sum(isinstance(e, TextDelta) for e in events) > 1 and streamed.strip()
-    user, reply = real_engine.history(session.id)
+    user, reply = real_engine.conversations.history(session.id)
     assert user.content == "Hello! My sister Anna is a nurse in Lyon."
     assert reply.role == "assistant" and reply.status == "complete"
     assert reply.content == streamed
 
 
 def test_a_tool_round_survives_whatever_the_model_sends(real_engine, real_ollama):
-    session = real_engine.new_session()
+    session = real_engine.conversations.new_session()
     asks = (
         "Remember this about me: I am allergic to penicillin. Save it with your memory tool.",
         "Search your memory for what I said about penicillin.",
@@ -45,9 +45,10 @@ def test_a_tool_round_survives_whatever_the_model_sends(real_engine, real_ollama
         called = [m for m in body["messages"] if m.get("tool_calls")]
         answered = [m for m in body["messages"] if m.get("role") == "tool"]
         assert len(answered) == sum(len(m["tool_calls"]) for m in called)
-    history = real_engine.history(session.id)
+    history = real_engine.conversations.history(session.id)
     assert [m.status for m in history] == ["complete"] * 4
     # Whatever the model wrote through its tools waits for review.
     assert all(
-        f.status == "pending" for f in real_engine.facts.list(real_engine.profile.id, limit=100)
+        f.status == "pending"
+        for f in real_engine.memory.facts.list(real_engine.memory.profile.id, limit=100)
     )

@@ -25,8 +25,8 @@ def test_the_nightly_job_runs_a_scheduled_consolidation(engine):
 
 def test_the_launch_job_catches_up_only_a_missed_night(engine, clock):
     then = clock.now() - timedelta(days=2)
-    session = engine.messages.create_session(engine.profile.id, started_at=then)
-    engine.messages.add_message(session.id, "user", "hi", created_at=then, importance=1.0)
+    session = engine.memory.messages.create_session(engine.memory.profile.id, started_at=then)
+    engine.memory.messages.add_message(session.id, "user", "hi", created_at=then, importance=1.0)
     assert jobs.catch_up_on_launch(engine).trigger == "catch_up"  # type: ignore[union-attr]
     assert jobs.catch_up_on_launch(engine) is None
 

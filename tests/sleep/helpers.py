@@ -33,15 +33,15 @@ def chat(
 ) -> tuple[Session, list[Message]]:
     """A finished conversation at ``at``: turns alternate user, assistant (a minute apart)."""
     # An incognito one in the file, as an older Hippo left it (today's live in memory).
-    store = engine.messages.file if incognito else engine.messages
+    store = engine.memory.messages.file if incognito else engine.memory.messages
     session = store.create_session(
-        engine.profile.id, started_at=at, scope=scope, incognito=incognito
+        engine.memory.profile.id, started_at=at, scope=scope, incognito=incognito
     )
     said = []
     for n, text in enumerate(turns):
         role = "user" if n % 2 == 0 else "assistant"
         said.append(
-            engine.messages.add_message(
+            engine.memory.messages.add_message(
                 session.id, role, text, created_at=at + timedelta(minutes=n), importance=6.0
             )
         )
@@ -144,8 +144,8 @@ def sleep(engine: Hippo, **options: Any) -> SleepReport:
 
 def snapshot(engine: Hippo) -> dict[str, Any]:
     """The memory a run leaves, by content (ids aside), for comparing runs."""
-    pid = engine.profile.id
-    every = engine.facts.list(pid, limit=1000)
+    pid = engine.memory.profile.id
+    every = engine.memory.facts.list(pid, limit=1000)
     statements = {f.id: f.statement for f in every}
     rows = [
         (
@@ -163,7 +163,7 @@ def snapshot(engine: Hippo) -> dict[str, Any]:
         "facts": sorted(rows),
         "episodes": sorted(
             (e.summary, e.session_id, e.message_ids, e.importance)
-            for e in engine.episodes.recent(pid, limit=1000)
+            for e in engine.memory.episodes.recent(pid, limit=1000)
         ),
         "dated": sorted((e.text, str(e.due_on), e.status) for e in engine.sleep.dated_items()),
     }

@@ -40,7 +40,10 @@ def test_sleep_now_consolidates_and_says_what_it_did(week_ago, capsys):
     assert "Sleep done: 1 episodes from 1 sessions" in out and "Backup: " in out
     engine = open_engine(load_config())
     try:
-        assert engine.facts.list(engine.profile.id)[0].statement == "The user plays the oboe"
+        assert (
+            engine.memory.facts.list(engine.memory.profile.id)[0].statement
+            == "The user plays the oboe"
+        )
     finally:
         engine.close()
 
@@ -51,7 +54,7 @@ def test_a_dry_run_lists_the_proposals_and_writes_nothing(week_ago, capsys):
     assert "Would propose 1 new facts" in out and "The user plays the oboe" in out
     engine = open_engine(load_config())
     try:
-        assert engine.facts.count(engine.profile.id) == 0
+        assert engine.memory.facts.count(engine.memory.profile.id) == 0
     finally:
         engine.close()
 

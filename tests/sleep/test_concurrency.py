@@ -39,7 +39,7 @@ def test_chatting_while_sleep_runs_loses_nothing(engine, fake_ollama, clock, con
             embedding_model=config.models.embedding,
             clock=clock,
         )
-        session = app.new_session()
+        session = app.conversations.new_session()
         worker = threading.Thread(target=night)
         worker.start()
         sent = 0
@@ -53,5 +53,5 @@ def test_chatting_while_sleep_runs_loses_nothing(engine, fake_ollama, clock, con
     (report,) = outcome
     assert report.status == "done" and report.errors == [], report  # type: ignore[union-attr]
     assert sent > 10  # the chat really ran alongside
-    assert len(engine.history(session.id, 1000)) == 2 * sent
-    assert engine.facts.count(engine.profile.id) == len(HOBBIES)
+    assert len(engine.conversations.history(session.id, 1000)) == 2 * sent
+    assert engine.memory.facts.count(engine.memory.profile.id) == len(HOBBIES)

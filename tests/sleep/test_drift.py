@@ -31,12 +31,12 @@ def test_a_newer_user_statement_supersedes_the_old_fact_which_stays_in_history(
     report = sleep(engine)
 
     assert report.status == "done", report.errors
-    python, go = engine.facts.list(engine.profile.id, order="recent")[::-1]
+    python, go = engine.memory.facts.list(engine.memory.profile.id, order="recent")[::-1]
     assert python.statement.endswith("Python at work") and go.statement.endswith("Go")
     assert python.status == "superseded" and python.superseded_by == go.id
     assert python.valid_to == thursday[0].created_at  # closed where the new one begins
     assert go.status == "active" and go.valid_to is None
-    assert [c.action for c in engine.facts.history(python.id)] == ["create", "supersede"]
+    assert [c.action for c in engine.memory.facts.history(python.id)] == ["create", "supersede"]
     assert report.count("superseded") == 1
 
 
@@ -61,7 +61,7 @@ def test_a_conflict_with_an_inferred_fact_waits_in_the_review_queue(engine, fake
 
     report = sleep(engine)
 
-    python, rust = engine.facts.list(engine.profile.id, order="recent")[::-1]
+    python, rust = engine.memory.facts.list(engine.memory.profile.id, order="recent")[::-1]
     assert python.status == "active"  # an inference never replaces what the user said
     assert rust.status == "pending" and rust.source_kind == "assistant_inferred"
     conflict = next(p for p in report.proposals if p.kind == "conflict")
@@ -82,7 +82,7 @@ def test_the_same_statement_again_reinforces_without_a_model_call(engine, fake_o
 
     report = sleep(engine)
 
-    (tea,) = engine.facts.list(engine.profile.id)
+    (tea,) = engine.memory.facts.list(engine.memory.profile.id)
     assert tea.confidence > 0.9 and {e.ref_id for e in tea.evidence if e.kind == "message"} == {
         first[0].id,
         second[0].id,
@@ -94,7 +94,7 @@ def test_the_same_statement_again_reinforces_without_a_model_call(engine, fake_o
 def test_nothing_is_deleted(engine, fake_ollama, clock):
     _python_then_go(engine, fake_ollama, clock)
     sleep(engine)
-    assert engine.facts.count(engine.profile.id) == 2
+    assert engine.memory.facts.count(engine.memory.profile.id) == 2
     assert datetime(2026, 11, 27, tzinfo=UTC) < clock.now()
 
 
@@ -111,6 +111,6 @@ def test_a_pending_guess_the_user_then_states_becomes_active(engine, fake_ollama
 
     sleep(engine)
 
-    (thai,) = engine.facts.list(engine.profile.id)
+    (thai,) = engine.memory.facts.list(engine.memory.profile.id)
     assert (thai.status, thai.source_kind) == ("active", "user_stated")
     assert {e.ref_id for e in thai.evidence if e.kind == "message"} == {first[1].id, second[0].id}

@@ -34,7 +34,7 @@ def test_a_dry_run_takes_a_long_session_in_the_same_parts_as_the_real_run(
         whole = (episodes(episode(said[0].id, said[9].id, "All of it.")), facts())
         fake_ollama.script(*whole)
         preview = sleep(small, dry_run=True)
-        assert small.episodes.for_session(session.id) == []  # the preview changed nothing
+        assert small.memory.episodes.for_session(session.id) == []  # the preview changed nothing
         fake_ollama.script(*whole)
         real = sleep(small)
         assert preview.dry_run and not real.dry_run
@@ -44,22 +44,28 @@ def test_a_dry_run_takes_a_long_session_in_the_same_parts_as_the_real_run(
             real.counts,
             len(real.errors),
         )
-        assert small.episodes.for_session(session.id) == []  # refused, as previewed
+        assert small.memory.episodes.for_session(session.id) == []  # refused, as previewed
     finally:
         small.close()
 
 
 def test_the_engine_hands_its_settings_on_whole(engine):
     wanted = Settings(
-        models=ModelSettings(engine.chat_model, engine.embedding_model, 1024),
+        models=ModelSettings(
+            engine.live_settings.turn.chat_model, engine.live_settings.embedding_model, 1024
+        ),
         memory=MemorySettings("window", "apply", ContextBudget(facts=120)),
         retrieval=RetrievalWeights(recency=0.4, candidates=20),
-        sleep=engine.sleep_settings.with_changes(max_llm_calls=7),
+        sleep=engine.live_settings.sleep.with_changes(max_llm_calls=7),
     )
-    engine.apply_settings(wanted)
-    assert engine.settings == wanted
-    assert engine.retriever.weights == wanted.retrieval
-    assert (engine.context_tokens, engine.working_strategy, engine.core_edits) == (
+    engine.live_settings.apply(wanted)
+    assert engine.live_settings.current == wanted
+    assert engine.memory.retriever.weights == wanted.retrieval
+    assert (
+        engine.live_settings.turn.context_tokens,
+        engine.live_settings.turn.working_strategy,
+        engine.live_settings.turn.core_edits,
+    ) == (
         1024,
         "window",
         "apply",

@@ -38,7 +38,7 @@ def test_an_idle_session_becomes_an_episode_with_its_messages(engine, fake_ollam
 
     report = sleep(engine)
 
-    (ep,) = engine.episodes.for_session(session.id)
+    (ep,) = engine.memory.episodes.for_session(session.id)
     assert (ep.summary, ep.title, ep.topics, ep.importance) == (
         "The user adopted Miso.",
         "Miso",
@@ -68,7 +68,7 @@ def test_a_long_session_is_split_where_the_topic_shifts(engine, fake_ollama, clo
         facts(),
     )
     sleep(engine)
-    assert [e.summary for e in engine.episodes.for_session(session.id)] == [
+    assert [e.summary for e in engine.memory.episodes.for_session(session.id)] == [
         "Trip to Lisbon.",
         "Knee pain.",
     ]
@@ -77,13 +77,13 @@ def test_a_long_session_is_split_where_the_topic_shifts(engine, fake_ollama, clo
 def test_a_session_still_in_use_is_left_for_the_next_night(engine, fake_ollama, clock):
     chat(engine, clock.now(), "I am still typing about my new job.")
     report = sleep(engine)
-    assert report.llm_calls == 0 and engine.episodes.recent(engine.profile.id) == []
+    assert report.llm_calls == 0 and engine.memory.episodes.recent(engine.memory.profile.id) == []
 
 
 def test_incognito_and_small_talk_sessions_cost_no_model_call(engine, fake_ollama, clock):
     chat(engine, day("2026-11-23"), "My secret diagnosis.", "Ok.", incognito=True)
     _, hello = chat(engine, day("2026-11-23", 11), "hi", "Hello!")
-    engine.messages.update_message(hello[0].id, content="hi", importance=1.0)
+    engine.memory.messages.update_message(hello[0].id, content="hi", importance=1.0)
     clock.advance(days=1)
     report = sleep(engine)
     assert report.llm_calls == 0 and report.counts["sessions_trivial"] == 1
@@ -97,7 +97,7 @@ def test_next_friday_said_on_wednesday_25_november_is_4_december(engine, fake_ol
 
     (item,) = engine.sleep.dated_items()
     assert (item.due_on, item.phrase, item.status) == (date(2026, 12, 4), "next Friday", "upcoming")
-    (fact,) = engine.facts.list(engine.profile.id)
+    (fact,) = engine.memory.facts.list(engine.memory.profile.id)
     assert fact.statement == "Dentist appointment on Friday 2026-12-04"
     assert fact.status == "active" and fact.valid_to == datetime(2026, 12, 5, tzinfo=UTC)
 
@@ -106,14 +106,17 @@ def test_a_dated_item_expires_once_its_day_has_passed(engine, fake_ollama, clock
     _dentist(engine, fake_ollama)
     clock.advance(days=3)
     sleep(engine)
-    assert engine.facts.active_facts(engine.profile.id)
+    assert engine.memory.facts.active_facts(engine.memory.profile.id)
 
     clock.advance(days=9)  # Saturday 5 December
     report = sleep(engine)
 
     assert [i.status for i in engine.sleep.dated_items()] == ["expired"]
-    (fact,) = engine.facts.list(engine.profile.id)
-    assert fact.status == "expired" and engine.facts.active_facts(engine.profile.id) == []
+    (fact,) = engine.memory.facts.list(engine.memory.profile.id)
+    assert (
+        fact.status == "expired"
+        and engine.memory.facts.active_facts(engine.memory.profile.id) == []
+    )
     assert report.counts["facts_expired"] == 1 and report.counts["dated_items_expired"] == 1
 
 
@@ -128,7 +131,10 @@ def test_an_undatable_item_is_not_kept_and_is_recorded(engine, fake_ollama, cloc
     _dentist(engine, fake_ollama, when="some day", model_date="1999-01-01")
     clock.advance(days=3)
     report = sleep(engine)
-    assert engine.sleep.dated_items() == [] and engine.facts.count(engine.profile.id) == 0
+    assert (
+        engine.sleep.dated_items() == []
+        and engine.memory.facts.count(engine.memory.profile.id) == 0
+    )
     assert "could not date" in report.errors[0]
 
 
@@ -152,7 +158,7 @@ def test_a_session_too_long_for_one_prompt_is_taken_in_parts(config, fake_ollama
         first = sleep(small)
         fake_ollama.script(episodes(episode(said[6].id, said[9].id, "Part two.")), facts())
         second = sleep(small)
-        parts = small.episodes.for_session(session.id)
+        parts = small.memory.episodes.for_session(session.id)
         assert (
             [e.message_ids for e in parts]
             == [

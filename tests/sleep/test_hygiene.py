@@ -10,8 +10,8 @@ from tests.sleep.helpers import chat, day, sleep
 
 
 def _fact(engine, text, message, **extra):
-    return engine.facts.add(
-        engine.profile.id,
+    return engine.memory.facts.add(
+        engine.memory.profile.id,
         text,
         evidence=[Evidence("message", message.id)],
         source_kind="user_stated",
@@ -29,10 +29,10 @@ def test_a_fact_whose_validity_ended_expires(engine, fake_ollama, clock):
     (msg,) = _said(engine, "I'm in Berlin until Sunday.")
     berlin = _fact(engine, "The user is in Berlin", msg, valid_to=clock.now() + timedelta(days=2))
     sleep(engine)
-    assert engine.facts.get(berlin.id).status == "active"
+    assert engine.memory.facts.get(berlin.id).status == "active"
     clock.advance(days=3)
     sleep(engine)
-    assert engine.facts.get(berlin.id).status == "expired"
+    assert engine.memory.facts.get(berlin.id).status == "expired"
 
 
 def test_expired_events_are_dropped_unless_important_enough_to_keep_for_review(
@@ -44,8 +44,8 @@ def test_expired_events_are_dropped_unless_important_enough_to_keep_for_review(
 
     report = sleep(engine)
 
-    assert engine.events.get_many([minor.id, major.id]).keys() == {major.id}
-    (kept,) = engine.facts.list(engine.profile.id)
+    assert engine.memory.events.get_many([minor.id, major.id]).keys() == {major.id}
+    (kept,) = engine.memory.facts.list(engine.memory.profile.id)
     assert (kept.statement, kept.source_kind, kept.status) == (
         "Passed the driving test",
         "event",
@@ -64,7 +64,7 @@ def test_duplicate_facts_are_merged_keeping_the_evidence_of_both(engine, fake_ol
 
     report = sleep(engine)
 
-    kept, closed = engine.facts.get(newer.id), engine.facts.get(older.id)
+    kept, closed = engine.memory.facts.get(newer.id), engine.memory.facts.get(older.id)
     assert kept.status == "active"
     assert {e.ref_id for e in kept.evidence} == {first.id, second.id}
     assert closed.status == "superseded" and closed.superseded_by == kept.id
@@ -75,7 +75,7 @@ def test_new_facts_and_episodes_are_linked_to_the_entities_they_name(engine, fak
     (msg,) = _said(engine, "Anna leads Project Atlas.")
     atlas = _fact(engine, "The user works with Anna on Project Atlas", msg)
     sleep(engine)
-    names = {e.name for e in engine.entities.entities_of("fact", atlas.id)}
+    names = {e.name for e in engine.memory.entities.entities_of("fact", atlas.id)}
     assert {"Anna", "Project Atlas"} <= names
 
 
@@ -90,6 +90,6 @@ def test_memories_used_often_become_more_important(engine, fake_ollama, clock):
 
     report = sleep(engine)
 
-    assert engine.facts.get(rex.id).importance == 6
+    assert engine.memory.facts.get(rex.id).importance == 6
     assert report.counts["importance_raised"] == 1
     assert sleep(engine).counts["importance_raised"] == 0  # counted once

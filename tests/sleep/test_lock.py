@@ -13,7 +13,7 @@ from tests.sleep.helpers import sleep
 
 
 def _lock(engine, clock, **kw):
-    return SleepLock(LockTable(lambda: engine.db.conn), clock, ttl_s=60, **kw)
+    return SleepLock(LockTable(lambda: engine.memory.db.conn), clock, ttl_s=60, **kw)
 
 
 def _dead_pid() -> int:

@@ -34,8 +34,8 @@ def test_malformed_output_writes_nothing_and_is_recorded(engine, fake_ollama, cl
     report = sleep(engine)
 
     assert report.status == "failed" and report.llm_calls == 4
-    assert engine.episodes.recent(engine.profile.id) == []
-    assert engine.facts.count(engine.profile.id) == 0
+    assert engine.memory.episodes.recent(engine.memory.profile.id) == []
+    assert engine.memory.facts.count(engine.memory.profile.id) == 0
     assert report.counts["summarise_failed"] == report.counts["extract_failed"] == 1
     assert report.counts["malformed_answers"] == 4
     assert "invalid model output (will retry next run)" in report.errors[0]
@@ -55,7 +55,7 @@ def test_the_retry_tells_the_model_what_was_wrong(engine, fake_ollama, clock):
     retry = [r for r in fake_ollama.requests if r.path == "/api/chat"][1].body["messages"]
     assert "first_message_id must be integer" in retry[-1]["content"]
     assert retry[-2]["role"] == "assistant" and report.errors == []
-    assert len(engine.episodes.recent(engine.profile.id)) == 1
+    assert len(engine.memory.episodes.recent(engine.memory.profile.id)) == 1
 
 
 def test_episode_ids_outside_the_conversation_are_refused(engine, fake_ollama, clock):
@@ -92,7 +92,10 @@ def test_after_malformed_output_the_next_run_ends_as_a_clean_run_would(
         Reply(content="no facts here"),
     )
     first = sleep(engine)
-    assert first.counts["extract_failed"] == 1 and engine.facts.count(engine.profile.id) == 0
+    assert (
+        first.counts["extract_failed"] == 1
+        and engine.memory.facts.count(engine.memory.profile.id) == 0
+    )
     fake_ollama.script(good[1])
 
     sleep(engine)

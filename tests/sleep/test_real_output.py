@@ -34,7 +34,7 @@ def test_a_failed_summary_does_not_block_fact_extraction(engine, fake_ollama, cl
 
     report = sleep(engine)
 
-    (allergy,) = engine.facts.list(engine.profile.id)
+    (allergy,) = engine.memory.facts.list(engine.memory.profile.id)
     assert allergy.statement == "The user is allergic to penicillin"
     assert report.counts["summarise_failed"] == 1 and report.counts["sessions_extracted"] == 1
     assert report.status == "done"
@@ -64,7 +64,7 @@ def test_an_invented_span_is_retried_and_never_written(engine, fake_ollama, cloc
 
     report = sleep(engine)
 
-    (written,) = engine.episodes.recent(engine.profile.id)
+    (written,) = engine.memory.episodes.recent(engine.memory.profile.id)
     assert list(written.message_ids) == [m.id for m in said]
     assert report.counts["malformed_answers"] == 1
 
@@ -78,8 +78,8 @@ def test_importance_out_of_scale_is_clamped_not_fatal(engine, fake_ollama, clock
 
     report = sleep(engine)
 
-    (written,) = engine.episodes.recent(engine.profile.id)
-    (allergy,) = engine.facts.list(engine.profile.id)
+    (written,) = engine.memory.episodes.recent(engine.memory.profile.id)
+    (allergy,) = engine.memory.facts.list(engine.memory.profile.id)
     assert written.importance == 10 and allergy.importance == 10
     assert report.counts["repaired_answers"] == 2 and report.counts["malformed_answers"] == 0
 
@@ -99,7 +99,7 @@ def test_json_cut_at_the_token_cap_keeps_its_whole_items(engine, fake_ollama, cl
 
     report = sleep(engine)
 
-    statements = sorted(f.statement for f in engine.facts.list(engine.profile.id))
+    statements = sorted(f.statement for f in engine.memory.facts.list(engine.memory.profile.id))
     assert statements == ["The user lives in Lyon"]
     assert report.counts["repaired_answers"] == 1
 
@@ -116,7 +116,9 @@ def test_one_broken_item_costs_only_itself(engine, fake_ollama, clock):
 
     report = sleep(engine)
 
-    assert [f.statement for f in engine.facts.list(engine.profile.id)] == ["The user lives in Lyon"]
+    assert [f.statement for f in engine.memory.facts.list(engine.memory.profile.id)] == [
+        "The user lives in Lyon"
+    ]
     assert report.counts["dropped_items"] == 1
 
 
@@ -127,7 +129,7 @@ def test_an_answer_of_turn_ids_alone_is_malformed_and_writes_nothing(engine, fak
 
     report = sleep(engine)
 
-    assert engine.facts.count(engine.profile.id) == 0
+    assert engine.memory.facts.count(engine.memory.profile.id) == 0
     assert report.counts["malformed_answers"] == 4 and report.status == "failed"
 
 
@@ -142,8 +144,10 @@ def test_a_bare_list_or_another_key_is_read_where_the_meaning_is_clear(engine, f
 
     report = sleep(engine)
 
-    assert [e.summary for e in engine.episodes.recent(engine.profile.id)] == ["Penicillin allergy."]
-    assert engine.facts.count(engine.profile.id) == 1
+    assert [e.summary for e in engine.memory.episodes.recent(engine.memory.profile.id)] == [
+        "Penicillin allergy."
+    ]
+    assert engine.memory.facts.count(engine.memory.profile.id) == 1
     assert report.counts["malformed_answers"] == 0 and report.counts["repaired_answers"] == 2
 
 
@@ -156,7 +160,9 @@ def test_a_lone_episode_object_is_read_as_one_episode(engine, fake_ollama, clock
 
     sleep(engine)
 
-    assert [e.summary for e in engine.episodes.recent(engine.profile.id)] == ["Allergy."]
+    assert [e.summary for e in engine.memory.episodes.recent(engine.memory.profile.id)] == [
+        "Allergy."
+    ]
 
 
 def test_thinking_tags_and_prose_around_the_json_are_skipped(engine, fake_ollama, clock):
@@ -169,7 +175,9 @@ def test_thinking_tags_and_prose_around_the_json_are_skipped(engine, fake_ollama
 
     report = sleep(engine)
 
-    assert [e.summary for e in engine.episodes.recent(engine.profile.id)] == ["Allergy."]
+    assert [e.summary for e in engine.memory.episodes.recent(engine.memory.profile.id)] == [
+        "Allergy."
+    ]
     assert report.counts["malformed_answers"] == 0
 
 

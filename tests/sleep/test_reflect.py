@@ -10,16 +10,16 @@ LOW = {"reflection_threshold": 20}
 
 
 def _memories(engine, *statements, depth=0, source="user_stated"):
-    episode = engine.episodes.add(
-        engine.profile.id,
+    episode = engine.memory.episodes.add(
+        engine.memory.profile.id,
         summary="A week of training for a 10k.",
         started_at=day("2026-11-20"),
         ended_at=day("2026-11-20", 11),
         importance=8,
     )
     made = [
-        engine.facts.add(
-            engine.profile.id,
+        engine.memory.facts.add(
+            engine.memory.profile.id,
             text,
             evidence=[Evidence("episode", episode.id)],
             source_kind=source,
@@ -44,7 +44,7 @@ def test_enough_importance_triggers_a_pending_reflection_that_cites_its_evidence
 
     report = sleep(engine, settings=LOW)
 
-    (insight,) = engine.facts.list(engine.profile.id, source_kind="reflection")
+    (insight,) = engine.memory.facts.list(engine.memory.profile.id, source_kind="reflection")
     assert insight.status == "pending" and insight.depth == 1
     assert {(e.kind, e.ref_id) for e in insight.evidence} == {("fact", run.id), ("fact", eat.id)}
     assert report.count("reflection") == 1 and report.llm_calls == 2
@@ -64,17 +64,17 @@ def test_a_rejected_reflection_is_not_proposed_again_from_the_same_evidence(
     same = insights(("The user cares about their health", [f"fact:{run.id}", f"fact:{eat.id}"], 7))
     fake_ollama.script(questions("What does the user care about?"), same)
     sleep(engine, settings=LOW)
-    (first,) = engine.facts.list(engine.profile.id, source_kind="reflection")
-    engine.facts.reject(first.id)
+    (first,) = engine.memory.facts.list(engine.memory.profile.id, source_kind="reflection")
+    engine.memory.facts.reject(first.id)
     clock.advance(days=1)
     _memories(engine, "The user sleeps eight hours", "The user stretches daily")
     fake_ollama.script(questions("What does the user care about?"), same)
 
     report = sleep(engine, settings=LOW)
 
-    assert [f.id for f in engine.facts.list(engine.profile.id, source_kind="reflection")] == [
-        first.id
-    ]
+    assert [
+        f.id for f in engine.memory.facts.list(engine.memory.profile.id, source_kind="reflection")
+    ] == [first.id]
     assert report.counts["reflections_blocked"] == 1
 
 
@@ -91,7 +91,7 @@ def test_depth_is_capped_so_insights_about_insights_do_not_compound(engine, fake
 
     report = sleep(engine, settings={"reflection_threshold": 10, "max_depth": 2})
 
-    (kept,) = engine.facts.list(engine.profile.id, status="pending")
+    (kept,) = engine.memory.facts.list(engine.memory.profile.id, status="pending")
     assert kept.statement.startswith("The user thrives") and kept.depth == 2
     assert report.counts["reflections_capped"] == 1
 
@@ -107,5 +107,5 @@ def test_an_insight_citing_memories_it_was_not_shown_is_dropped(engine, fake_oll
         ),
     )
     report = sleep(engine, settings=LOW)
-    assert engine.facts.list(engine.profile.id, source_kind="reflection") == []
+    assert engine.memory.facts.list(engine.memory.profile.id, source_kind="reflection") == []
     assert "evidence[0] must be one of" in report.errors[0]

@@ -48,7 +48,7 @@ def test_the_file_is_backed_up_first_privately_keeping_the_last_few(engine, fake
     for _ in range(3):
         report = sleep(engine, settings={"keep_backups": 2})
         clock.advance(days=1)
-    kept = backups(engine.db.path)
+    kept = backups(engine.memory.db.path)
     assert len(kept) == 2 and Path(report.backup_path) == kept[-1]
     assert stat.S_IMODE(os.stat(kept[-1]).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(kept[-1].parent).st_mode) == 0o700
@@ -59,10 +59,10 @@ def test_a_backup_holds_the_file_as_it_was_before_the_night(engine, fake_ollama,
 
     _week(engine, fake_ollama, clock)
     report = sleep(engine)
-    before = Hippo(report.backup_path, engine.llm, chat_model="m", embedding_model="e")
+    before = Hippo(report.backup_path, engine.host.gateway, chat_model="m", embedding_model="e")
     try:
-        assert before.facts.count(before.profile.id) == 0
-        assert len(before.sessions()) == 3
+        assert before.memory.facts.count(before.memory.profile.id) == 0
+        assert len(before.conversations.sessions()) == 3
     finally:
         before.close()
 
@@ -75,13 +75,13 @@ def test_a_dry_run_reports_what_it_would_propose_and_writes_nothing(engine, fake
 
     assert report.dry_run and report.count("fact") == 4 and report.count("superseded") == 1
     assert snapshot(engine) == untouched and engine.sleep.last_report() is None
-    assert backups(engine.db.path) == [] and "Would propose" in report.summary()
+    assert backups(engine.memory.db.path) == [] and "Would propose" in report.summary()
 
 
 def test_a_dry_run_asks_the_model_as_the_real_run_would(engine, fake_ollama, clock):
     # Regression: the dry run's copy of the engine took the default context size, not the
     # configured one, so its prompts (and its preview) could differ from the real run's.
-    engine.context_tokens = 4096
+    engine.live_settings.change(context_tokens=4096)
     _week(engine, fake_ollama, clock)
 
     sleep(engine, dry_run=True)
@@ -135,17 +135,20 @@ def test_the_next_launch_says_what_changed_while_the_user_was_away(engine, fake_
     _week(engine, fake_ollama, clock)
     sleep(engine, settings={"auto_activate": False})
 
-    notice = engine.away_notice()
+    notice = engine.sleep.unseen_report()
 
     assert notice is not None
     assert notice.text == "While you were away: 4 new facts to review, 0 superseded"
-    assert engine.away_notice() is None  # said once
+    assert engine.sleep.unseen_report() is None  # said once
 
 
 def test_superseded_facts_are_counted_in_the_notice(engine, fake_ollama, clock):
     _week(engine, fake_ollama, clock)
     sleep(engine)
-    assert engine.away_notice().text == "While you were away: 0 new facts to review, 1 superseded"
+    assert (
+        engine.sleep.unseen_report().text
+        == "While you were away: 0 new facts to review, 1 superseded"
+    )
 
 
 def test_a_missed_night_is_caught_up_once_on_the_next_launch(engine, fake_ollama, clock):
@@ -193,5 +196,5 @@ def test_facts_from_a_scoped_session_keep_its_scope(engine, fake_ollama, clock):
         facts(fact("The user leads the billing team", [said[0].id])),
     )
     sleep(engine)
-    assert engine.facts.list(engine.profile.id)[0].scope == "work"
-    assert engine.episodes.recent(engine.profile.id)[0].scope == "work"
+    assert engine.memory.facts.list(engine.memory.profile.id)[0].scope == "work"
+    assert engine.memory.episodes.recent(engine.memory.profile.id)[0].scope == "work"

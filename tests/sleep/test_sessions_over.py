@@ -46,7 +46,7 @@ def test_a_session_still_open_is_left_and_the_reason_said(ollama_up, capsys):
 def test_a_session_left_for_another_in_the_engine_is_over(engine, clock):
     session, _ = chat(engine, clock.now(), "I am learning Portuguese.", "Boa sorte!")
     assert sleep(engine).count("sessions_summarised") == 0  # still open
-    engine.end_session(session.id)
+    engine.conversations.end_session(session.id)
     assert sleep(engine).llm_calls > 0
 
 

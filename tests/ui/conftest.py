@@ -70,12 +70,12 @@ def seeded_template(tmp_path_factory):
         clock = ManualClock(SEED_START)
         engine = make_engine(config, clock)
         memories = seed_memories(engine, clock, extra_facts=90)  # more than a page of facts
-        engine.embed_pending()
+        engine.background.embed_pending()
         # As in a file searched before: the reading probe has asked the model about
         # English, so its notice (the fake's vectors don't read it) is not raised again
         # mid-test, where its toast would race a snapshot.
-        engine.search_messages("tiles")
-        engine.take_notices()
+        engine.memory.search_messages("tiles")
+        engine.background.take_notices()
         engine.close()
     return config.db_path, memories, clock.now()
 

@@ -83,14 +83,14 @@ def seed_memories(engine: Hippo, clock: ManualClock, *, extra_facts: int = 60) -
 
 
 def _core(engine: Hippo) -> None:
-    pid = engine.profile.id
+    pid = engine.memory.profile.id
     human = "Name: Maya. Lives in Lisbon (Alfama). Data engineer. Allergic to [peanuts]."
-    engine.core.set(pid, "human", human, actor="user")
-    engine.core.append(pid, "human", "Has a dog, Bolo.", actor="agent")
+    engine.memory.core.set(pid, "human", human, actor="user")
+    engine.memory.core.append(pid, "human", "Has a dog, Bolo.", actor="agent")
 
 
 def _say(engine: Hippo, clock: ManualClock, seeded: Seeded, session_id: int, role, text):
-    message = engine.messages.add_message(session_id, role, text, model="qwen3:1.7b")
+    message = engine.memory.messages.add_message(session_id, role, text, model="qwen3:1.7b")
     seeded.messages.append(message)
     if role == "assistant":
         seeded.replies.append(message.id)
@@ -101,7 +101,7 @@ def _say(engine: Hippo, clock: ManualClock, seeded: Seeded, session_id: int, rol
 
 def _session(engine: Hippo, clock: ManualClock, seeded: Seeded, index: int, topic) -> int:
     title, topics, said, answer, learned = topic
-    session_id = engine.new_session().id
+    session_id = engine.conversations.new_session().id
     seeded.sessions.append(session_id)
     first = _say(engine, clock, seeded, session_id, "user", said)
     _say(engine, clock, seeded, session_id, "assistant", answer)
@@ -111,13 +111,13 @@ def _session(engine: Hippo, clock: ManualClock, seeded: Seeded, index: int, topi
         if where == index:
             seeded.said[key] = _say(engine, clock, seeded, session_id, "user", SAID[key])
     for statement, scope in learned:
-        fact = engine.facts.add(
-            engine.profile.id, statement, evidence=[Evidence("message", first.id, said)],
+        fact = engine.memory.facts.add(
+            engine.memory.profile.id, statement, evidence=[Evidence("message", first.id, said)],
             source_kind="user_stated", actor="sleep", scope=scope, importance=4 + index % 6,
         )  # fmt: skip
         seeded.facts[statement] = fact.id
-    engine.episodes.add(
-        engine.profile.id, summary=f"Maya talked about {title.lower()}: {said}", title=title,
+    engine.memory.episodes.add(
+        engine.memory.profile.id, summary=f"Maya talked about {title.lower()}: {said}", title=title,
         started_at=first.created_at, ended_at=clock.now(), session_id=session_id,
         topics=topics, importance=3 + index % 7, message_ids=[first.id],
     )  # fmt: skip
@@ -139,53 +139,55 @@ def _learn_in_passing(engine, clock, seeded, session_id: int, n: int, aside) -> 
     statement, line = aside
     said = _say(engine, clock, seeded, session_id, "user", line)
     _say(engine, clock, seeded, session_id, "assistant", REPLIES[n % len(REPLIES)])
-    fact = engine.facts.add(
-        engine.profile.id, statement, evidence=[Evidence("message", said.id)],
+    fact = engine.memory.facts.add(
+        engine.memory.profile.id, statement, evidence=[Evidence("message", said.id)],
         source_kind="assistant_inferred", actor="sleep", scope=SCOPES[n % 4],
         importance=1 + n % 5, confidence=0.4 + (n % 5) / 10,
     )  # fmt: skip
     if n % 3:
-        engine.facts.approve(fact.id)
+        engine.memory.facts.approve(fact.id)
     seeded.facts[statement] = fact.id
     seeded.counts.update(facts=1)
 
 
 def _statuses(engine: Hippo, clock: ManualClock, seeded: Seeded) -> None:
     """A superseded fact, a rejected one, an expired one, a reflection, model proposals."""
-    pid, said = engine.profile.id, seeded.said
+    pid, said = engine.memory.profile.id, seeded.said
 
     def add(statement: str, cite: Evidence, **options: object) -> int:
-        fact = engine.facts.add(pid, statement, evidence=[cite], **options)  # type: ignore[arg-type]
+        fact = engine.memory.facts.add(pid, statement, evidence=[cite], **options)  # type: ignore[arg-type]
         seeded.facts[statement] = fact.id
         seeded.counts.update(facts=1)
         return fact.id
 
     new = add("Drinks black coffee since December", Evidence("message", said["coffee"].id),
               source_kind="user_stated", actor="user")  # fmt: skip
-    engine.facts.supersede(seeded.facts["Drinks oat milk flat whites, no sugar"], new, actor="user")
+    engine.memory.facts.supersede(
+        seeded.facts["Drinks oat milk flat whites, no sugar"], new, actor="user"
+    )
     bolo = next(m for m in seeded.messages if m.content.startswith("Bolo, my dog"))
     wrong = add("Has two dogs", Evidence("message", bolo.id), source_kind="assistant_inferred",
                 actor="agent")  # fmt: skip
-    engine.facts.reject(wrong)
+    engine.memory.facts.reject(wrong)
     ended = clock.now() - timedelta(days=3)
     add("Is on holiday until December 1", Evidence("message", said["holiday"].id),
         source_kind="user_stated", actor="user", valid_to=ended)  # fmt: skip
-    engine.facts.expire_due(pid, clock.now())
+    engine.memory.facts.expire_due(pid, clock.now())
     cited = [Evidence("fact", seeded.facts[s]) for s in ("Runs along the Tejo most mornings",
                                                          "Is allergic to [peanuts]")]  # fmt: skip
-    fact = engine.facts.add(pid, "Cares about health and routine", evidence=cited,
+    fact = engine.memory.facts.add(pid, "Cares about health and routine", evidence=cited,
                             source_kind="reflection", actor="sleep", depth=1)  # fmt: skip
     seeded.facts[fact.statement] = fact.id
     add("Prefers meetings in the morning", Evidence("message", said["mornings"].id),
         actor="agent", source_kind="assistant_inferred", scope="work")  # fmt: skip
     add("Manager is Tomás, 1:1s on Mondays", Evidence("message", said["manager"].id),
         actor="sleep", source_kind="assistant_inferred", scope="work", confidence=0.7)  # fmt: skip
-    engine.facts.update(seeded.facts["Is allergic to [peanuts]"], actor="user", pinned=True)
+    engine.memory.facts.update(seeded.facts["Is allergic to [peanuts]"], actor="user", pinned=True)
     seeded.counts.update(facts=1)
 
 
 def _events_and_note(engine: Hippo, clock: ManualClock, seeded: Seeded) -> None:
-    pid, now = engine.profile.id, clock.now()
+    pid, now = engine.memory.profile.id, clock.now()
     for days, text, source in [
         (12, "Flight TP1234 to Porto booked for Feb 6", "email"),
         (6, "Dentist appointment 9 Jan 15:00", "calendar"),
@@ -193,15 +195,17 @@ def _events_and_note(engine: Hippo, clock: ManualClock, seeded: Seeded) -> None:
         (1, "Package from Ana delivered", "email"),
         (0.2, "Standup moved to 09:30", "calendar"),
     ]:
-        event = engine.events.log(pid, text, source=source, occurred_at=now - timedelta(days=days))
+        event = engine.memory.events.log(
+            pid, text, source=source, occurred_at=now - timedelta(days=days)
+        )
         seeded.counts.update(events=1)
         if source == "email" and days > 10:
-            fact = engine.facts.add(pid, "Booked a flight to Porto for February 6",
+            fact = engine.memory.facts.add(pid, "Booked a flight to Porto for February 6",
                                     evidence=[Evidence("event", event.id)], source_kind="event",
                                     actor="sleep")  # fmt: skip
             seeded.facts[fact.statement] = fact.id
-    chunk_ids = engine.archive.insert_note(pid, NOTE, title="Flat notes")
-    fact = engine.facts.add(pid, "Landlord is Sr. Costa; rent due on the 1st",
+    chunk_ids = engine.memory.archive.insert_note(pid, NOTE, title="Flat notes")
+    fact = engine.memory.facts.add(pid, "Landlord is Sr. Costa; rent due on the 1st",
                             evidence=[Evidence("chunk", chunk_ids[0])], source_kind="document",
                             actor="sleep")  # fmt: skip
     seeded.facts[fact.statement] = fact.id
@@ -217,17 +221,17 @@ def _replies_used(engine: Hippo, clock: ManualClock, seeded: Seeded) -> None:
         ("recall", "message", seeded.messages[1].id, 0.42, 0.35, 0.1, 5),
     ]
     reply = seeded.replies[-1]
-    engine.usage.record(
+    engine.memory.usage.record(
         [MemoryUse(reply, kind, item, section, rank, *scores)
          for rank, (section, kind, item, *scores) in enumerate(uses)]
     )  # fmt: skip
-    engine.facts.touch([allergy], clock.now())
+    engine.memory.facts.touch([allergy], clock.now())
 
 
 def _sleep_run(engine: Hippo, clock: ManualClock, seeded: Seeded) -> None:
     """A finished run's record: the report the Sleep tab shows, with one conflict."""
-    pid = engine.profile.id
-    runs = RunStore(lambda: engine.db.conn)
+    pid = engine.memory.profile.id
+    runs = RunStore(lambda: engine.memory.db.conn)
     report = SleepReport(None, "done", "scheduled", False, clock.now() - timedelta(hours=8))
     report.run_id = runs.start(report, "seed")
     report.finished_at, report.seconds, report.llm_calls = clock.now(), 42.5, 17

@@ -29,7 +29,7 @@ async def test_a_sent_message_streams_the_scripted_reply_and_is_stored(engine, c
         assert (reply.status, reply.content) == ("complete", "Hello **there**, friend.")
         await sees(pilot, "Hello there, friend.")
         assert app.chat.query_one(PromptInput).text == ""
-    stored = engine.history(app.chat.session_id)
+    stored = engine.conversations.history(app.chat.session_id)
     assert [(m.role, m.content, m.status) for m in stored] == [
         ("user", "hi hippo", "complete"),
         ("assistant", "Hello **there**, friend.", "complete"),
@@ -52,7 +52,7 @@ async def test_escape_stops_a_slow_reply_which_is_kept_marked_cancelled(
         reply = messages_shown(app)[1]
         assert reply.status == "cancelled"
         await sees(pilot, "Hippo · qwen3:1.7b · cancelled")
-    stored = engine.history(app.chat.session_id)[-1]
+    stored = engine.conversations.history(app.chat.session_id)[-1]
     assert stored.status == "cancelled"
     assert stored.content and len(stored.content) < len("one two three four five six " * 20)
 
@@ -90,7 +90,10 @@ async def test_a_failed_reply_shows_the_error_and_keeps_the_users_message(
         assert reply.status == "failed"
         assert "Can't reach Ollama" in reply.error
         await sees(pilot, "are you there?", "Can't reach Ollama")
-    assert [m.status for m in engine.history(app.chat.session_id)] == ["complete", "failed"]
+    assert [m.status for m in engine.conversations.history(app.chat.session_id)] == [
+        "complete",
+        "failed",
+    ]
 
 
 async def test_markup_looking_text_is_shown_literally(engine, config, fake_ollama):
@@ -125,7 +128,7 @@ async def test_enter_sends_while_shift_enter_and_ctrl_j_start_new_lines(
         await pilot.press("enter")  # an empty box sends nothing
         await pilot.pause()
         assert len(messages_shown(app)) == 2
-    assert engine.history(app.chat.session_id)[0].content == "a\nb\nc"
+    assert engine.conversations.history(app.chat.session_id)[0].content == "a\nb\nc"
 
 
 async def test_thinking_is_shown_collapsed_for_models_that_think(engine, config, fake_ollama):
@@ -211,7 +214,7 @@ async def test_a_message_the_engine_refuses_is_given_back_to_the_box(
     from tests.ui.conftest import make_engine
 
     work = make_engine(config, clock)
-    other_profile = work.messages.create_session(work.messages.profile("work").id)
+    other_profile = work.memory.messages.create_session(work.memory.messages.profile("work").id)
     work.close()
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE, notifications=True) as pilot:

@@ -46,8 +46,8 @@ async def test_an_unknown_command_suggests_the_closest(engine, config):
 
 
 async def test_up_and_down_recall_earlier_messages_of_past_sessions(engine, config, fake_ollama):
-    old = engine.new_session()
-    engine.messages.add_message(old.id, "user", "from an earlier session")
+    old = engine.conversations.new_session()
+    engine.memory.messages.add_message(old.id, "user", "from an earlier session")
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
@@ -91,9 +91,9 @@ async def test_retry_replaces_the_last_reply_without_repeating_the_question(
             what="the new reply in place of the old",
         )
         session_id = app.chat.session_id
-    stored = [(m.role, m.content) for m in engine.history(session_id)]
+    stored = [(m.role, m.content) for m in engine.conversations.history(session_id)]
     assert stored == [("user", "Tell me something"), ("assistant", "Second answer.")]
-    assert engine.search_messages("Zeppelins") == []
+    assert engine.memory.search_messages("Zeppelins") == []
 
 
 async def test_clear_empties_the_screen_but_keeps_the_chat(engine, config, fake_ollama):
@@ -105,7 +105,7 @@ async def test_clear_empties_the_screen_but_keeps_the_chat(engine, config, fake_
         await send_command(pilot, "/clear")
         await wait_until(pilot, lambda: messages_shown(app) == [], what="an empty screen")
         assert app.chat.session_id == session_id
-    assert len(engine.history(session_id)) == 2
+    assert len(engine.conversations.history(session_id)) == 2
 
 
 async def test_new_starts_an_empty_chat(engine, config, fake_ollama):
@@ -122,17 +122,19 @@ async def test_model_switches_this_chat_and_refuses_unknown_names(engine, config
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await chat_ready(pilot)
-        before = engine.chat_model
+        before = engine.live_settings.turn.chat_model
         await send_command(pilot, "/model llama3.2:3bb")
         await wait_until(pilot, lambda: notified(app, "Did you mean llama3.2:3b?"))
-        assert engine.chat_model == before
+        assert engine.live_settings.turn.chat_model == before
         await send_command(pilot, "/model embeddinggemma")
         await wait_until(pilot, lambda: notified(app, "cannot chat"))
         await send_command(pilot, "/model llama3.2:3b")
-        await wait_until(pilot, lambda: engine.chat_model == "llama3.2:3b")
+        await wait_until(pilot, lambda: engine.live_settings.turn.chat_model == "llama3.2:3b")
         assert app.chat.status.chat_model == "llama3.2:3b"
         await send_command(pilot, "/new")
-        await wait_until(pilot, lambda: engine.chat_model == before, what="the model back")
+        await wait_until(
+            pilot, lambda: engine.live_settings.turn.chat_model == before, what="the model back"
+        )
 
 
 async def test_copy_takes_one_code_block_of_the_last_reply(engine, config, fake_ollama):
@@ -163,7 +165,7 @@ async def test_rename_and_export_a_chat(engine, config, fake_ollama, tmp_path):
         await send_command(pilot, f"/export {target}")
         await wait_until(pilot, lambda: notified(app, "Give another file name"))
         session_id = app.chat.session_id
-    assert engine.session(session_id).title == "Lisbon trip"
+    assert engine.conversations.session(session_id).title == "Lisbon trip"
     text = target.read_text()
     assert text.startswith("# Lisbon trip\n")
     assert "What to pack for Lisbon?" in text and "Pack a **rain jacket**." in text
@@ -210,7 +212,7 @@ async def test_remember_in_incognito_refuses_and_keeps_nothing(engine, config):
         await send_command(pilot, "/remember My PIN is 4711")
         await wait_until(pilot, lambda: notified(app, "Not remembered: this is an incognito"))
         assert not notified(app, "Remembered:")
-    assert engine.facts.list(engine.profile.id) == []
+    assert engine.memory.facts.list(engine.memory.profile.id) == []
 
 
 async def test_an_open_incognito_chat_is_not_in_the_file(engine, config, fake_ollama):
@@ -273,8 +275,8 @@ async def test_sessions_can_be_searched_by_title(engine, config):
     from ui.screens import SessionListScreen
 
     for title in ("Lisbon trip", "Tax return", "Lisbon restaurants"):
-        session = engine.new_session()
-        engine.messages.add_message(session.id, "user", title)
+        session = engine.conversations.new_session()
+        engine.memory.messages.add_message(session.id, "user", title)
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
@@ -306,8 +308,8 @@ async def test_a_session_is_renamed_and_exported_from_the_sessions_screen(engine
 
     from ui.screens import SessionListScreen
 
-    session = engine.new_session()
-    engine.messages.add_message(session.id, "user", "Notes about the garden")
+    session = engine.conversations.new_session()
+    engine.memory.messages.add_message(session.id, "user", "Notes about the garden")
     target = tmp_path / "garden.md"
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -318,7 +320,9 @@ async def test_a_session_is_renamed_and_exported_from_the_sessions_screen(engine
         await wait_until(pilot, lambda: app.screen.query("#dialog-input"), what="the title box")
         app.screen.query_one("#dialog-input", Input).value = "Garden plans"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: engine.session(session.id).title == "Garden plans")
+        await wait_until(
+            pilot, lambda: engine.conversations.session(session.id).title == "Garden plans"
+        )
         await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
         await pilot.press("e")
         await wait_until(pilot, lambda: app.screen.query("#dialog-input"), what="the file box")

@@ -71,13 +71,16 @@ async def test_edit_replaces_the_last_message_and_its_reply(engine, config, fake
         assert "What is the capital of Portugl?" not in prompt.sent
         assert prompt.sent[-1] == "What is the capital of Portugal?"
         session_id = app.chat.session_id
-    assert [(m.role, m.content) for m in engine.history(session_id)] == [
+    assert [(m.role, m.content) for m in engine.conversations.history(session_id)] == [
         ("user", "Hello"),
         ("assistant", "Hi!"),
         ("user", "What is the capital of Portugal?"),
         ("assistant", "Lisbon."),
     ]
-    assert engine.search_messages("Portugl") == [] and engine.search_messages("surely") == []
+    assert (
+        engine.memory.search_messages("Portugl") == []
+        and engine.memory.search_messages("surely") == []
+    )
 
 
 async def test_a_title_drawn_from_the_old_words_follows_the_edit(engine, config, fake_ollama):
@@ -106,7 +109,9 @@ async def test_a_fact_the_model_drew_from_the_replaced_message_goes_with_it(
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
         await send(pilot, "I live in Lisbn")
-        await wait_until(pilot, lambda: len(engine.facts.list(engine.profile.id)) == 1)
+        await wait_until(
+            pilot, lambda: len(engine.memory.facts.list(engine.memory.profile.id)) == 1
+        )
         await _edit_to(pilot, "I live in Lisbon")
         await pilot.press("enter")
         await wait_until(
@@ -114,7 +119,7 @@ async def test_a_fact_the_model_drew_from_the_replaced_message_goes_with_it(
             lambda: _shown(app)[0] == ("user", "I live in Lisbon") and not app.chat.streaming,
             what="the edited message",
         )
-    assert [f.statement for f in engine.facts.list(engine.profile.id)] == []
+    assert [f.statement for f in engine.memory.facts.list(engine.memory.profile.id)] == []
 
 
 async def test_esc_leaves_the_edit_and_the_old_message_stays(engine, config, fake_ollama):
@@ -168,4 +173,7 @@ async def test_leaving_the_chat_leaves_the_edit(engine, config, fake_ollama):
         assert app.chat.editing is None and app.chat.query_one(PromptInput).text == ""
         await send(pilot, "New chat")
         assert app.chat.session_id != session_id
-    assert [m.content for m in engine.history(session_id)] == ["Old chat", "You said: Old chat"]
+    assert [m.content for m in engine.conversations.history(session_id)] == [
+        "Old chat",
+        "You said: Old chat",
+    ]

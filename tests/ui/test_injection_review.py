@@ -26,7 +26,7 @@ async def test_a_multi_line_paste_is_sent_as_pasted_text_and_a_short_one_as_type
         await chat_ready(pilot)
         await send(pilot, "Meeting notes:\nthe venue moved to Porto")
         await send(pilot, "thanks")
-    users = [m for m in engine.history(app.chat.session_id) if m.role == "user"]
+    users = [m for m in engine.conversations.history(app.chat.session_id) if m.role == "user"]
     assert [m.origin for m in users] == ["pasted", "typed"]
 
 
@@ -52,7 +52,7 @@ async def test_the_models_core_edit_is_announced_listed_and_approved_in_review(
                 app, "Proposed for core memory: Prefers metric units (F4 → Review to approve)"
             ),
         )
-        (proposal,) = engine.core_proposals.pending(engine.profile.id)
+        (proposal,) = engine.memory.core_proposals.pending(engine.memory.profile.id)
         await open_inspector(pilot, "review")
         pane = app.screen.query_one(ReviewPane)
         await select_row(pilot, pane.table, -proposal.id)
@@ -60,13 +60,22 @@ async def test_the_models_core_edit_is_announced_listed_and_approved_in_review(
                    "Why it waits: proposed by the assistant", "I think in kilometres")  # fmt: skip
         await pilot.press("a")
         await wait_until(pilot, lambda: -proposal.id not in pane.table.selected_ids())
-    assert engine.core.block(engine.profile.id, "human").value == "Prefers metric units"
+    assert (
+        engine.memory.core.block(engine.memory.profile.id, "human").value == "Prefers metric units"
+    )
 
 
 async def test_a_core_edit_can_be_rejected_in_review(engine, config, fake_ollama):
-    said = engine.messages.add_message(engine.new_session().id, "user", "I play chess")
-    proposal = engine.core_proposals.propose(
-        engine.profile.id, "human", "append", "Plays chess", message_id=said.id, reason="test"
+    said = engine.memory.messages.add_message(
+        engine.conversations.new_session().id, "user", "I play chess"
+    )
+    proposal = engine.memory.core_proposals.propose(
+        engine.memory.profile.id,
+        "human",
+        "append",
+        "Plays chess",
+        message_id=said.id,
+        reason="test",
     )
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
@@ -75,5 +84,7 @@ async def test_a_core_edit_can_be_rejected_in_review(engine, config, fake_ollama
         await select_row(pilot, pane.table, -proposal.id)
         await pilot.press("r")
         await wait_until(pilot, lambda: -proposal.id not in pane.table.selected_ids())
-    assert engine.core_proposals.get(proposal.id, engine.profile.id).status == "rejected"
-    assert engine.core.block(engine.profile.id, "human").value == ""
+    assert (
+        engine.memory.core_proposals.get(proposal.id, engine.memory.profile.id).status == "rejected"
+    )
+    assert engine.memory.core.block(engine.memory.profile.id, "human").value == ""

@@ -24,7 +24,7 @@ async def test_f4_opens_the_facts_with_brackets_shown_as_typed(seeded, config):
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
         await pilot.press("f4")
-        total = engine.facts.count(engine.profile.id)
+        total = engine.memory.facts.count(engine.memory.profile.id)
         text = await sees(pilot, "★ Is allergic to [peanuts]", f"1-{PAGE} of {total} fact(s)")
         assert "Sister Ana loves ceramics" in text
 
@@ -36,7 +36,7 @@ async def test_filters_and_search_narrow_the_list(seeded, config):
         await open_inspector(pilot)
         pane = _pane(app)
         pane.query_one("#filter-status", Select).value = "pending"
-        pending = engine.facts.count(engine.profile.id, "pending")
+        pending = engine.memory.facts.count(engine.memory.profile.id, "pending")
         await sees(pilot, f"of {pending} fact(s)")
         pane.query_one("#filter-status", Select).value = ""
         search = pane.query_one("#filter-text", Input)
@@ -75,10 +75,10 @@ async def test_editing_a_fact_records_it_as_something_you_said(seeded, config):
         app.screen.query_one(Input).value = "Prefers meetings before [noon]"
         await pilot.press("enter")
         await sees(pilot, "Prefers meetings before [noon]")
-    fact = engine.facts.get(fact_id)
+    fact = engine.memory.facts.get(fact_id)
     assert fact.statement == "Prefers meetings before [noon]"
     assert fact.source_kind == "user_stated"
-    assert engine.facts.history(fact_id)[-1].actor == "user"
+    assert engine.memory.facts.history(fact_id)[-1].actor == "user"
 
 
 async def test_an_edit_a_full_disk_cannot_take_is_refused_with_advice(seeded, config):
@@ -98,7 +98,7 @@ async def test_an_edit_a_full_disk_cannot_take_is_refused_with_advice(seeded, co
             await pilot.press("enter")
             await wait_until(pilot, lambda: notified(app, "is full, so nothing more can be saved"))
         assert app.is_running
-    assert engine.facts.get(fact_id).statement == "Prefers meetings in the morning"
+    assert engine.memory.facts.get(fact_id).statement == "Prefers meetings in the morning"
 
 
 async def test_pin_scope_wrong_outdated_and_delete(seeded, config):
@@ -111,23 +111,23 @@ async def test_pin_scope_wrong_outdated_and_delete(seeded, config):
         table = _pane(app).table
         await select_row(pilot, table, bolo)
         await pilot.press("p")
-        await wait_until(pilot, lambda: engine.facts.get(bolo).pinned)
+        await wait_until(pilot, lambda: engine.memory.facts.get(bolo).pinned)
         await select_row(pilot, table, bolo)
         await pilot.press("c")
         await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
         app.screen.query_one(Input).value = "pets"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: engine.facts.get(bolo).scope == "pets")
+        await wait_until(pilot, lambda: engine.memory.facts.get(bolo).scope == "pets")
         await select_row(pilot, table, bolo)
         await pilot.press("w")
-        await wait_until(pilot, lambda: engine.facts.get(bolo).status == "rejected")
+        await wait_until(pilot, lambda: engine.memory.facts.get(bolo).status == "rejected")
         await select_row(pilot, table, book)
         await pilot.press("o")
-        await wait_until(pilot, lambda: engine.facts.get(book).status == "expired")
+        await wait_until(pilot, lambda: engine.memory.facts.get(book).status == "expired")
         await select_row(pilot, table, book)
         await pilot.press("d")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await wait_until(pilot, lambda: book not in table.selected_ids(), what="the row to go")
     with pytest.raises(NotFound):
-        engine.facts.get(book)
+        engine.memory.facts.get(book)

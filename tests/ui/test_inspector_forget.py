@@ -81,7 +81,7 @@ async def test_space_keeps_a_row_and_forget_removes_only_the_selected(seeded, co
         await sees(pilot, "Done. The receipt:", "as you chose")
         receipt = pane.query_one("#forget-receipt").render()
         assert f"messages {first.item_id}: " in str(receipt)
-    assert engine.messages.messages_by_id([first.item_id])  # kept, and nothing else was
+    assert engine.memory.messages.messages_by_id([first.item_id])  # kept, and nothing else was
     assert {tier: n for tier, n in selected.items() if n} == {
         tier: n for tier, n in _counts(str(receipt)).items()
     }

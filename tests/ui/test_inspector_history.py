@@ -24,7 +24,7 @@ async def test_undo_puts_a_rejected_fact_back(seeded, config):
         await sees(pilot, "reject", "you")
         await select_row(pilot, pane.table, change.id)
         await pilot.press("u")
-        await wait_until(pilot, lambda: engine.facts.get(fact_id).status == "active")
+        await wait_until(pilot, lambda: engine.memory.facts.get(fact_id).status == "active")
         await sees(pilot, "undo")
 
 
@@ -47,12 +47,12 @@ async def test_what_hippo_believed_on_a_past_date(seeded, config):
         date.value = "yesterday"
         await pilot.press("enter")
         await wait_until(pilot, lambda: notified(app, "'yesterday' is not a date"))
-    assert engine.facts.get(old).status == "superseded"
+    assert engine.memory.facts.get(old).status == "superseded"
 
 
 async def test_core_memory_saves_within_its_limit_and_can_be_undone(seeded, config):
     engine, _ = seeded
-    pid = engine.profile.id
+    pid = engine.memory.profile.id
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot, "core")
@@ -64,7 +64,7 @@ async def test_core_memory_saves_within_its_limit_and_can_be_undone(seeded, conf
         await sees(pilot, "human · 52/2000 characters · 1948 left")
         await pilot.press("ctrl+s")
         await wait_until(
-            pilot, lambda: "[square brackets]" in engine.core.block(pid, "human").value
+            pilot, lambda: "[square brackets]" in engine.memory.core.block(pid, "human").value
         )
         editor.load_text("x" * 2001)
         await sees(pilot, "1 over the limit")
@@ -77,7 +77,7 @@ async def test_core_memory_saves_within_its_limit_and_can_be_undone(seeded, conf
         core_change = next(c for c in history.changes.values() if c.kind == "core")
         await select_row(pilot, history.table, -core_change.id)
         await pilot.press("u")
-        await wait_until(pilot, lambda: "Bolo" in engine.core.block(pid, "human").value)
+        await wait_until(pilot, lambda: "Bolo" in engine.memory.core.block(pid, "human").value)
 
 
 async def test_undoing_an_edit_keeps_a_later_pin(seeded, config):
@@ -93,9 +93,9 @@ async def test_undoing_an_edit_keeps_a_later_pin(seeded, config):
         await select_row(pilot, pane.table, edit.id)
         await pilot.press("u")
         await wait_until(
-            pilot, lambda: engine.facts.get(fact_id).statement == "Has a dog called Bolo"
+            pilot, lambda: engine.memory.facts.get(fact_id).statement == "Has a dog called Bolo"
         )
-    assert engine.facts.get(fact_id).pinned
+    assert engine.memory.facts.get(fact_id).pinned
 
 
 async def test_undo_blocked_by_a_later_change_says_which(seeded, config):
@@ -112,4 +112,4 @@ async def test_undo_blocked_by_a_later_change_says_which(seeded, config):
         await select_row(pilot, pane.table, first.id)
         await pilot.press("u")
         await wait_until(pilot, lambda: notified(app, f"Undo fact#{second.id} first"))
-    assert engine.facts.get(fact_id).statement == "Has a beagle called Bolo, nine years old"
+    assert engine.memory.facts.get(fact_id).statement == "Has a beagle called Bolo, nine years old"

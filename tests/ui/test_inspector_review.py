@@ -45,10 +45,10 @@ async def test_approve_reject_and_edit_then_approve(seeded, config):
         app.screen.query_one(Input).value = "Cares about [health] and routine"
         await pilot.press("enter")
         await wait_until(pilot, lambda: insight not in table.selected_ids())
-    assert engine.facts.get(conflict).status == "active"
-    assert engine.facts.get(old).status == "superseded"
-    assert engine.facts.get(proposal).status == "rejected"
-    approved = engine.facts.get(insight)
+    assert engine.memory.facts.get(conflict).status == "active"
+    assert engine.memory.facts.get(old).status == "superseded"
+    assert engine.memory.facts.get(proposal).status == "rejected"
+    approved = engine.memory.facts.get(insight)
     assert (approved.status, approved.statement) == ("active", "Cares about [health] and routine")
 
 

@@ -36,19 +36,19 @@ async def test_a_weight_and_the_sleep_time_are_applied_and_saved(seeded, config)
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: config.config_path.exists(), what="config.toml")
         await wait_until(pilot, lambda: notified(app, "Saved to"))
-        assert engine.retriever.weights.recency == 0.25
-        assert engine.context_budget.facts == 640
+        assert engine.memory.retriever.weights.recency == 0.25
+        assert engine.live_settings.turn.context_budget.facts == 640
     saved = _saved(config)
     assert saved.retrieval.recency == 0.25
     assert saved.memory.budget.facts == 640
     assert saved.sleep.at == "04:30"
     assert app.config.sleep.at == "04:30"
-    assert engine.sleep_settings.at == "04:30"
+    assert engine.live_settings.sleep.at == "04:30"
 
 
 async def test_invalid_input_is_explained_and_nothing_is_saved(seeded, config):
     engine, _ = seeded
-    before = engine.retriever.weights
+    before = engine.memory.retriever.weights
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await open_inspector(pilot, "settings")
@@ -58,7 +58,7 @@ async def test_invalid_input_is_explained_and_nothing_is_saved(seeded, config):
         await sees(pilot, "keyword must be a number >= 0", 'time "HH:MM"')
         assert notified(app, "Nothing saved")
         assert app.screen.query_one("#settings-w-keyword", Input).has_class("-invalid")
-    assert engine.retriever.weights is before
+    assert engine.memory.retriever.weights is before
     assert not config.config_path.exists()
 
 
@@ -69,12 +69,12 @@ async def test_a_new_embedding_model_reembeds_with_progress(seeded, config):
         await open_inspector(pilot, "settings")
         await _type(pilot, "settings-embedding", "all-minilm")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: engine.embedding_model == "all-minilm")
+        await wait_until(pilot, lambda: engine.live_settings.embedding_model == "all-minilm")
         bar = app.screen.query_one(SettingsPane).query_one("#settings-reembed", ProgressBar)
         assert bar.total and bar.total > 1
         await sees(pilot, "Re-embedded with all-minilm: done.")
         assert bar.progress == bar.total
-        assert engine.pending_embeddings() == 0
+        assert engine.background.pending_embeddings() == 0
     assert _saved(config).models.embedding == "all-minilm"
 
 

@@ -125,7 +125,7 @@ def test_memories_used_by_a_reply(snap_compare, seeded, config):
     async def run_before(pilot: Pilot[None]) -> None:
         await chat_ready(pilot)
         reply_id = memories.replies[-1]
-        await app.chat.open_session(engine.messages.message(reply_id).session_id)
+        await app.chat.open_session(engine.memory.messages.message(reply_id).session_id)
         await wait_until(pilot, lambda: messages_shown(app))
         next(v for v in messages_shown(app) if v.message_id == reply_id).focus()
         await pilot.press("m")

@@ -45,7 +45,7 @@ async def test_a_fact_leads_to_its_evidence_and_on_to_its_session(seeded, config
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
         await wait_until(pilot, lambda: app.chat.session_id == session_id)
-        said = engine.facts.get(fact_id).evidence[0].ref_id
+        said = engine.memory.facts.get(fact_id).evidence[0].ref_id
         await wait_until(pilot, lambda: getattr(app.focused, "message_id", None) == said)
         await sees(pilot, "We finally moved into the flat")  # scrolled to it
 
@@ -56,7 +56,7 @@ async def test_a_reply_shows_the_memories_it_used_with_their_scores(seeded, conf
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
-        await app.chat.open_session(engine.messages.message(reply_id).session_id)
+        await app.chat.open_session(engine.memory.messages.message(reply_id).session_id)
         reply = next(view for view in messages_shown(app) if view.message_id == reply_id)
         reply.focus()
         await pilot.press("m")

@@ -13,7 +13,7 @@ SIZE = (100, 30)
 
 async def test_remember_saves_your_words_and_a_fact_citing_them(seeded, config):
     engine, _ = seeded
-    before = engine.facts.count(engine.profile.id, "active")
+    before = engine.memory.facts.count(engine.memory.profile.id, "active")
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
@@ -27,14 +27,14 @@ async def test_remember_saves_your_words_and_a_fact_citing_them(seeded, config):
     (fact,) = engine.admin.facts.list(query="window seats")
     assert (fact.status, fact.source_kind) == ("active", "user_stated")
     assert fact.evidence[0].ref_id == shown.message_id
-    assert engine.facts.count(engine.profile.id, "active") == before + 1
+    assert engine.memory.facts.count(engine.memory.profile.id, "active") == before + 1
 
 
 async def test_remember_on_a_full_disk_keeps_neither_the_words_nor_a_fact(seeded, config):
     from tests.disk import disk_full
 
     engine, _ = seeded
-    before = engine.facts.count(engine.profile.id, "active")
+    before = engine.memory.facts.count(engine.memory.profile.id, "active")
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await chat_ready(pilot)
@@ -42,7 +42,7 @@ async def test_remember_on_a_full_disk_keeps_neither_the_words_nor_a_fact(seeded
             await send_command(pilot, "/remember " + "my locker code is 4471. " * 300)
             await wait_until(pilot, lambda: notified(app, "is full, so nothing more can be saved"))
         assert app.is_running and messages_shown(app) == []
-    assert engine.facts.count(engine.profile.id, "active") == before
+    assert engine.memory.facts.count(engine.memory.profile.id, "active") == before
     assert engine.admin.browse.search_messages("locker code") == []
 
 
@@ -71,7 +71,7 @@ async def test_a_scoped_chat_keeps_its_scope_and_a_bad_name_changes_nothing(
         await wait_until(pilot, lambda: app.chat.status.scope == "work")
         assert "scope work" in str(app.chat.status.render())
         await send(pilot, "the quarterly report is due Friday")
-        assert engine.session(app.chat.session_id).scope == "work"
+        assert engine.conversations.session(app.chat.session_id).scope == "work"
         assert app.chat.sub_title.startswith("work · ")
         await send_command(pilot, "/scope")
         await wait_until(pilot, lambda: notified(app, "This chat's scope: work."))
@@ -87,13 +87,13 @@ async def test_an_incognito_chat_is_deleted_when_you_leave_it(engine, config, fa
         await wait_until(pilot, lambda: app.chat.incognito and app.chat.status.incognito)
         await send(pilot, "my secret plan")
         session_id = app.chat.session_id
-        assert engine.session(session_id).incognito
+        assert engine.conversations.session(session_id).incognito
         assert app.chat.sub_title.startswith("Incognito")
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: notified(app, "The incognito chat was deleted."))
         assert not app.chat.incognito
     with pytest.raises(HippoError):
-        engine.session(session_id)
+        engine.conversations.session(session_id)
     assert engine.admin.forget.preview("secret plan").empty
 
 

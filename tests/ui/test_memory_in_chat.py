@@ -11,10 +11,10 @@ SIZE = (100, 30)
 
 
 async def test_a_reply_lists_the_memories_it_used(engine, config, fake_ollama):
-    session = engine.new_session()
-    said = engine.messages.add_message(session.id, "user", "I am allergic to [peanuts]")
-    engine.facts.add(
-        engine.profile.id,
+    session = engine.conversations.new_session()
+    said = engine.memory.messages.add_message(session.id, "user", "I am allergic to [peanuts]")
+    engine.memory.facts.add(
+        engine.memory.profile.id,
         "I am allergic to [peanuts]",
         source_kind="user_stated",
         actor="user",

@@ -30,8 +30,8 @@ async def test_the_picker_lists_models_and_saves_the_chosen_ones(engine, config,
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
         assert app.chat.status.embedding_model == "all-minilm"
-    assert engine.embedding_model == "all-minilm"
-    assert engine.chat_model == "qwen3:1.7b"
+    assert engine.live_settings.embedding_model == "all-minilm"
+    assert engine.live_settings.turn.chat_model == "qwen3:1.7b"
     saved = load_config(environ={"HIPPO_CONFIG_DIR": str(config.config_dir)})
     assert (saved.models.chat, saved.models.embedding) == ("qwen3:1.7b", "all-minilm")
 
@@ -46,7 +46,7 @@ async def test_the_picker_opens_from_the_command_palette_and_esc_changes_nothing
         await wait_until(pilot, lambda: isinstance(app.screen, ModelPickerScreen))
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
-    assert engine.embedding_model == "embeddinggemma"
+    assert engine.live_settings.embedding_model == "embeddinggemma"
     assert not config.config_path.exists()
 
 
@@ -60,7 +60,7 @@ async def test_saving_unchanged_models_keeps_their_configured_names(engine, conf
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
     # "embeddinggemma:latest" would look like a new model and re-embed everything.
-    assert engine.embedding_model == "embeddinggemma"
+    assert engine.live_settings.embedding_model == "embeddinggemma"
     saved = load_config(environ={"HIPPO_CONFIG_DIR": str(config.config_dir)})
     assert saved.models.embedding == "embeddinggemma"
 
@@ -76,7 +76,7 @@ async def _open_picker(pilot, app, *, skip_pull: bool = False) -> None:
 
 
 async def test_save_refuses_a_chosen_model_ollama_does_not_have(engine, config, fake_ollama):
-    engine.change_settings(chat_model="nonexistent-model")
+    engine.live_settings.change(chat_model="nonexistent-model")
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await _open_picker(pilot, app, skip_pull=True)
@@ -88,7 +88,7 @@ async def test_save_refuses_a_chosen_model_ollama_does_not_have(engine, config, 
         chats.highlighted = chats.get_option_index("qwen3:1.7b")
         await pilot.press("enter", "ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
-    assert engine.chat_model == "qwen3:1.7b"
+    assert engine.live_settings.turn.chat_model == "qwen3:1.7b"
 
 
 async def test_save_refuses_when_ollama_could_not_list_the_models(engine, config, fake_ollama):

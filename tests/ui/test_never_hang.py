@@ -44,7 +44,7 @@ async def test_escape_stops_a_reply_whose_model_never_answers(engine, config, fa
         assert fake_ollama.wait_until(lambda: fake_ollama.disconnects == 1)  # it hung up
         await send(pilot, "and now?")  # the chat is usable again
         assert messages_shown(app)[-1].content == "You said: and now?"
-    assert engine.history(app.chat.session_id)[1].status == "cancelled"
+    assert engine.conversations.history(app.chat.session_id)[1].status == "cancelled"
 
 
 async def test_escape_stops_a_reply_waiting_on_the_embedding_of_the_question(
@@ -56,7 +56,10 @@ async def test_escape_stops_a_reply_waiting_on_the_embedding_of_the_question(
         await send(pilot, "my bike is a green Brompton")
         await wait_until(
             pilot,
-            lambda: engine.vectors.model(engine.vector_key) and not engine.pending_embeddings(),
+            lambda: (
+                engine.memory.vectors.model(engine.memory.embedder.vector_key)
+                and not engine.background.pending_embeddings()
+            ),
             what="the first messages to be embedded",
         )
         # Two: the question's embedding for recall, and the background one of the message.

@@ -78,4 +78,4 @@ async def test_a_token_typed_on_the_onboarding_screen_is_used_and_the_chat_opens
             await pilot.press(key)
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat")
-    assert engine.llm.probe()  # the engine now talks with the token
+    assert engine.host.gateway.probe()  # the engine now talks with the token

@@ -39,7 +39,7 @@ async def test_a_missing_model_is_pulled_with_progress_reaching_full(engine, con
         assert "embeddinggemma:latest" in fake_ollama.models
         await chat_ready(pilot)  # the screen went on by itself
         await wait_until(pilot, lambda: notified(app, "Ready: embeddinggemma."))
-    assert engine.missing_models() == []
+    assert engine.host.missing_models() == []
 
 
 async def test_a_pull_can_be_cancelled_and_the_screen_skipped(engine, config, fake_ollama):

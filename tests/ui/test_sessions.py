@@ -13,10 +13,10 @@ SIZE = (100, 30)
 
 def _seed(engine, title_words: str, count: int) -> int:
     """A session holding ``count`` alternating messages; returns its id."""
-    session = engine.new_session()
+    session = engine.conversations.new_session()
     for index in range(count):
         role = "user" if index % 2 == 0 else "assistant"
-        engine.messages.add_message(session.id, role, f"{title_words} {index}")
+        engine.memory.messages.add_message(session.id, role, f"{title_words} {index}")
     return session.id
 
 
@@ -49,7 +49,7 @@ async def test_without_resume_the_chat_starts_empty_and_creates_a_session_on_sen
         await chat_ready(pilot)
         assert messages_shown(app) == [] and app.chat.session_id is None
         await send(pilot, "hello")
-    assert len(engine.sessions()) == 2
+    assert len(engine.conversations.sessions()) == 2
 
 
 async def test_resume_shows_only_the_last_hundred_messages(engine, config, fake_ollama):

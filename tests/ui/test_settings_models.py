@@ -29,7 +29,7 @@ async def test_an_unknown_chat_model_is_refused_with_a_close_name(engine, config
         await sees(pilot, "has no model 'qwen3:1.8b'", "Did you mean 'qwen3:1.7b'?")
         await wait_until(pilot, lambda: notified(app, "Nothing saved: fix the models"))
         assert app.screen.query_one("#settings-chat", Input).has_class("-invalid")
-    assert engine.chat_model == "qwen3:1.7b"
+    assert engine.live_settings.turn.chat_model == "qwen3:1.7b"
     assert not config.config_path.exists()
 
 
@@ -41,7 +41,7 @@ async def test_a_chat_model_is_refused_as_the_embedding_model(engine, config, fa
         await _type(pilot, "settings-embedding", "tiny-chat")
         await pilot.press("ctrl+s")
         await sees(pilot, "'tiny-chat' can't be the embedding model")
-    assert engine.embedding_model == "embeddinggemma"
+    assert engine.live_settings.embedding_model == "embeddinggemma"
     assert not config.config_path.exists()
 
 
@@ -52,7 +52,7 @@ async def test_an_able_installed_model_is_saved(engine, config, fake_ollama):
         await _type(pilot, "settings-embedding", "all-minilm")
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: notified(app, "Saved to"))
-    assert engine.embedding_model == "all-minilm"
+    assert engine.live_settings.embedding_model == "all-minilm"
     saved = load_config(environ={"HIPPO_CONFIG_DIR": str(config.config_dir)})
     assert saved.models.embedding == "all-minilm"
 
@@ -70,9 +70,9 @@ async def test_with_ollama_away_the_user_is_asked_before_saving_unchecked(
         await sees(pilot, "Ollama could not be asked whether it has 'llama3.2'. Save anyway?")
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmDialog))
-        assert engine.chat_model == "qwen3:1.7b"
+        assert engine.live_settings.turn.chat_model == "qwen3:1.7b"
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await wait_until(pilot, lambda: notified(app, "Saved to"))
-    assert engine.chat_model == "llama3.2"
+    assert engine.live_settings.turn.chat_model == "llama3.2"

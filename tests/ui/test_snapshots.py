@@ -57,14 +57,14 @@ def _talk(engine: Hippo, session_id: int, text: str, *, cancel_after: int = 0) -
                 cancel.set()
     # "The model does not read English" would show as a toast whenever the app next looks
     # (every 2 s): in the frame or not by how busy the machine is. Not these snapshots' topic.
-    engine.take_notices()
+    engine.background.take_notices()
 
 
 async def _settle(pilot: Pilot[None]) -> None:
     """Wait for the embedding queue to drain and stop the cursor blinking."""
     app = pilot.app
     assert isinstance(app, HippoApp)
-    await wait_until(pilot, lambda: app.engine.vectors.queued() == 0, what="embeddings")
+    await wait_until(pilot, lambda: app.engine.memory.vectors.queued() == 0, what="embeddings")
     app.chat.status.refresh_pending()
     await wait_until(pilot, lambda: app.chat.status.pending == 0)
     for prompt in app.query(PromptInput):
@@ -83,7 +83,7 @@ def test_chat_with_a_few_messages(snap_compare, snap_engine, fixed_ollama, tmp_p
         Reply(content="Yes: [bold]this[/] stays as typed, and so does [/]."),
         Reply(content="Trams one two three four five six seven", chunk_size=4),
     )
-    session = snap_engine.new_session()
+    session = snap_engine.conversations.new_session()
     _talk(snap_engine, session.id, "What should I pack for Lisbon in March?")
     _talk(snap_engine, session.id, "Is [bold]this[/] shown literally?")
     _talk(snap_engine, session.id, "Tell me about the trams", cancel_after=3)
@@ -164,7 +164,7 @@ def test_model_picker(snap_compare, snap_engine, fixed_ollama, tmp_path):
 
 def test_session_list(snap_compare, snap_engine, fixed_ollama, tmp_path):
     for topic in ("my sister's birthday", "the Lisbon trip", "a bread recipe"):
-        session = snap_engine.new_session()
+        session = snap_engine.conversations.new_session()
         _talk(snap_engine, session.id, f"Let's talk about {topic}")
         _talk(snap_engine, session.id, "And one more thing")
         snap_engine.clock.advance(days=3, hours=2)

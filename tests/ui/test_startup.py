@@ -77,9 +77,9 @@ def _opens_when(gate: threading.Event, engine: Hippo) -> Callable[[], Hippo]:
 async def test_the_chat_is_drawn_before_the_data_file_opens_and_the_history_follows(
     engine, config, fake_ollama
 ):
-    session = engine.new_session()
-    engine.messages.add_message(session.id, "user", "the blue door")
-    engine.messages.add_message(session.id, "assistant", "I'll remember the blue door.")
+    session = engine.conversations.new_session()
+    engine.memory.messages.add_message(session.id, "user", "the blue door")
+    engine.memory.messages.add_message(session.id, "assistant", "I'll remember the blue door.")
     gate = threading.Event()
     app = HippoApp(_opens_when(gate, engine), config, resume=True)
     try:
@@ -150,7 +150,7 @@ async def test_a_message_sent_before_the_data_file_opens_is_queued_then_sent(
             await sees(pilot, "You said: sent early")
     finally:
         gate.set()
-    stored = engine.history(app.chat.session_id)
+    stored = engine.conversations.history(app.chat.session_id)
     assert [(m.role, m.content) for m in stored] == [
         ("user", "sent early"),
         ("assistant", "You said: sent early"),
@@ -220,8 +220,10 @@ async def test_keys_that_need_the_data_file_are_shown_and_say_so_until_it_opens(
 
 
 async def test_new_weights_for_the_embedding_model_are_reported_once(engine, config, fake_ollama):
-    engine.messages.add_message(engine.new_session().id, "user", "my passport expires in March")
-    engine.embed_pending()
+    engine.memory.messages.add_message(
+        engine.conversations.new_session().id, "user", "my passport expires in March"
+    )
+    engine.background.embed_pending()
     fake_ollama.new_weights("embeddinggemma")  # `ollama pull` found an update since
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
@@ -231,8 +233,10 @@ async def test_new_weights_for_the_embedding_model_are_reported_once(engine, con
             lambda: notified(app, "new weights for the embedding model embeddinggemma:latest"),
             what="the notice of new weights",
         )
-        await wait_until(pilot, lambda: engine.pending_embeddings() == 0, what="re-embedding")
-        assert engine.take_notices() == []
+        await wait_until(
+            pilot, lambda: engine.background.pending_embeddings() == 0, what="re-embedding"
+        )
+        assert engine.background.take_notices() == []
 
 
 def _gated(gate: threading.Event, opener: Callable[[], Hippo]) -> Callable[[], Hippo]:
@@ -259,7 +263,7 @@ async def test_the_status_line_says_ollama_is_up_before_the_data_file_opens(conf
             gate.set()
             await chat_ready(pilot)
             # The engine took the gateway the status line asked through.
-            assert app.opened is not None and app.opened.llm is starter.gateway
+            assert app.opened is not None and app.opened.host.gateway is starter.gateway
     finally:
         gate.set()
         if app.opened is not None:

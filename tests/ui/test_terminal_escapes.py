@@ -55,10 +55,10 @@ def hostile(engine):
     at = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
     session, said = chat(engine, at, f"{HOSTILE} moved to Berlin", f"Reply {HOSTILE}")
     fact = remember(engine, f"The user says {HOSTILE}", Evidence("message", said[0].id))
-    engine.facts.update(fact.id, actor="user", scope="work", pinned=True)
+    engine.memory.facts.update(fact.id, actor="user", scope="work", pinned=True)
     remember(engine, f"Maybe {HOSTILE}", Evidence("message", said[0].id), source="reflection")
-    engine.episodes.add(
-        engine.profile.id,
+    engine.memory.episodes.add(
+        engine.memory.profile.id,
         summary=f"Talked about {HOSTILE}",
         started_at=at,
         ended_at=at + timedelta(minutes=1),
@@ -68,7 +68,7 @@ def hostile(engine):
         message_ids=[m.id for m in said],
     )
     engine.log_event(HOSTILE, source=f"feed{HOSTILE}", occurred_at=at)
-    engine.core.append(engine.profile.id, "human", f"Knows {HOSTILE}", actor="user")
+    engine.memory.core.append(engine.memory.profile.id, "human", f"Knows {HOSTILE}", actor="user")
     return session
 
 

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from assistant.errors import ConfigError, ModelNotFound, OllamaError, OllamaUnreachable
 from assistant.terminal import visible
 from ui.screens.chat_commands import ChatCommands, forget_sent, needs_engine
 from ui.slash import SlashCommand, parse_slash
 from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -73,12 +74,15 @@ def read_session(engine: Hippo, session_id: int) -> SessionShown:
     Raises:
         HippoError: the session is not there, or belongs to another profile.
     """
-    return SessionShown(engine.session(session_id), engine.history(session_id, HISTORY_LIMIT))
+    return SessionShown(
+        engine.conversations.session(session_id),
+        engine.conversations.history(session_id, HISTORY_LIMIT),
+    )
 
 
 def read_last_session(engine: Hippo) -> SessionShown | None:
     """The most recent session and its last messages, for ``--continue``; None if none."""
-    last = engine.last_session()
+    last = engine.conversations.last_session()
     return read_session(engine, last.id) if last is not None else None
 
 
@@ -201,13 +205,13 @@ class ChatScreen(ChatCommands):
         """
         self._engine = engine
         status = self.status
-        status.chat_model = engine.chat_model
-        status.embedding_model = engine.embedding_model
-        status.host = engine.ollama_host
-        status.profile = engine.profile.name
+        status.chat_model = engine.live_settings.turn.chat_model
+        status.embedding_model = engine.live_settings.embedding_model
+        status.host = engine.host.ollama_host
+        status.profile = engine.conversations.profile.name
         # A lambda: the admin API is built on first use, in the counting thread.
         status.start_counting(
-            engine.pending_embeddings, lambda: engine.admin.review.pending_count()
+            engine.background.pending_embeddings, lambda: engine.admin.review.pending_count()
         )
         if resumed is not None:
             await self._show(resumed)
@@ -226,7 +230,7 @@ class ChatScreen(ChatCommands):
         if welcomed(folder):
             return
         try:
-            if engine.last_session() is not None:
+            if engine.conversations.last_session() is not None:
                 return
         except Exception:  # a damaged file: the app's check says so; no greeting over it
             return
@@ -237,8 +241,12 @@ class ChatScreen(ChatCommands):
     def _load_history(self) -> None:
         """Give up/down in the message box the messages of recent sessions (off the UI thread)."""
         earlier: list[str] = []
-        for session in reversed(self.engine.sessions(limit=_HISTORY_SESSIONS)):
-            earlier += [m.content for m in self.engine.history(session.id, 100) if m.role == "user"]
+        for session in reversed(self.engine.conversations.sessions(limit=_HISTORY_SESSIONS)):
+            earlier += [
+                m.content
+                for m in self.engine.conversations.history(session.id, 100)
+                if m.role == "user"
+            ]
         self.app.call_from_thread(lambda: self.query_one(PromptInput).load_history(earlier))
 
     @property
@@ -303,7 +311,7 @@ class ChatScreen(ChatCommands):
         if session_id != self.session_id:
             if self.session_id is not None and not self.incognito:
                 # Left for another: it is over, and sleep may consolidate it now.
-                await asyncio.to_thread(self.engine.end_session, self.session_id)
+                await asyncio.to_thread(self.engine.conversations.end_session, self.session_id)
             await self._end_incognito()
         shown = read_session(self.engine, session_id) if session_id is not None else None
         await self._show(shown, incognito=incognito, scope=scope)
@@ -365,7 +373,9 @@ class ChatScreen(ChatCommands):
     def ensure_session(self) -> int:
         """The shown session's id, creating it (incognito if asked) when the chat is new."""
         if self.session_id is None:
-            session = self.engine.new_session(incognito=self.incognito, scope=self.scope)
+            session = self.engine.conversations.new_session(
+                incognito=self.incognito, scope=self.scope
+            )
             self.session_id, self.sub_title = session.id, self._title(None)
         return self.session_id
 
@@ -428,12 +438,14 @@ class ChatScreen(ChatCommands):
     def use_model(self, name: str) -> None:
         """Answer with ``name`` in this chat; the model in use before comes back with the next."""
         if self._model_before is None:
-            self._model_before = self.engine.chat_model
-        self.engine.chat_model = self.status.chat_model = name
+            self._model_before = self.engine.live_settings.turn.chat_model
+        self.engine.live_settings.change(chat_model=name)
+        self.status.chat_model = name
 
     def _restore_model(self) -> None:
         if self._model_before is not None and self._engine is not None:
-            self._engine.chat_model = self.status.chat_model = self._model_before
+            self._engine.live_settings.change(chat_model=self._model_before)
+            self.status.chat_model = self._model_before
             self._model_before = None
 
     @work(thread=True, group="reply")
@@ -449,14 +461,10 @@ class ChatScreen(ChatCommands):
     ) -> None:
         try:
             if again:
-                from assistant.regenerate import regenerate
-
-                events = regenerate(self.engine, session_id, cancel=cancel)
+                events = self.engine.regenerate(session_id, cancel=cancel)
             elif edited is not None:
-                from assistant.regenerate import edit_last
-
-                events = edit_last(
-                    self.engine, session_id, text, edited=edited, cancel=cancel, pasted=pasted
+                events = self.engine.edit_last(
+                    session_id, text, edited=edited, cancel=cancel, pasted=pasted
                 )
             else:
                 events = self.engine.send(session_id, text, cancel=cancel, pasted=pasted)
@@ -490,7 +498,7 @@ class ChatScreen(ChatCommands):
             await self.query_one(Conversation).drop_from(self._replacing)
             self._replacing = None
             if self.session_id is not None:  # a title drawn from the old words changed too
-                self.sub_title = self._title(self.engine.session(self.session_id))
+                self.sub_title = self._title(self.engine.conversations.session(self.session_id))
         if isinstance(event, MemoryWritten):
             title = "Proposed for review" if event.pending else "Memory updated"
             self.notify(event.notice, title=title, timeout=8, markup=False)
@@ -509,13 +517,17 @@ class ChatScreen(ChatCommands):
             self._end_wait()
             self._cancel = None
             if self.sub_title == self._title(None) and self.session_id is not None:
-                self.sub_title = self._title(self.engine.session(self.session_id))
+                self.sub_title = self._title(self.engine.conversations.session(self.session_id))
             self.status.refresh_pending()
 
     def _say_what_it_waits_for(self) -> None:
         """Show, under the conversation, what a silent reply waits for and for how long."""
         waiting = self.query_one("#waiting", Static)
-        text = self._wait.text(self.engine.chat_model, self.engine.embedding_model, _QUIET_S)
+        text = self._wait.text(
+            self.engine.live_settings.turn.chat_model,
+            self.engine.live_settings.embedding_model,
+            _QUIET_S,
+        )
         waiting.update(text)
         waiting.display = bool(text)
 

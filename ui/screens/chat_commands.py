@@ -91,14 +91,14 @@ def remembered_notice(fact: Fact) -> tuple[str, str]:
 
 def session_markdown(engine: Hippo, session_id: int) -> str:
     """A whole session as Markdown: its title, then each message with who said it and when."""
-    session = engine.session(session_id)
+    session = engine.conversations.session(session_id)
     lines = [f"# {session.title or 'Untitled chat'}", ""]
     started = f"{session.started_at:%Y-%m-%d %H:%M}"
     lines += [
         f"_Hippo chat, started {started}" + (f", scope {session.scope}_" if session.scope else "_"),
         "",
     ]
-    for message in engine.history(session_id, 1_000_000):
+    for message in engine.conversations.history(session_id, 1_000_000):
         who = "You" if message.role == "user" else "Hippo"
         lines += [f"## {who} · {message.created_at:%Y-%m-%d %H:%M}", "", message.content, ""]
     return "\n".join(lines).rstrip() + "\n"
@@ -182,12 +182,10 @@ class ChatCommands(Screen[None]):
 
     def _last_said(self) -> StoredMessage | None:
         """The chat's last message of the user's, as stored; None before there is one."""
-        from assistant.regenerate import last_exchange
-
         if self.session_id is None:
             return None
         try:
-            return last_exchange(self.engine, self.session_id)[0]
+            return self.engine.conversations.last_exchange(self.session_id)[0]
         except HippoError:  # none of the user's in this session
             return None
 
@@ -242,8 +240,9 @@ class ChatCommands(Screen[None]):
         chat = sorted(m.name for m in models if "embedding" not in m.capabilities)
         if not name:
             listed = ", ".join(chat) or "none installed"
+            model = engine.live_settings.turn.chat_model
             self.notify(
-                f"This chat answers with {engine.chat_model}. Chat models: {listed}.",
+                f"This chat answers with {model}. Chat models: {listed}.",
                 title="Model", markup=False,
             )  # fmt: skip
             return
@@ -283,7 +282,7 @@ class ChatCommands(Screen[None]):
             self.notify("Send a message first: an empty chat has nothing to rename.", markup=False)
             return
         engine: Hippo = self.engine
-        session = engine.rename_session(self.session_id, title)
+        session = engine.conversations.rename_session(self.session_id, title)
         self.sub_title = self._title(session)
         self.notify(f"Renamed: {session.title}", markup=False)
 

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Header, Static
 
 from assistant.errors import HippoError, OllamaError
 from assistant.llm.names import same_model, short_name
@@ -25,6 +25,7 @@ from assistant.terminal import visible
 from assistant.units import human_size
 from ui.screens.styles import SCREENS_CSS
 from ui.widgets import ModelList
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -94,9 +95,9 @@ class ModelPickerScreen(Screen[ModelChoice | None]):
         yield Header()
         with Vertical(id="models"):
             yield Static(Content("Chat model (answers you)"), classes="section")
-            yield ModelList(self.engine.chat_model, id="chat-models")
+            yield ModelList(self.engine.live_settings.turn.chat_model, id="chat-models")
             yield Static(Content("Embedding model (remembers by meaning)"), classes="section")
-            yield ModelList(self.engine.embedding_model, id="embedding-models")
+            yield ModelList(self.engine.live_settings.embedding_model, id="embedding-models")
             yield Static(Content("Listing models…"), id="models-note")
             yield Static(Content(""), id="models-error", classes="settings-error")
             with Horizontal(classes="buttons"):
@@ -151,7 +152,7 @@ class ModelPickerScreen(Screen[ModelChoice | None]):
             )
             return
         problems = problems_in(
-            self.models, {"chat": chat, "embedding": embedding}, self.engine.ollama_host
+            self.models, {"chat": chat, "embedding": embedding}, self.engine.host.ollama_host
         )
         if problems:
             reasons = [p.text(lambda name: "Pull it with p, or choose one in the list (Enter).")
@@ -221,8 +222,8 @@ class ModelPickerScreen(Screen[ModelChoice | None]):
         info = next((i for i in self.models or [] if i.name == model), None)
         size = f", freeing {human_size(info.size)}" if info and info.size else ""
         question = f"Delete {short_name(model)} from Ollama{size}? Pull it again to get it back."
-        for role, name in (("chat", self.engine.chat_model),
-                           ("embedding", self.engine.embedding_model)):  # fmt: skip
+        for role, name in (("chat", self.engine.live_settings.turn.chat_model),
+                           ("embedding", self.engine.live_settings.embedding_model)):  # fmt: skip
             if same_model(model, name):
                 question += (
                     f" Hippo uses it as its {role} model: until you choose or pull another, "

@@ -10,12 +10,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Static
+from textual.widgets import Button, Header, Input, Static
 
 from assistant.errors import OllamaAuthError, OllamaError, OllamaUnreachable, SecretStoreError
 from assistant.terminal import visible
 from ui.checks import OllamaCheck, check_ollama
 from ui.screens.styles import SCREENS_CSS
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -70,7 +71,7 @@ class OnboardingScreen(Screen[OllamaCheck]):
         self._checking = False  # a check (Retry, or a typed token) is under way
 
     def compose(self) -> ComposeResult:
-        host = self.engine.ollama_host
+        host = self.engine.host.ollama_host
         yield Header()
         with VerticalScroll(id="onboarding"):
             yield Static(self._title(), id="onboarding-title")
@@ -113,13 +114,13 @@ class OnboardingScreen(Screen[OllamaCheck]):
     def _use_token(self, token: str) -> None:
         from assistant.secrets import save_token
 
-        host = self.engine.ollama_host
+        host = self.engine.host.ollama_host
         note = "Token saved in the system keyring."
         try:
             save_token(host, token)
         except SecretStoreError as exc:
             note = f"Using the token for this run only. {exc}"
-        self.engine.use_token(token)  # closes the old client, forgets what it learnt
+        self.engine.host.use_token(token)  # closes the old client, forgets what it learnt
         self.app.call_from_thread(self.notify, note, markup=False, timeout=8)
         try:
             self.post_message(self.Checked(check_ollama(self.engine)))

@@ -15,11 +15,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Header, Static
 
 from assistant.errors import HippoError
 from ui.screens.styles import SCREENS_CSS
 from ui.widgets import PullRow
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -91,13 +92,14 @@ class PullScreen(Screen[list[str]]):
 
     def _intro(self) -> Content:
         names = ", ".join(self.models)
+        host = self.engine.host.ollama_host
         if self.start:
             return Content(
-                f"Pulling {names} into Ollama at {self.engine.ollama_host}. Esc cancels "
+                f"Pulling {names} into Ollama at {host}. Esc cancels "
                 "(Ollama keeps what it downloaded, so a later pull resumes)."
             )
         return Content(
-            f"Ollama at {self.engine.ollama_host} doesn't have {names} yet. Hippo needs the chat "
+            f"Ollama at {host} doesn't have {names} yet. Hippo needs the chat "
             "model to answer and the embedding model to remember by meaning. Pull them now?"
         )
 

@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, OptionList, Static
+from textual.widgets import Button, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from assistant.errors import HippoError
@@ -18,6 +18,7 @@ from assistant.terminal import visible
 from ui.format import short_date
 from ui.screens.dialogs import ConfirmDialog, TextDialog
 from ui.screens.styles import SCREENS_CSS
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -71,7 +72,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
         self.engine = engine
 
     def compose(self) -> ComposeResult:
-        sessions = self.engine.sessions()
+        sessions = self.engine.conversations.sessions()
         now = self.engine.clock.now()
         yield Header()
         with Vertical(id="sessions"):
@@ -101,11 +102,11 @@ class SessionListScreen(Screen[SessionChoice | None]):
         """Give the highlighted session a title of your own."""
         if (session_id := self._highlighted()) is None:
             return
-        title = self.engine.session(session_id).title
+        title = self.engine.conversations.session(session_id).title
 
         def answered(text: str | None) -> None:
             if text:
-                session = self.engine.rename_session(session_id, text)
+                session = self.engine.conversations.rename_session(session_id, text)
                 now = self.engine.clock.now()
                 options = self.query_one("#session-list", OptionList)
                 options.replace_option_prompt(str(session_id), _prompt(session, now))
@@ -147,7 +148,11 @@ class SessionListScreen(Screen[SessionChoice | None]):
             return
         wanted = words.lower().split()
         now = self.engine.clock.now()
-        found = [s for s in self.engine.sessions() if all(w in s.title.lower() for w in wanted)]
+        found = [
+            s
+            for s in self.engine.conversations.sessions()
+            if all(w in s.title.lower() for w in wanted)
+        ]
         options = self.query_one("#session-list", OptionList)
         options.clear_options()
         options.add_options(Option(_prompt(s, now), id=str(s.id)) for s in found)
@@ -179,7 +184,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
         if option.id is None:
             return
         session_id = int(option.id)
-        title = self.engine.session(session_id).title or "(untitled)"
+        title = self.engine.conversations.session(session_id).title or "(untitled)"
         question = (
             f"Delete the session {title!r} with its messages, and the episodes and facts "
             "that came only from it? This can't be undone."

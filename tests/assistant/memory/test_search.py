@@ -60,16 +60,16 @@ def test_a_changed_retrieval_weight_changes_hippo_search_order(
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     engine = open_engine(config)
     try:
-        session = engine.new_session()
+        session = engine.conversations.new_session()
         # "bike" is the query's one keyword; the other message shares only its common
         # words, which the keyword index leaves out but the (bag-of-words) model reads.
-        engine.messages.add_message(session.id, "user", "bike")
-        engine.messages.add_message(session.id, "user", "where is the")
-        assert engine.embed_pending() >= 2
+        engine.memory.messages.add_message(session.id, "user", "bike")
+        engine.memory.messages.add_message(session.id, "user", "where is the")
+        assert engine.background.embed_pending() >= 2
         # The fake's bag of words fails the paraphrase probe; say it reads English, as a
         # real model does, so that its similarities count.
-        readings = ReadingStore(lambda: engine.db.conn, engine.clock)
-        readings.keep(engine.embedding_model, "latin", Reading(trust=1.0, gap=0.5))
+        readings = ReadingStore(lambda: engine.memory.db.conn, engine.clock)
+        readings.keep(engine.live_settings.embedding_model, "latin", Reading(trust=1.0, gap=0.5))
     finally:
         engine.close()
     config.config_dir.mkdir(parents=True, exist_ok=True)

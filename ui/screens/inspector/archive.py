@@ -109,7 +109,7 @@ class ArchiveSearchPane(InspectorPane):
         hits = [hit for hit in hits if hit.keyword > 0 or (hit.vector or 0.0) >= _MIN_SIMILARITY]
         titles = {}
         for session_id in {hit.message.session_id for hit in hits}:
-            titles[session_id] = self.engine.session(session_id).title or "(untitled)"
+            titles[session_id] = self.engine.conversations.session(session_id).title or "(untitled)"
         self.post_message(self.Found(query, hits, titles))
 
     def on_archive_search_pane_found(self, message: Found) -> None:

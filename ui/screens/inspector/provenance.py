@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from assistant.errors import HippoError
 from assistant.terminal import visible
@@ -19,6 +19,7 @@ from ui.screens.inspector.pane import Place
 from ui.screens.styles import SCREENS_CSS
 from ui.widgets import RecordTable
 from ui.widgets.fact_filters import SOURCE_LABELS
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Header, TabbedContent, TabPane
 
 from ui.screens.inspector.archive import ArchiveSearchPane
 from ui.screens.inspector.core import CoreMemoryPane
@@ -22,6 +22,7 @@ from ui.screens.inspector.review import ReviewPane
 from ui.screens.inspector.settings import SettingsPane
 from ui.screens.inspector.sleep import SleepPane
 from ui.screens.styles import SCREENS_CSS
+from ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -99,7 +100,7 @@ class InspectorScreen(Screen[Place | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"Memory · profile {self.engine.profile.name}"
+        self.sub_title = f"Memory · profile {self.engine.conversations.profile.name}"
         if self.forget_text:
             self.query_one(ForgetPane).preview(self.forget_text)
         self.call_after_refresh(self._focus_pane)

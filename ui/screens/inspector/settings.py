@@ -1,7 +1,8 @@
 """The settings tab: models, retrieval weights, memory budgets, sleep, trust and profiles.
 
 Every field is checked before anything is saved; ctrl+s applies them to the running
-engine (``Hippo.apply_settings``) and writes config.toml. Nothing the user typed is read as markup.
+engine (``engine.live_settings.apply``) and writes config.toml. Nothing the user typed is
+read as markup.
 A changed model is checked with Ollama first (installed, and able to do its job); if Ollama
 can't be asked, the user is asked whether to save it unchecked.
 """
@@ -153,15 +154,15 @@ class SettingsPane(InspectorPane):
     def _profiles(self) -> list[str]:
         """Every profile's name, the default for the next start first."""
         config = self.config
-        default = config.profile if config else self.engine.profile.name
+        default = config.profile if config else self.engine.conversations.profile.name
         names = [profile.name for profile in self.engine.admin.browse.profiles()]
-        return list(dict.fromkeys([default, self.engine.profile.name, *names]))
+        return list(dict.fromkeys([default, self.engine.conversations.profile.name, *names]))
 
     def on_mount(self) -> None:
         self.query_one("#settings-reembed-row").display = False
 
     def reload(self) -> None:
-        settings = self.engine.settings
+        settings = self.engine.live_settings.current
         self.query_one("#settings-chat", Input).value = settings.models.chat
         self.query_one("#settings-embedding", Input).value = settings.models.embedding
         for name in WEIGHTS:
@@ -208,7 +209,7 @@ class SettingsPane(InspectorPane):
             self._profile_note(event.value)
 
     def _profile_note(self, name: str) -> None:
-        running = self.engine.profile.name
+        running = self.engine.conversations.profile.name
         if name == running:
             text = f"Running profile {running!r}. Each profile keeps its own memory."
         else:
@@ -234,7 +235,7 @@ class SettingsPane(InspectorPane):
 
         None (with the reasons on screen) when any field is wrong.
         """
-        current = self.engine.settings
+        current = self.engine.live_settings.current
         models, failed = self._read_models(current.models)
         weights, bad = self._read_weights()
         failed |= bad
@@ -328,7 +329,7 @@ class SettingsPane(InspectorPane):
             )
             return
         settings, profile = read
-        chosen, current = settings.models, self.engine.settings.models
+        chosen, current = settings.models, self.engine.live_settings.current.models
         changed = {
             slot: name
             for slot, name, now in (("chat", chosen.chat, current.chat),
@@ -380,12 +381,11 @@ class SettingsPane(InspectorPane):
     def _apply(self, settings: Settings, profile: str) -> None:
         """Apply checked settings to the engine and write them to config.toml."""
         engine = self.engine
-        before = engine.settings.models
-        vector_key = engine.vector_key  # "name:latest": a new tag alone re-embeds nothing
-        engine.apply_settings(settings)
+        before = engine.live_settings.current.models
+        reembeds = engine.live_settings.apply(settings)  # a new tag alone re-embeds nothing
         if settings.models != before:
             self._status_models(settings.models.chat, settings.models.embedding)
-        if engine.vector_key != vector_key:
+        if reembeds:
             self._start_reembed(settings.models.embedding)
 
         config = self.config
@@ -415,7 +415,7 @@ class SettingsPane(InspectorPane):
     # -- re-embedding progress ------------------------------------------------------------
 
     def _start_reembed(self, model: str) -> None:
-        self._reembed_total = max(self.engine.pending_embeddings(), 1)
+        self._reembed_total = max(self.engine.background.pending_embeddings(), 1)
         self.query_one("#settings-reembed-row").display = True
         self.query_one("#settings-reembed", ProgressBar).update(
             total=self._reembed_total, progress=0
@@ -429,7 +429,7 @@ class SettingsPane(InspectorPane):
         self._poll_reembed()
 
     def _poll_reembed(self) -> None:
-        pending = self.engine.pending_embeddings()
+        pending = self.engine.background.pending_embeddings()
         self._reembed_total = max(self._reembed_total, pending)
         bar = self.query_one("#settings-reembed", ProgressBar)
         bar.update(total=self._reembed_total, progress=self._reembed_total - pending)
@@ -438,5 +438,5 @@ class SettingsPane(InspectorPane):
                 self._poll.stop()
                 self._poll = None
             self.query_one("#settings-reembed-note", Static).update(
-                Content(f"Re-embedded with {self.engine.embedding_model}: done.")
+                Content(f"Re-embedded with {self.engine.live_settings.embedding_model}: done.")
             )

@@ -73,7 +73,7 @@ class SleepPane(InspectorPane):
         # Imported here: the chat must not pay for the sleep package at startup.
         from assistant.sleep import last_slot
 
-        settings = self.engine.sleep_settings
+        settings = self.engine.live_settings.sleep
         now = self.engine.clock.now()
         upcoming = last_slot(now, settings) + timedelta(days=1)
         pending = self.engine.admin.facts.count(status="pending")
