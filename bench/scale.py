@@ -11,20 +11,10 @@ vector, reports p50/p95 for the message tier alone and for all tiers (wall clock
 the message tier's CPU time: on a shared machine the wall clock mostly measures the
 neighbours), and for a whole turn's context (``Hippo.context_for``: every tier, the
 session's working memory, the budgeted sections; ``ctx_*``, wall clock and CPU), the
-file size and what its bytes hold per message (text, keyword index, vectors, cells, the
-cells' 16-bit copy ``precise``,
+file size and what its bytes hold per message (text, keyword index, vectors, cells,
 other: dbstat, free pages in other), the
-process's peak memory (while querying, before the float check below), and the recall
-of ``VectorStore.nearest``'s approximate search against exact search (top 10 and top
-50, ``ann_recall*``) and against exact float cosines over the vectors as built
-(``float_recall*``: the cells keep vectors in 8 bits), with the largest error of a
-similarity it reports (``sim_err_max``). Those float vectors are made again from the
-seed once and kept beside the file (``.float.npz``).
-
-A built file is kept and measured again on the next run (``--rebuild`` makes it anew):
-a file built by an older Hippo is migrated when it is opened (``open_s`` includes the
-migrations), and its free pages are given back afterwards as the nightly work would
-(``compact_s``) before the byte split is taken.
+process's peak memory, and the recall of ``VectorStore.nearest``'s approximate search
+against exact search (top 10 and top 50).
 
 A large table is searched through cells (see ``assistant.memory.vector_cells``) that
 the app's background work builds; the build does the same, and a file built before
@@ -241,54 +231,12 @@ def _queries(
     return out
 
 
-def _float_vectors(
-    path: Path, n: int, seed: int, profile_id: int, conn: apsw.Connection
-) -> tuple[np.ndarray, np.ndarray]:
-    """The profile's message ids (sorted) and their vectors as built, in float32.
-
-    Made again from the seed (the file may keep them in 8 bits), once per build: kept
-    beside the file.
-    """
-    cache = path.with_name(f"scale-v{VERSION}-{n}.float.npz")
-    built = path.with_name(f"scale-v{VERSION}-{n}.queries.json")  # of the base, not a copy
-    if not cache.exists() or cache.stat().st_mtime < built.stat().st_mtime:
-        _, topic_of, centroids = _corpus(n, seed)
-        vectors = _vectors(topic_of, centroids, seed)
-        ids = np.array(
-            [
-                row[0]
-                for row in conn.execute(
-                    "SELECT id FROM messages WHERE profile_id = ? ORDER BY id", (profile_id,)
-                )
-            ],
-            dtype=np.int64,
-        )
-        np.savez(cache, ids=ids, vectors=vectors[ids - 1])
-    with np.load(cache) as saved:
-        return saved["ids"], saved["vectors"]
-
-
-def _compact(path: Path) -> bool:
-    """Give the file's free pages back, as the app's nightly work does; whether any were."""
-    from data_schema.compact import compact
-    from data_schema.connect import connect
-
-    keys = BENCH_KEYS if file_state(path) == "encrypted" else NoEncryption()
-    conn = connect(path, migrate=False, keys=keys)
-    try:
-        return compact(conn).how != ""
-    finally:
-        conn.close()
-
-
 def _bucket(table: str) -> str:
     """Which part of the split a table (or index, by its table) counts in."""
     if table == "messages":
         return "text"
     if "_fts" in table:
         return "keyword"
-    if table.startswith("vec16_"):
-        return "precise"  # the 16-bit copy the cells' candidates are ranked by
     if table.startswith(("vecpart_", "veccent_")) or table == "vector_cells":
         return "cells"
     if table.startswith("vec_"):
@@ -304,7 +252,7 @@ def storage_split(path: Path, n: int) -> dict[str, float]:
     conn = connect(path, migrate=False, keys=keys)
     try:
         owner = dict(conn.execute("SELECT name, tbl_name FROM sqlite_master").fetchall())
-        split = dict.fromkeys(("text", "keyword", "vectors", "cells", "precise", "other"), 0)
+        split = dict.fromkeys(("text", "keyword", "vectors", "cells", "other"), 0)
         for name, size in conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
             table = owner.get(name, name)
             # sqlite-vec's and FTS5's shadow tables are named after their virtual table.
@@ -417,11 +365,8 @@ def measure(
         timings["context"].append((time.perf_counter() - t0) * 1000)
         timings["ctx_cpu"].append((time.process_time() - c0) * 1000)
     llm.fixed = None
-    # Approximate (as nearest() chooses for this table) against exact search, and both
-    # against exact float cosines over the vectors as built (cells keep them in 8 bits).
-    peak_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-    floats = _float_vectors(path, n, seed, pid, engine.memory.db.conn)
-    r10, r50, approx_ms, exact_ms, f10, f50, sim_err = [], [], [], [], [], [], []
+    # Approximate (as nearest() chooses for this table) against exact search.
+    r10, r50, approx_ms, exact_ms = [], [], [], []
     for _, vector in asked[:50]:
         t0 = time.perf_counter()
         approx = engine.memory.vectors.nearest(model, "message", pid, vector, 50)
@@ -432,17 +377,7 @@ def measure(
         a, e = [i for i, _ in approx], [i for i, _ in exact]
         r10.append(len(set(a[:10]) & set(e[:10])) / 10)
         r50.append(len(set(a) & set(e)) / 50)
-        ids, matrix = floats
-        cosines = matrix @ np.asarray(vector, dtype="f4")
-        truth = [int(ids[j]) for j in np.argsort(-cosines)[:50]]
-        f10.append(len(set(a[:10]) & set(truth[:10])) / 10)
-        f50.append(len(set(a) & set(truth)) / 50)
-        rows = np.searchsorted(ids, [i for i, _ in approx])
-        sim_err += [abs(float(cosines[r]) - sim) for r, (_, sim) in zip(rows, approx, strict=True)]
     engine.close()
-    started = time.perf_counter()
-    compacted = _compact(path)  # as the nightly work does: free pages go back
-    compact_s = time.perf_counter() - started
 
     def pct(xs: list[float], q: int) -> float:
         return round(statistics.quantiles(xs, n=100)[q - 1], 1)
@@ -468,12 +403,8 @@ def measure(
         "vec_exact_ms": round(statistics.median(exact_ms), 1),
         "ann_recall10": round(statistics.mean(r10), 3),
         "ann_recall50": round(statistics.mean(r50), 3),
-        "float_recall10": round(statistics.mean(f10), 3),
-        "float_recall50": round(statistics.mean(f50), 3),
-        "sim_err_max": round(max(sim_err), 4),
-        "compact_s": round(compact_s, 1) if compacted else 0.0,
         "file_mb": round(sum(p.stat().st_size for p in OUT.glob(f"{path.name}*")) / 2**20, 1),
-        "peak_mb": peak_mb,
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         **storage_split(path, n),
     }
 
@@ -514,24 +445,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "vec_exact_ms",
         "ann_recall10",
         "ann_recall50",
-        "float_recall10",
-        "float_recall50",
-        "sim_err_max",
-        "open_s",
-        "compact_s",
         "file_mb",
         "peak_mb",
     ]
-    split = [
-        "messages",
-        "text_b",
-        "keyword_b",
-        "vectors_b",
-        "cells_b",
-        "precise_b",
-        "other_b",
-        "total_b",
-    ]
+    split = ["messages", "text_b", "keyword_b", "vectors_b", "cells_b", "other_b", "total_b"]
     print(" ".join(f"{c:>13}" for c in cols))
     results = []
     variants: list[str | None] = ["plain", *CIPHERS] if args.encryption else [None]

@@ -6,10 +6,7 @@ A shipped migration is never edited: change the schema by appending a new functi
 from __future__ import annotations
 
 import json
-import math
 import re
-import struct
-from array import array
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -29,23 +26,6 @@ def migration(fn: Migration) -> Migration:
     """Register ``fn`` as the next migration; its name is its identity in the file."""
     MIGRATIONS.append(fn)
     return fn
-
-
-# Work done before a migration's transaction, in transactions of its own: batches that
-# would hold one transaction (and grow the write-ahead log) for minutes on a large file.
-# It must be resumable (a killed run carries on at the next start) and leave the file
-# as usable as before; the migration itself then finishes in one transaction.
-_PREPARE: dict[str, Migration] = {}
-
-
-def prepared_by(prepare: Migration) -> Callable[[Migration], Migration]:
-    """Run ``prepare`` (outside any transaction) before the migration it decorates."""
-
-    def register(fn: Migration) -> Migration:
-        _PREPARE[fn.__name__] = prepare
-        return fn
-
-    return register
 
 
 def _ensure_table(conn: apsw.Connection) -> None:
@@ -85,8 +65,6 @@ def apply_migrations(conn: apsw.Connection) -> list[str]:
         if fn.__name__ in done:
             continue
         try:
-            if (prepare := _PREPARE.get(fn.__name__)) is not None:
-                prepare(conn)
             with conn:
                 fn(conn)
                 conn.execute(
@@ -815,137 +793,3 @@ def m013_reading_gap(conn: apsw.Connection) -> None:
     again on the next query in their script.
     """
     conn.execute("ALTER TABLE model_reading ADD COLUMN gap REAL")
-
-
-def _m014_prepare(conn: apsw.Connection) -> None:
-    """m014's slow part, a batch a transaction: each float cell's 16-bit and int8 copies."""
-    for part, dim in _m014_float_cells(conn):
-        _m014_fill(conn, part, dim)
-
-
-@migration
-@prepared_by(_m014_prepare)
-def m014_int8_cells(conn: apsw.Connection) -> None:
-    """The cells of a large vector table keep their vectors in 8 bits, and in 16 beside.
-
-    A 384-d vector took 1,536 bytes in the cells (the only copy a large table keeps),
-    two thirds of a 100k-message file, and a search reads (and decrypts) its cells'
-    pages. Each is rewritten here as int8, scaled so that its largest component is 127
-    (cosine ignores the scale), into a new copy with the same cells, which a search
-    scans for candidates; and in 16 bits (772 bytes) in ``vec16_*``, keyed by item id,
-    which orders them (see ``assistant.memory.vector_cells``). Both are computed first
-    (`_m014_prepare`), 2,000 vectors a transaction, from the float copy the search keeps
-    using meanwhile: a killed run resumes after the last batch. Then one transaction
-    swaps the float copy for the int8 one. The old copy's pages are free for later
-    writes, and the nightly compaction gives them back. Measured on a busy two-core
-    machine at 100k messages: 72 s (26 s of CPU, quantizing in Python), of which the
-    final transaction took 3.6 s; at 1M, 16 min (273 s of CPU), the final transaction
-    52 s.
-    """
-    for part, dim in _m014_float_cells(conn):
-        _m014_fill(conn, part, dim)  # nothing left to do after `_m014_prepare`
-        _m014_swap(conn, part, dim)
-
-
-_M014_FLOAT = re.compile(r"embedding\s+FLOAT\[(\d+)\]", re.IGNORECASE)
-_M014_BATCH = 2000
-
-
-def _m014_float_cells(conn: apsw.Connection) -> list[tuple[str, int]]:
-    """Each cells' copy still holding float vectors, and their size."""
-    tables: list[str] = [row[0] for row in conn.execute("SELECT vectors FROM vector_cells")]
-    found = []
-    for table in tables:
-        part = "vecpart_" + table.removeprefix("vec_")
-        sql = conn.execute(
-            "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (part,)
-        ).fetchone()
-        floats = _M014_FLOAT.search(sql[0]) if sql else None
-        if floats is not None:  # else no copy yet, or one made in 8 bits already
-            found.append((part, int(floats.group(1))))
-    return found
-
-
-def _m014_names(part: str) -> tuple[str, str]:
-    """The 16-bit copy of the cells' copy ``part``, and the int8 scratch table."""
-    suffix = part.removeprefix("vecpart_")
-    return f"vec16_{suffix}", f"m014_int8_{suffix}"
-
-
-def _m014_fill(conn: apsw.Connection, part: str, dim: int) -> None:
-    """Write the 16-bit and int8 copies of the float vectors in ``part``, by item id.
-
-    Each batch is one transaction writing both (so the 16-bit copy's largest id says
-    where a killed run stopped). Vectors are read one primary-key lookup each: a scan
-    held open across commits would keep the write-ahead log from restarting.
-    """
-    precise, scratch = _m014_names(part)
-    with conn:
-        conn.execute(
-            f"CREATE TABLE IF NOT EXISTS {precise}"
-            " (item_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)"
-        )
-        conn.execute(
-            f"CREATE TABLE IF NOT EXISTS {scratch} (profile_id INTEGER, cell INTEGER,"
-            " item_id INTEGER, embedding BLOB, PRIMARY KEY (profile_id, cell, item_id))"
-            " WITHOUT ROWID"
-        )
-    after = scalar(conn, f"SELECT coalesce(max(item_id), -1) FROM {precise}")
-    read = f"SELECT profile_id, cell, embedding FROM {part} WHERE item_id = ?"
-    # vec0 keeps an integer primary key as the rowid of its rowids shadow table.
-    while ids := [
-        row[0]
-        for row in conn.execute(
-            f"SELECT rowid FROM {part}_rowids WHERE rowid > ? ORDER BY rowid LIMIT ?",
-            (after, _M014_BATCH),
-        )
-    ]:
-        rows = [(item, *conn.execute(read, (item,)).fetchall()[0]) for item in ids]
-        with conn:
-            conn.executemany(
-                f"INSERT OR REPLACE INTO {scratch} VALUES (?, ?, ?, ?)",
-                [(profile, cell, item, _m014_int8(vector)) for item, profile, cell, vector in rows],
-            )
-            conn.executemany(
-                f"INSERT OR REPLACE INTO {precise} VALUES (?, ?)",
-                [(item, _m014_precise(vector)) for item, _, _, vector in rows],
-            )
-        after = ids[-1]
-
-
-def _m014_swap(conn: apsw.Connection, part: str, dim: int) -> None:
-    """Replace the float copy ``part`` with the int8 one ``_m014_fill`` wrote."""
-    _, scratch = _m014_names(part)
-    conn.execute(f"DROP TABLE {part}")
-    conn.execute(
-        f"CREATE VIRTUAL TABLE {part} USING vec0(item_id INTEGER PRIMARY KEY,"
-        " profile_id INTEGER PARTITION KEY, cell INTEGER PARTITION KEY,"
-        f" embedding INT8[{dim}] distance_metric=cosine, chunk_size=32)"
-    )
-    conn.execute(f"CREATE INDEX {part}_cells ON {part}_chunks(partition00, partition01)")
-    # A cell's vectors together (they share chunks, and so pages): the scratch table's
-    # key order. Not by ORDER BY: a sort drops the int8 type vec_int8 gives a value.
-    conn.execute(
-        f"INSERT INTO {part}(item_id, profile_id, cell, embedding)"
-        f" SELECT item_id, profile_id, cell, vec_int8(embedding) FROM {scratch}"
-    )
-    conn.execute(f"DROP TABLE {scratch}")
-
-
-def _m014_int8(packed: bytes) -> bytes:
-    """A float32 vector as int8, its largest component scaled to 127 (frozen as shipped)."""
-    vector = array("f", packed)
-    largest = max(max(vector, default=0.0), -min(vector, default=0.0)) or 1.0
-    scale = 127.0 / largest
-    return array("b", [round(x * scale) for x in vector]).tobytes()
-
-
-def _m014_precise(packed: bytes) -> bytes:
-    """A float32 vector as the inverse of its length (float32) then int16 components, the
-    largest scaled to 32767 (frozen as shipped)."""
-    vector = array("f", packed)
-    largest = max(max(vector, default=0.0), -min(vector, default=0.0)) or 1.0
-    scale = 32767.0 / largest
-    ints = array("h", [round(x * scale) for x in vector])
-    norm = math.sqrt(sum(x * x for x in ints)) or 1.0
-    return struct.pack("<f", 1.0 / norm) + ints.tobytes()

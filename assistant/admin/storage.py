@@ -148,12 +148,7 @@ class StorageAdmin:
     def _tier(space: FileSpace, table: str, kind: str | None, rows: int) -> TierSpace:
         vectors = 0
         if kind is not None:
-            prefixes = (
-                f"vec_{kind}_m",
-                f"vecpart_{kind}_m",
-                f"veccent_{kind}_m",
-                f"vec16_{kind}_m",
-            )
+            prefixes = (f"vec_{kind}_m", f"vecpart_{kind}_m", f"veccent_{kind}_m")
             vectors = sum(t.bytes for t in space.tables if t.name.startswith(prefixes))
         keyword = space.of({f"{table}_fts"})
         return TierSpace(table, rows, space.of({table}), keyword, vectors)

@@ -34,7 +34,7 @@ RULE = (
     "starting with a letter or digit (e.g. work, personal, home-2026)"
 )
 # The sqlite-vec tables of an item kind: float, 1-bit and partitioned copies, per model.
-_VEC_TABLE = re.compile(r"^vec(?:part|bit|16)?_(message|episode|fact|chunk|event)_m\d+$")
+_VEC_TABLE = re.compile(r"^vec(?:part|bit)?_(message|episode|fact|chunk|event)_m\d+$")
 # Item kinds with vectors, and the table that holds each kind's rows.
 _VECTOR_KINDS = {
     "message": "messages",
@@ -144,7 +144,9 @@ class ProfileStore(Store):
         }
         vec_tables = [
             (name, found.group(1))
-            for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'"
+            )
             if (found := _VEC_TABLE.match(name))
         ]
         with conn:

@@ -6,7 +6,7 @@ large table's vectors are grouped into ``CellSizes.cells`` cells around centroid
 sample of them (spherical k-means, run through sqlite-vec itself: no numpy); a copy of
 each vector is stored with its cell as a second vec0 partition key, so a search reads
 only the ``CellSizes.nprobe`` cells whose centroids lie nearest the query (an inverted-file
-index). Distances within those cells are 16-bit cosines (see below).
+index). Distances within those cells are exact float cosines.
 
 Each vector table ``vec_<kind>_m<id>`` may have: ``veccent_<kind>_m<id>`` (centroids),
 ``vecpart_<kind>_m<id>`` (the cell-partitioned copy) and a row in ``vector_cells``
@@ -15,27 +15,13 @@ every vector stored is also copied (its cell is that of its nearest centroid), s
 complete index stays complete. Once it is complete, the vector table itself is dropped
 (a vector takes 1.5 KB: kept twice, vectors were two thirds of a large file): the
 cells hold every vector, searched near the query or (``scan``) all of them.
-
-The cells hold each vector as 8-bit integers (``quantize``): 384 bytes a 384-d vector
-instead of 1,536, a quarter of the pages a search reads (and decrypts). Each vector is
-scaled so that its largest component is 127 before rounding; cosine ignores the scale,
-so a similarity moves by at most ~0.002 (measured on the scale benchmark: mean 0.0004).
-That was enough to swap neighbours whose similarities lie that close (recall@10 0.988
-at 100k messages), so the 8-bit scan only picks candidates: each vector is also kept
-in 16 bits (``precise``: 772 bytes at 384-d, each component within 1/65534 of the
-largest) in a plain table keyed by item id (``precise_table``), and the candidates are
-ranked by their 16-bit cosines,
-as many as the 8-bit error seen on each search says could belong (``_exact_top``).
 """
 
 from __future__ import annotations
 
-import math
-import operator
 import random
-import struct
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
 from threading import Event
@@ -49,17 +35,13 @@ __all__ = [
     "build",
     "centroid_table",
     "index_tables",
+    "insert_sql",
     "is_complete",
     "is_trained",
     "nearest",
     "partition_table",
-    "precise",
-    "precise_table",
-    "quantize",
     "scan",
     "schema",
-    "similarities",
-    "write",
 ]
 
 # k-means learns from this many sampled vectors a cell, for this many rounds.
@@ -106,19 +88,13 @@ def centroid_table(table: str) -> str:
     return "veccent_" + table.removeprefix("vec_")
 
 
-def precise_table(table: str) -> str:
-    """The 16-bit copy of the vectors of ``table`` that candidates are ranked by."""
-    return "vec16_" + table.removeprefix("vec_")
-
-
-def index_tables(table: str) -> tuple[str, str, str]:
-    """The tables the cells of ``table`` are kept in: centroids, copy, 16-bit copy."""
-    return centroid_table(table), partition_table(table), precise_table(table)
+def index_tables(table: str) -> tuple[str, str]:
+    """The tables the cells of ``table`` are kept in: its centroids and its copy."""
+    return centroid_table(table), partition_table(table)
 
 
 def schema(table: str, dim: int) -> list[str]:
-    """CREATE statements of the centroid table, the partitioned copy of ``table`` and
-    its 16-bit copy.
+    """CREATE statements of the centroid table and the partitioned copy of ``table``.
 
     vec0 finds a partition's chunks by scanning its ``_chunks`` shadow table, which
     with thousands of (profile, cell) partitions costs more than the search itself;
@@ -132,10 +108,8 @@ def schema(table: str, dim: int) -> list[str]:
         f" chunk_size={_CHUNK_SIZE})",
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {part} USING vec0(item_id INTEGER PRIMARY KEY,"
         " profile_id INTEGER PARTITION KEY, cell INTEGER PARTITION KEY,"
-        f" embedding INT8[{int(dim)}] distance_metric=cosine, chunk_size={_CHUNK_SIZE})",
+        f" embedding FLOAT[{int(dim)}] distance_metric=cosine, chunk_size={_CHUNK_SIZE})",
         f"CREATE INDEX IF NOT EXISTS {part}_cells ON {part}_chunks(partition00, partition01)",
-        f"CREATE TABLE IF NOT EXISTS {precise_table(table)}"
-        " (item_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)",
     ]
 
 
@@ -151,164 +125,13 @@ def is_complete(conn: apsw.Connection, table: str) -> bool:
     return bool(row and row[0])
 
 
-def quantize(packed: bytes) -> bytes:
-    """A float32 vector as the cells keep it: int8, its largest component scaled to 127.
-
-    Pass it to SQL as ``vec_int8(?)``. Cosine ignores a vector's scale, so scaling each
-    vector to the whole int8 range keeps its direction as exactly as 8 bits allow.
-    """
-    vector = array("f", packed)
-    largest = max(max(vector, default=0.0), -min(vector, default=0.0)) or 1.0
-    scale = 127.0 / largest
-    return array("b", [round(x * scale) for x in vector]).tobytes()
-
-
-def precise(packed: bytes) -> bytes:
-    """A float32 vector as the 16-bit copy keeps it: the inverse of its length (float32),
-    then its components as int16, scaled so that the largest is 32767.
-
-    16-bit integers, not float16: Python decodes them in one copy (``array("h")``), where
-    unpacking 384 float16 took 14 us; and scaled to the largest component they round
-    each by at most 1/65534 of it, where float16 rounds by up to 1/2048 of each.
-    """
-    vector = array("f", packed)
-    largest = max(max(vector, default=0.0), -min(vector, default=0.0)) or 1.0
-    scale = 32767.0 / largest
-    ints = array("h", [round(x * scale) for x in vector])
-    norm = math.sqrt(_dot(ints, ints)) or 1.0
-    return _INVERSE.pack(1.0 / norm) + ints.tobytes()
-
-
-_INVERSE = struct.Struct("<f")
-
-
-# math.sumprod (Python 3.12) is a single C loop; 3.11 sums the products itself.
-_dot: Callable[[Sequence[float], Sequence[float]], float] = getattr(
-    math, "sumprod", lambda a, b: sum(map(operator.mul, a, b))
-)
-
-
-def write(conn: apsw.Connection, table: str, rows: Sequence[tuple[int, int, bytes]]) -> None:
-    """Store (item_id, profile_id, float32 vector) rows in the cells of ``table``.
-
-    In 8 bits in the cell of the nearest centroid (replacing a vector the item had)
-    and in 16 bits beside them: both copies are written, and deleted, together.
-    """
-    part = partition_table(table)
-    conn.executemany(f"DELETE FROM {part} WHERE item_id = ?", [(row[0],) for row in rows])
-    conn.executemany(
-        f"INSERT INTO {part}(item_id, profile_id, cell, embedding)"
+def insert_sql(table: str) -> str:
+    """INSERT of (item_id, profile_id, vector) into the copy, in the nearest centroid's cell."""
+    return (
+        f"INSERT INTO {partition_table(table)}(item_id, profile_id, cell, embedding)"
         f" VALUES (?1, ?2, (SELECT cell FROM {centroid_table(table)}"
-        "  WHERE embedding MATCH ?3 ORDER BY distance LIMIT 1), vec_int8(?4))",
-        [(*row, quantize(row[2])) for row in rows],
+        "  WHERE embedding MATCH ?3 ORDER BY distance LIMIT 1), ?3)"
     )
-    _write_precise(conn, table, [(row[0], row[2]) for row in rows])
-
-
-def _write_precise(conn: apsw.Connection, table: str, rows: Sequence[tuple[int, bytes]]) -> None:
-    conn.executemany(
-        f"INSERT OR REPLACE INTO {precise_table(table)}(item_id, embedding) VALUES (?, ?)",
-        [(item_id, precise(packed)) for item_id, packed in rows],
-    )
-
-
-def similarities(
-    conn: apsw.Connection, table: str, packed: bytes, ids: Sequence[int]
-) -> dict[int, float]:
-    """Cosine similarity of ``packed`` to each of ``ids`` that has a 16-bit copy."""
-    distances = _distances(conn, table, _unit(packed), ids)
-    return {item_id: 1.0 - distance for item_id, distance in distances.items()}
-
-
-def _unit(packed: bytes) -> list[float]:
-    vector = array("f", packed)
-    norm = math.sqrt(_dot(vector, vector)) or 1.0
-    return [x / norm for x in vector]  # a list: its floats are made once, not per product
-
-
-def _distances(
-    conn: apsw.Connection, table: str, query: Sequence[float], ids: Sequence[int]
-) -> dict[int, float]:
-    """Cosine distance of the unit vector ``query`` to each of ``ids`` with a 16-bit copy
-    (a 384-d one costs ~13 us, the dot product)."""
-    out: dict[int, float] = {}
-    for start in range(0, len(ids), 500):  # a plain table: one IN list per 500
-        part = ids[start : start + 500]
-        for item_id, blob in conn.execute(
-            f"SELECT item_id, embedding FROM {precise_table(table)}"
-            f" WHERE item_id IN ({','.join('?' * len(part))})",
-            list(part),
-        ):
-            (inverse,) = _INVERSE.unpack_from(blob)
-            vector = memoryview(blob)[_INVERSE.size :].cast("h")
-            out[item_id] = 1.0 - _dot(query, vector) * inverse
-    return out
-
-
-# Candidates the 8-bit scan returns, per neighbour asked for. A vector's 8-bit cosine
-# is off by a rounding error, a sum of ~dim independent terms: near Gaussian, sd
-# ~0.0006 for 384-d unit vectors (measured mean error 0.0004, max 0.002). Only
-# neighbours within a few sd (~0.003) of the k-th can trade places with it, and the
-# k-th to 2k-th nearest of a query span more than that but where hundreds crowd
-# together; there the 2k run short and a second scan reads 4 times as many. (A larger
-# k costs the scan little, but not nothing: ~15% from 50 to 200 at 100k messages.)
-_CANDIDATES_PER_K = 2
-# Candidates are ranked by 16 bits in 8-bit order, until the next one lies so far by 8
-# bits that not even the largest 8-bit error seen so far, times this, brings it within
-# the k-th 16-bit distance. The max of >= 16 near-Gaussian errors is >= ~1.8 sd
-# (likely), so twice it is >= ~3.5 sd (exceeded by 1 vector in ~2,000, which must also
-# lie in the band at the boundary to matter).
-_ERROR_MARGIN = 2.0
-# Ranked first beyond the k (the error seen needs a dozen or more), then at a time: each
-# costs a 384-term dot product in Python (~15-25 us on 3.11).
-_FIRST_RANKED = 16
-_MORE_RANKED = 8
-# The most neighbours vec0 returns from one KNN (sqlite-vec's limit on k).
-_MAX_CANDIDATES = 4096
-
-
-def _exact_top(
-    conn: apsw.Connection,
-    table: str,
-    packed: bytes,
-    k: int,
-    candidates: Callable[[int], list[tuple[int, float]]],
-) -> list[tuple[int, float]]:
-    """The ``k`` nearest of what ``candidates(n)`` (the n best by 8 bits, nearest first)
-    can return, in 16-bit order.
-
-    Candidates are ranked by 16 bits in 8-bit order while the next could still belong
-    to the top k: every later one lies at least as far by 8 bits, so by 16 bits at
-    least that minus the 8-bit error. Where all n could, n grows 4x (a second scan).
-    """
-    query = _unit(packed)
-    n = min(max(k * _CANDIDATES_PER_K, 40), _MAX_CANDIDATES)
-    exact: dict[int, float] = {}
-    error = 0.0
-
-    def settled(beyond: float) -> bool:
-        """Whether nothing at 8-bit distance >= ``beyond`` can be in the top k."""
-        if len(exact) < k:
-            return False
-        kth = sorted(exact.values())[k - 1]
-        return kth <= beyond - _ERROR_MARGIN * error
-
-    while True:
-        fetched = candidates(n)
-        found = [pair for pair in fetched if pair[0] not in exact]
-        at = 0
-        while at < len(found):
-            batch = found[at : at + (_FIRST_RANKED + k if not exact else _MORE_RANKED)]
-            at += len(batch)
-            distances = _distances(conn, table, query, [item_id for item_id, _ in batch])
-            for item_id, d in batch:
-                exact[item_id] = distances.get(item_id, d)
-                error = max(error, abs(d - exact[item_id]))
-            if at < len(found) and settled(found[at][1]):
-                break
-        if len(fetched) < n or n >= _MAX_CANDIDATES or (fetched and settled(fetched[-1][1])):
-            return sorted(exact.items(), key=lambda pair: pair[1])[:k]
-        n = min(n * 4, _MAX_CANDIDATES)
 
 
 def nearest(
@@ -316,43 +139,31 @@ def nearest(
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest vectors in the ``nprobe`` cells nearest ``packed``: (id, distance).
 
-    The cells' 8-bit vectors pick candidates, their 16-bit copies order them
-    (`_exact_top`). One statement for the cells: SQLite runs the KNN once per cell of
-    the ``IN`` list (each cell's ``n`` best), which saved the eight round trips of a
-    statement a cell (~8% of the search). vec0 refuses a LIMIT beside ``k``, so the best
-    ``n`` of all are picked here.
+    One statement: SQLite runs the KNN once per cell of the ``IN`` list (each cell's
+    ``k`` best), which saved the eight round trips of a statement a cell (~8% of the
+    search). vec0 refuses a LIMIT beside ``k``, so the best ``k`` of all are picked here.
     """
-    query = quantize(packed)
-
-    def candidates(n: int) -> list[tuple[int, float]]:
-        found = all_rows(
-            conn,
-            f"SELECT item_id, distance FROM {partition_table(table)}"
-            " WHERE embedding MATCH vec_int8(?1) AND k = ?2 AND profile_id = ?3 AND cell IN"
-            f" (SELECT cell FROM {centroid_table(table)} WHERE embedding MATCH ?4 AND k = ?5)",
-            (query, n, profile_id, packed, nprobe),
-        )
-        found.sort(key=lambda pair: pair[1])
-        return found[:n]
-
-    return _exact_top(conn, table, packed, k, candidates)
+    found = all_rows(
+        conn,
+        f"SELECT item_id, distance FROM {partition_table(table)}"
+        " WHERE embedding MATCH ?1 AND k = ?2 AND profile_id = ?3 AND cell IN"
+        f" (SELECT cell FROM {centroid_table(table)} WHERE embedding MATCH ?1 AND k = ?4)",
+        (packed, k, profile_id, nprobe),
+    )
+    found.sort(key=lambda pair: pair[1])
+    return found[:k]
 
 
 def scan(
     conn: apsw.Connection, table: str, profile_id: int, packed: bytes, k: int
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest vectors in every cell (exact search): (id, distance)."""
-    query = quantize(packed)
-
-    def candidates(n: int) -> list[tuple[int, float]]:
-        return all_rows(
-            conn,
-            f"SELECT item_id, distance FROM {partition_table(table)}"
-            " WHERE embedding MATCH vec_int8(?) AND k = ? AND profile_id = ? ORDER BY distance",
-            (query, n, profile_id),
-        )
-
-    return _exact_top(conn, table, packed, k, candidates)
+    return all_rows(
+        conn,
+        f"SELECT item_id, distance FROM {partition_table(table)}"
+        " WHERE embedding MATCH ? AND k = ? AND profile_id = ? ORDER BY distance",
+        (packed, k, profile_id),
+    )
 
 
 def build(
@@ -439,13 +250,10 @@ def _copy(conn: apsw.Connection, table: str, stop: Event | None, size: int) -> b
         with conn:
             # One stored meanwhile was copied by the store, newer than the backlog's.
             copied = _present(conn, part, [row[0] for row in batch])
-            fresh = [row for row in batch if row[0] not in copied]
             conn.executemany(
-                f"INSERT INTO {part}(item_id, profile_id, cell, embedding)"
-                " VALUES (?, ?, ?, vec_int8(?))",
-                [(*row[:3], quantize(row[3])) for row in fresh],
+                f"INSERT INTO {part}(item_id, profile_id, cell, embedding) VALUES (?, ?, ?, ?)",
+                [row for row in batch if row[0] not in copied],
             )
-            _write_precise(conn, table, [(row[0], row[3]) for row in fresh])
     return True
 
 

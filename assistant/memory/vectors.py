@@ -270,18 +270,23 @@ class VectorStore(Store):
                 table = model.table(kind)
                 # A complete index holds the vectors alone (its table is gone); while
                 # one is built, vectors go to both.
-                values = [(i.item_id, i.profile_id, packed) for i, packed in rows]
-                if not vector_cells.is_complete(conn, table):
-                    self._ensure_table(model, kind)
+                whole = not vector_cells.is_complete(conn, table)
+                cells = vector_cells.is_trained(conn, table)
+                tables = [self._ensure_table(model, kind)] if whole else []
+                if cells:
+                    tables.append(vector_cells.partition_table(table))
+                for name in tables:
                     conn.executemany(
-                        f"DELETE FROM {table} WHERE item_id = ?", [(i.item_id,) for i, _ in rows]
+                        f"DELETE FROM {name} WHERE item_id = ?", [(i.item_id,) for i, _ in rows]
                     )
+                values = [(i.item_id, i.profile_id, packed) for i, packed in rows]
+                if whole:
                     conn.executemany(
                         f"INSERT INTO {table}(item_id, profile_id, embedding) VALUES (?, ?, ?)",
                         values,
                     )
-                if vector_cells.is_trained(conn, table):
-                    vector_cells.write(conn, table, values)
+                if cells:
+                    conn.executemany(vector_cells.insert_sql(table), values)
                 conn.executemany(
                     "INSERT OR REPLACE INTO embeddings(kind, item_id, model_id, embedded_at)"
                     " VALUES (?, ?, ?, ?)",
@@ -416,10 +421,10 @@ class VectorStore(Store):
         conn = self._conn()
         packed = _pack(query)
         if vector_cells.is_complete(conn, table):
-            # The cells' 16-bit copy: a plain table, read in one statement.
-            return vector_cells.similarities(conn, table, packed, ids)
-        sql = f"SELECT vec_distance_cosine(embedding, ?) FROM {table} WHERE item_id = ?"
+            # The copy's small chunks make a point lookup several times cheaper.
+            table = vector_cells.partition_table(table)
         # One primary-key lookup per item: vec0 scans the whole table for an IN list.
+        sql = f"SELECT vec_distance_cosine(embedding, ?) FROM {table} WHERE item_id = ?"
         found = {}
         for item_id in ids:
             row = conn.execute(sql, (packed, item_id)).fetchone()

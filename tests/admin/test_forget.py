@@ -229,8 +229,7 @@ def test_the_data_file_stays_private_after_a_forget(engine, admin, tmp_path):
     assert oct(os.stat(engine.memory.db.path).st_mode & 0o777) == "0o600"
 
 
-def _cells_built(engine, tmp_path):
-    """The seeded file with the message vectors in cells: their only copies."""
+def test_forget_deletes_the_vectors_copies_in_their_cells(engine, admin, tmp_path):
     from assistant.memory import vector_cells
     from assistant.memory.vector_cells import CellSizes
 
@@ -239,37 +238,15 @@ def _cells_built(engine, tmp_path):
     engine.background.embed_pending()
     model = engine.memory.vectors.model(engine.memory.embedder.vector_key)
     engine.memory.vectors.build_cells(model)
-    table = model.table("message")
-    assert vector_cells.is_complete(engine.memory.db.conn, table)
-    # The 8-bit copy searched, and the 16-bit one its candidates are ranked by.
-    return vector_cells.partition_table(table), vector_cells.precise_table(table)
-
-
-def test_forget_deletes_the_vectors_copies_in_their_cells(engine, admin, tmp_path):
-    copies = _cells_built(engine, tmp_path)
+    copy = vector_cells.partition_table(model.table("message"))  # the vectors' only copy
     conn = engine.memory.db.conn
-    before = {t: {row[0] for row in conn.execute(f"SELECT item_id FROM {t}")} for t in copies}
+    before = {row[0] for row in conn.execute(f"SELECT item_id FROM {copy}")}
     said = {
         row[0] for row in conn.execute("SELECT id FROM messages WHERE content LIKE '%Zalando%'")
     }
 
     admin.forget.text("Zalando")
 
-    for table in copies:
-        copied = {row[0] for row in conn.execute(f"SELECT item_id FROM {table}")}
-        assert said and said <= before[table], table
-        assert copied and not copied & said, table
-
-
-def test_deleting_a_profile_deletes_its_vectors_copies_in_their_cells(engine, tmp_path):
-    from assistant.memory.profiles import ProfileStore
-
-    copies = _cells_built(engine, tmp_path)
-    conn = engine.memory.db.conn
-    assert all(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in copies)
-    store = ProfileStore(lambda: conn, engine.clock)
-    (name,) = store.names()
-
-    store.delete(name)
-
-    assert [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in copies] == [0, 0]
+    copied = {row[0] for row in conn.execute(f"SELECT item_id FROM {copy}")}
+    assert said and said <= before
+    assert copied and not copied & said

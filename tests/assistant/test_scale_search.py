@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import struct
 from array import array
 
 import pytest
@@ -86,173 +85,42 @@ def test_cells_find_the_exact_nearest_neighbours(db, few_cells):
         exact = vectors.nearest(model, "message", 1, query, 10, exact=True)
         found = vectors.nearest(model, "message", 1, query, 10)
         assert [i for i, _ in found] == [i for i, _ in exact]
-        # Both rank by the same 16-bit copy: the same cosines.
+        # Distances within a cell are exact float cosines.
         assert [s for _, s in found] == pytest.approx([s for _, s in exact], abs=1e-5)
 
 
-def _cosine(a, b) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    return dot / (sum(x * x for x in a) ** 0.5 * sum(y * y for y in b) ** 0.5)
-
-
-def test_the_search_ranks_the_nearest_cells_vectors_by_their_16_bit_cosines(db, few_cells):
+def test_one_statement_searches_each_of_the_nearest_cells(db, few_cells):
     vectors, model, rows = _cells_db(db, few_cells)
     vectors.build_cells(model)
     table, conn = model.table("message"), db.conn
     rng = random.Random(11)
     for target in rng.sample(range(len(rows)), 10):
-        query = _noisy(rng, rows[target])
-        packed = array("f", query).tobytes()
+        query = array("f", _noisy(rng, rows[target])).tobytes()
         cells = conn.execute(
             f"SELECT cell FROM {vector_cells.centroid_table(table)}"
             " WHERE embedding MATCH ? AND k = ?",
-            (packed, few_cells.nprobe),
+            (query, few_cells.nprobe),
         ).fetchall()
-        ids = [
-            item_id
+        each = [  # a statement a cell, as the search once ran
+            hit
             for (cell,) in cells
-            for (item_id,) in conn.execute(
-                f"SELECT item_id FROM {vector_cells.partition_table(table)}"
-                " WHERE profile_id = 1 AND cell = ?",
-                (cell,),
+            for hit in conn.execute(
+                f"SELECT item_id, distance FROM {vector_cells.partition_table(table)}"
+                " WHERE embedding MATCH ? AND k = 10 AND profile_id = 1 AND cell = ?",
+                (query, cell),
             )
         ]
-        # Every vector of those cells, ranked by its exact float cosine.
-        best = sorted(ids, key=lambda i: -_cosine(query, rows[i - 1]))[:10]
-        found = vector_cells.nearest(conn, table, 1, packed, 10, few_cells.nprobe)
-        # In that order, but for neighbours closer than 16 bits tell apart.
-        cosines = [_cosine(query, rows[i - 1]) for i, _ in found]
-        assert cosines == pytest.approx(
-            [_cosine(query, rows[i - 1]) for i in best], abs=FINE_COSINE
-        )
-        assert [1 - d for _, d in found] == pytest.approx(cosines, abs=FINE_COSINE)
+        expected = sorted(each, key=lambda hit: hit[1])[:10]
+        assert vector_cells.nearest(conn, table, 1, query, 10, few_cells.nprobe) == expected
 
 
-# The 16-bit copy rounds each component by at most 1/65534 of the largest, at most 1
-# for a unit vector: the rounding error e has |e| <= sqrt(dim) / 65534, so a cosine with
-# a unit query moves by at most ~2|e| (0.00025 at 64-d; 0.0006 at 384-d).
-FINE_COSINE = 2 * DIM**0.5 / 65534
-
-
-def test_similarities_read_from_the_cells_equal_the_float_ones_to_16_bits(db, few_cells):
+def test_similarities_read_from_the_cells_equal_the_exact_ones(db, few_cells):
     vectors, model, rows = _cells_db(db, few_cells)
     query = rows[0]
     before = vectors.similarities(model, "message", [3, 50, 399], query)
     vectors.build_cells(model)
     after = vectors.similarities(model, "message", [3, 50, 399], query)
-    assert after.keys() == before.keys()
-    assert after == pytest.approx(before, abs=FINE_COSINE)
-
-
-def test_cells_keep_a_vector_in_8_bits_and_in_16_beside(db, few_cells):
-    vectors, model, rows = _cells_db(db, few_cells)
-    vectors.build_cells(model)
-    table = model.table("message")
-    (stored,) = db.conn.execute(
-        "SELECT vec_length(embedding), length(embedding)"
-        f" FROM {vector_cells.partition_table(table)} LIMIT 1"
-    ).fetchall()
-    assert stored == (DIM, DIM)
-    copies = dict(db.conn.execute(f"SELECT * FROM {vector_cells.precise_table(table)}"))
-    assert sorted(copies) == list(range(1, len(rows) + 1))
-    assert {len(blob) for blob in copies.values()} == {4 + 2 * DIM}  # and a float32
-    assert copies[5] == vector_cells.precise(array("f", rows[4]).tobytes())
-
-
-def test_precise_keeps_a_vector_in_16_bits_and_the_inverse_of_their_length():
-    kept = vector_cells.precise(array("f", [3.0, -4.0, 0.0]).tobytes())
-    (inverse,) = struct.unpack_from("<f", kept)
-    assert list(array("h", kept[4:])) == [24575, -32767, 0]
-    assert inverse == pytest.approx(1 / (24575**2 + 32767**2) ** 0.5, rel=1e-7)
-    assert vector_cells.precise(array("f", [0.0, 0.0]).tobytes())[4:] == bytes(4)
-
-
-def test_quantize_scales_each_vector_to_the_int8_range():
-    small = array("b", vector_cells.quantize(array("f", [3.0, -4.0, 1.0]).tobytes()))
-    assert list(small) == [95, -127, 32]
-    assert vector_cells.quantize(array("f", [0.0, 0.0]).tobytes()) == bytes(2)
-
-
-def _near_ties(
-    rng: random.Random, query: list[float], n: int, step: float = 0.001
-) -> list[list[float]]:
-    """Unit vectors whose cosines to ``query`` step down from 0.95 by ``step`` (0.001:
-    closer than 8 bits tell apart)."""
-    rows = []
-    for i in range(n):
-        noise = _unit(rng)
-        along = sum(a * b for a, b in zip(noise, query, strict=True))
-        side = [x - along * q for x, q in zip(noise, query, strict=True)]  # orthogonal
-        norm = sum(x * x for x in side) ** 0.5
-        cos = 0.95 - step * i
-        rows.append(
-            [cos * q + (1 - cos**2) ** 0.5 * x / norm for q, x in zip(query, side, strict=True)]
-        )
-    return rows
-
-
-def test_neighbours_closer_than_8_bits_tell_apart_come_in_their_exact_order(db):
-    rng = random.Random(21)
-    query = _unit(rng)
-    rows = _near_ties(rng, query, 60)
-    rng.shuffle(rows)
-    vectors = VectorStore(lambda: db.conn, ManualClock(), CellSizes(cells=2, min_rows=10))
-    model = vectors.ensure_model("test-64", DIM)
-    _store(vectors, model, rows)
-    vectors.build_cells(model)
-    table = model.table("message")
-    assert vector_cells.is_complete(db.conn, table)
-    truth = sorted(range(1, 61), key=lambda i: -_cosine(query, rows[i - 1]))[:20]
-    by_8_bits = [
-        i
-        for (i,) in db.conn.execute(
-            f"SELECT item_id FROM {vector_cells.partition_table(table)}"
-            " WHERE embedding MATCH vec_int8(?) AND k = 20 AND profile_id = 1 ORDER BY distance",
-            (vector_cells.quantize(array("f", query).tobytes()),),
-        )
-    ]
-    assert by_8_bits != truth, "8 bits alone mix these up: the test would prove nothing"
-    for exact in (False, True):
-        found = vectors.nearest(model, "message", 1, query, 20, exact=exact)
-        assert [i for i, _ in found] == truth
-
-
-def test_more_candidates_are_read_while_the_8_bit_order_could_hide_a_nearer_one(db):
-    rng = random.Random(8)
-    query = _unit(rng)
-    # Item i lies at cosine distance 0.05 + 0.0001 * (i - 1): 200 neighbours spread
-    # over 0.02, closer together than 8 bits tell apart.
-    rows = _near_ties(rng, query, 200, step=0.0001)
-    table = "vec_message_m1"
-    for statement in vector_cells.schema(table, DIM):
-        db.conn.execute(statement)
-    vector_cells._write_precise(
-        db.conn, table, [(i + 1, array("f", v).tobytes()) for i, v in enumerate(rows)]
-    )
-    asked: list[int] = []
-
-    def by_8_bits(errors: dict[int, float]):
-        """Candidates as 8 bits would find them, each distance off by its error."""
-        near = sorted((0.05 + 0.0001 * (i - 1) + errors[i], i) for i in range(1, 201))
-
-        def candidates(n: int) -> list[tuple[int, float]]:
-            asked.append(n)
-            return [(i, d) for d, i in near[:n]]
-
-        return candidates
-
-    packed = array("f", query).tobytes()
-    # 8 bits put the nearest 0.003 too far and the others 0.003 too near: it is 60th.
-    hiding = by_8_bits({i: 0.003 if i == 1 else -0.003 for i in range(1, 201)})
-    found = vector_cells._exact_top(db.conn, table, packed, 5, hiding)
-    assert [i for i, _ in found] == [1, 2, 3, 4, 5]
-    assert asked == [40, 160]
-    # Errors small beside the spread of the first candidates: those suffice.
-    asked.clear()
-    small = by_8_bits({i: 0.0002 * (-1) ** i for i in range(1, 201)})
-    found = vector_cells._exact_top(db.conn, table, packed, 5, small)
-    assert [i for i, _ in found] == [1, 2, 3, 4, 5]
-    assert asked == [40]
+    assert after == pytest.approx(before, abs=1e-6)
 
 
 def test_cells_never_mix_in_another_profiles_vectors(db, few_cells):
@@ -265,26 +133,19 @@ def test_cells_never_mix_in_another_profiles_vectors(db, few_cells):
     assert theirs and all(i >= 1000 for i, _ in theirs)
 
 
-def test_a_complete_index_drops_the_float_table_and_searches_as_it_did(db, few_cells):
+def test_a_complete_index_holds_each_vector_once_and_searches_as_the_table_did(db, few_cells):
     vectors, model, rows = _cells_db(db, few_cells)
     table = model.table("message")
-    exact = vectors.nearest(model, "message", 1, rows[9], 20, exact=True)
+    exact = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
     near = vectors.similarities(model, "message", [3, 50], rows[9])
     vectors.build_cells(model)
     assert vector_cells.is_complete(db.conn, table)
     names = {row[0] for row in db.conn.execute("SELECT name FROM sqlite_master")}
-    assert table not in names, "the vectors are kept in the cells alone"
+    assert table not in names, "the vectors are kept once, in the cells"
     assert vectors.size(table) == len(rows)
     after = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
-    # The same neighbours in the same order (but for any closer than 16 bits tell
-    # apart), their cosines from the 16-bit copy.
-    floats = dict(exact)
-    assert [floats[i] for i, _ in after] == pytest.approx(
-        [s for _, s in exact[:10]], abs=FINE_COSINE
-    )
-    assert [s for _, s in after] == pytest.approx([s for _, s in exact[:10]], abs=FINE_COSINE)
-    similar = vectors.similarities(model, "message", [3, 50], rows[9])
-    assert similar == pytest.approx(near, abs=FINE_COSINE)
+    assert [i for i, _ in after] == [i for i, _ in exact]
+    assert vectors.similarities(model, "message", [3, 50], rows[9]) == pytest.approx(near)
     late = _unit(random.Random(5))
     _store(vectors, model, [late], first_id=7000)  # the table is not made again
     assert table not in {row[0] for row in db.conn.execute("SELECT name FROM sqlite_master")}
@@ -297,16 +158,10 @@ def test_a_vector_stored_after_the_build_is_found(db, few_cells):
     late = _unit(random.Random(42))
     _store(vectors, model, [late], first_id=5000)
     assert vectors.nearest(model, "message", 1, late, 3)[0][0] == 5000
-    precise = vector_cells.precise_table(model.table("message"))
-    sql = f"SELECT embedding FROM {precise} WHERE item_id = 5000"
-    assert db.conn.execute(sql).fetchall() == [(vector_cells.precise(array("f", late).tobytes()),)]
     # Stored again (a new embedding): it moves, and is not found twice.
     _store(vectors, model, [rows[7]], first_id=5000)
     found = [i for i, _ in vectors.nearest(model, "message", 1, rows[7], 5)]
     assert found.count(5000) == 1 and found[:2] in ([8, 5000], [5000, 8])
-    assert db.conn.execute(sql).fetchall() == [
-        (vector_cells.precise(array("f", rows[7]).tobytes()),)
-    ]
 
 
 class StopOnceTrained:

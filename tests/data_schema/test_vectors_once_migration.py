@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from assistant.clock import ManualClock
 from assistant.memory import vector_cells
 from assistant.memory.vector_cells import CellSizes
@@ -12,14 +10,6 @@ from data_schema.connect import Database, connect
 from data_schema.migrations import MIGRATIONS, applied_migrations
 
 TABLE = "vec_message_m1"
-# The cells' tables as they were before m012 (float vectors, m009's layout).
-OLD_CELLS = (
-    "CREATE VIRTUAL TABLE veccent_message_m1 USING vec0(cell INTEGER PRIMARY KEY,"
-    " embedding FLOAT[2] distance_metric=cosine)",
-    "CREATE VIRTUAL TABLE vecpart_message_m1 USING vec0(item_id INTEGER PRIMARY KEY,"
-    " profile_id INTEGER PARTITION KEY, cell INTEGER PARTITION KEY,"
-    " embedding FLOAT[2] distance_metric=cosine, chunk_size=128)",
-)
 
 
 def _file_before_m012(path):
@@ -39,7 +29,7 @@ def _file_before_m012(path):
     )
     vectors = [(i, 1, f"[{0.1 * i}, 1.0]") for i in range(1, 31)]
     conn.executemany(f"INSERT INTO {TABLE} VALUES (?, ?, ?)", vectors)
-    for statement in OLD_CELLS:  # cells as an older version kept them
+    for statement in vector_cells.schema(TABLE, 2):  # cells as an older version kept them
         conn.execute(statement)
     conn.execute(
         "INSERT INTO vecpart_message_m1(item_id, profile_id, cell, embedding)"
@@ -68,8 +58,6 @@ def test_old_cells_are_dropped_and_built_again_holding_the_only_copy(tmp_path):
         before = store.nearest(model, "message", 1, [0.5, 1.0], 5)
         store.build_cells(model)
         assert vector_cells.is_complete(conn, TABLE) and TABLE not in _names(conn)
-        after = store.nearest(model, "message", 1, [0.5, 1.0], 5, exact=True)
-        assert [i for i, _ in after] == [i for i, _ in before]
-        assert [s for _, s in after] == pytest.approx([s for _, s in before], abs=5e-3)
+        assert store.nearest(model, "message", 1, [0.5, 1.0], 5, exact=True) == before
     finally:
         db.close()

@@ -55,9 +55,8 @@ _BATCH = 500
 # What a preview line stands for in a plan: a memory item (kind, id), or one of the
 # plan's other sets and the value in it (("sessions", 3), ("core", "human")...).
 Target = tuple[str, Any]
-# A kind's float vectors, their cell-partitioned copy and its 16-bit twin (see
-# memory.vector_cells): every table holding a kind's vectors by item id.
-_VEC = re.compile(r"^vec(?:part|16)?_(message|episode|fact|chunk|event)_m\d+$")
+# A kind's float vectors, and their cell-partitioned copy (see memory.vector_cells).
+_VEC = re.compile(r"^vec(?:part)?_(message|episode|fact|chunk|event)_m\d+$")
 
 
 @functools.lru_cache(maxsize=64)
@@ -250,7 +249,6 @@ class PlanBuilder:
             for kind, ids in stale.items()
             if ids
             for table in tables.get(kind, [])
-            if not table.startswith("vec16_")  # a second copy of a vector in the cells
         )
 
     # -- seeds by id ---------------------------------------------------------------------

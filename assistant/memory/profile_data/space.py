@@ -88,7 +88,7 @@ def group_of(table: str) -> str:
         return "text"
     if table.endswith("_fts"):
         return "keyword"
-    if table.startswith(("vecpart_", "veccent_", "vec16_")) or table == "vector_cells":
+    if table.startswith(("vecpart_", "veccent_")) or table == "vector_cells":
         return "cells"
     if table.startswith("vec_"):
         return "vectors"

@@ -47,32 +47,6 @@ def test_every_table_of_the_schema_is_listed_and_none_other(conn):
     assert set(TABLES) == _real_tables(conn)
 
 
-def test_the_plain_tables_vectors_add_are_ones_the_purge_deletes_from(tmp_path):
-    """Large vector tables' cells add a plain table per model (the 16-bit copy): not
-    listed, as no migration makes it, so the purge must find it as it finds vec0's."""
-    import random
-
-    from assistant.clock import ManualClock
-    from assistant.memory.vector_cells import CellSizes
-    from assistant.memory.vectors import PendingText, VectorStore
-
-    conn = connect(tmp_path / "hippo.db")
-    try:
-        vectors = VectorStore(lambda: conn, ManualClock(), CellSizes(cells=2, min_rows=10))
-        model = vectors.ensure_model("test-4", 4)
-        rng = random.Random(1)
-        rows = [[rng.gauss(0, 1) for _ in range(4)] for _ in range(20)]
-        items = [PendingText("message", i + 1, 1, "", 0) for i in range(20)]
-        vectors.store(model, items, rows)
-        vectors.build_cells(model)
-        added = _real_tables(conn) - set(TABLES)
-        covered = purge_plan.vector_tables(conn)["message"]
-        assert added == {"vec16_message_m1"}
-        assert added <= set(covered)
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize("table", sorted(t for t, r in TABLES.items() if r.forget == PLAN))
 def test_a_table_the_purge_plan_covers_is_named_in_the_purge_code(table):
     assert _names(_PURGE_SOURCE, table)
