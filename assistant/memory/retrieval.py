@@ -215,13 +215,11 @@ class Retriever:
         missing = [i for i in lent if i not in rated and (tier.kind, i) not in query.exclude]
         if missing:
             model = self._model() if query.vector is not None else None
-            similar_to = (
-                self._vectors.similarities(model, tier.kind, missing, query.vector)
-                if model is not None and query.vector is not None
-                else {}
-            )
+            similar_to = None
+            if model is not None and query.vector is not None:
+                similar_to = self._vectors.similarities(model, tier.kind, missing, query.vector)
             for item_id, memory in tier.load(missing, query).items():
-                vec = similar_to.get(item_id, 0.0) if model is not None else None
+                vec = None if similar_to is None else similar_to.get(item_id, 0.0)
                 rel = relevance(
                     0.0, vec, self.weights, background, query.vector_trust, query.vector_gap
                 )

@@ -8,10 +8,10 @@ import keyring
 import keyring.backend
 import keyring.errors
 
-from data_schema.cipher import NoEncryption
+from data_schema.cipher import NoEncryption, table_counts
 from data_schema.connect import connect
 
-__all__ = ["SENTENCE", "MemoryKeyring", "plaintext_file"]
+__all__ = ["SENTENCE", "MemoryKeyring", "plaintext_file", "row_counts"]
 
 SENTENCE = "The spare key to the blue shed hangs behind the calendar"
 
@@ -42,8 +42,6 @@ def plaintext_file(path: Path, rows: int = 3000) -> dict[str, int]:
     Returns:
         Its rows per table.
     """
-    from data_schema.cipher import table_counts
-
     conn = connect(path, keys=NoEncryption())
     conn.execute("INSERT INTO profiles(name, created_at) VALUES ('old', '2024-01-01')")
     conn.execute("CREATE TABLE filler(n INTEGER, note TEXT, pad BLOB)")
@@ -55,3 +53,12 @@ def plaintext_file(path: Path, rows: int = 3000) -> dict[str, int]:
     counts = table_counts(conn)
     conn.close()
     return counts
+
+
+def row_counts(path: Path) -> dict[str, int]:
+    """Rows per table of the data file at ``path``, opened with the keys at hand."""
+    conn = connect(path, migrate=False)
+    try:
+        return table_counts(conn)
+    finally:
+        conn.close()

@@ -14,20 +14,12 @@ from assistant.config import load_config
 from assistant.datakey import KEY_FILE, KEYRING_ENTRY, KEYRING_SERVICE, KeyStore
 from assistant.encryption import prepare_data_file, rekey
 from assistant.errors import DataKeyError, StorageError
-from data_schema.cipher import NoEncryption, file_state, opens_with, table_counts
+from data_schema.cipher import NoEncryption, file_state, opens_with
 from data_schema.connect import connect
-from tests.encryption.helpers import SENTENCE, plaintext_file
+from tests.encryption.helpers import SENTENCE, plaintext_file, row_counts
 from tests.plaintext import plaintext_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _counts(path: Path) -> dict[str, int]:
-    conn = connect(path, migrate=False)
-    try:
-        return table_counts(conn)
-    finally:
-        conn.close()
 
 
 def _raw(path: Path) -> bytes:
@@ -54,10 +46,10 @@ def test_an_old_plaintext_file_is_encrypted_checked_and_backed_up(old_file):
 
     prepare_data_file(path, keys, lambda what, share: reports.append((what, share)))
 
-    assert file_state(path) == "encrypted" and _counts(path) == counts
+    assert file_state(path) == "encrypted" and row_counts(path) == counts
     files = sorted((path.parent / "backups").glob("*.db"))
     assert len(files) == 2  # the old nightly one, and one made before the swap
-    assert all(file_state(f) == "encrypted" and _counts(f) == counts for f in files)
+    assert all(file_state(f) == "encrypted" and row_counts(f) == counts for f in files)
     assert SENTENCE.encode() not in _raw(path) + b"".join(f.read_bytes() for f in files)
     assert SENTENCE.encode() in plaintext_bytes(path)
     steps = [share for what, share in reports if what == "Encrypting the data file"]
@@ -111,11 +103,11 @@ def test_a_kill_during_the_conversion_leaves_a_file_that_opens_and_a_restart_fin
 
     _kill(path, "convert", step, share)
 
-    assert _counts(path) == counts  # opens, plaintext or encrypted, with everything in it
+    assert row_counts(path) == counts  # opens, plaintext or encrypted, with everything in it
     prepare_data_file(path, KeyStore.for_config(load_config()))
-    assert file_state(path) == "encrypted" and _counts(path) == counts
+    assert file_state(path) == "encrypted" and row_counts(path) == counts
     for backup in (path.parent / "backups").glob("*.db"):
-        assert file_state(backup) == "encrypted" and _counts(backup) == counts
+        assert file_state(backup) == "encrypted" and row_counts(backup) == counts
     assert not list(path.parent.rglob("*.recrypting"))
 
 
@@ -133,7 +125,7 @@ def test_rekey_changes_the_key_of_the_file_and_its_backups(old_file, memory_keyr
     assert len(done.files) == 3 and path in done.files
     for file in done.files:
         assert opens_with(file, new) and not opens_with(file, old)
-        assert _counts(file) == counts
+        assert row_counts(file) == counts
     assert "new key" in done.text()
 
 
@@ -145,12 +137,12 @@ def test_a_kill_during_a_rekey_keeps_both_keys_and_a_rerun_finishes(old_file, no
     _kill(path, "rekey", step, 0.2)
 
     assert (load_config().config_dir / f"{KEY_FILE}.next").exists()  # the new key, kept
-    assert _counts(path) == counts
+    assert row_counts(path) == counts
     rekey(path, KeyStore.for_config(load_config()))
     assert not (load_config().config_dir / f"{KEY_FILE}.next").exists()
-    assert _counts(path) == counts
+    assert row_counts(path) == counts
     for backup in (path.parent / "backups").glob("*.db"):
-        assert _counts(backup) == counts
+        assert row_counts(backup) == counts
 
 
 def test_a_rekey_stopped_after_the_swap_opens_with_the_new_key_and_makes_it_the_key(
@@ -166,7 +158,7 @@ def test_a_rekey_stopped_after_the_swap_opens_with_the_new_key_and_makes_it_the_
     new = keys.stage(DataKey(os.urandom(32), "new"))
     recrypt(path, old=old, new=new)  # ...and the process died before the new key was made the key
 
-    assert _counts(path) == counts
+    assert row_counts(path) == counts
     assert memory_keyring.secrets == {(KEYRING_SERVICE, KEYRING_ENTRY): new.hex}
 
 
@@ -182,13 +174,13 @@ def test_hippo_memory_rekey_from_the_command_line(old_file, memory_keyring, caps
 
     path, _ = old_file
     assert main(["memory", "stats"]) == 0  # converts on the way in
-    counts = _counts(path)
+    counts = row_counts(path)
     before = dict(memory_keyring.secrets)
     assert main(["memory", "rekey"]) == 0
     out, err = capsys.readouterr()
     assert "Re-encrypted 3 file(s) with a new key" in out
     assert "Re-encrypting the data file: 100%" in err
-    assert memory_keyring.secrets != before and _counts(path) == counts
+    assert memory_keyring.secrets != before and row_counts(path) == counts
 
 
 def test_a_copy_of_the_old_file_is_not_kept_in_plaintext(old_file):

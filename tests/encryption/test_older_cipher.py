@@ -12,16 +12,8 @@ from assistant.datakey import KeyStore
 from assistant.encryption import encryption_status, prepare_data_file, rekey
 from data_schema.cipher import cipher_of, copy_into, table_counts
 from data_schema.connect import connect
-from tests.encryption.helpers import SENTENCE, plaintext_file
+from tests.encryption.helpers import SENTENCE, plaintext_file, row_counts
 from tests.plaintext import plaintext_bytes
-
-
-def _counts(path: Path) -> dict[str, int]:
-    conn = connect(path, migrate=False)
-    try:
-        return table_counts(conn)
-    finally:
-        conn.close()
 
 
 @pytest.fixture
@@ -42,7 +34,7 @@ def chacha_file(tmp_path) -> tuple[Path, dict[str, int]]:
 
 def test_a_file_under_the_older_cipher_still_opens(chacha_file):
     path, counts = chacha_file
-    assert _counts(path) == counts  # connect tries the older cipher after the current one
+    assert row_counts(path) == counts  # connect tries the older cipher after the current one
 
 
 def test_the_next_start_moves_it_to_aegis_with_the_same_key(chacha_file):
@@ -53,7 +45,7 @@ def test_the_next_start_moves_it_to_aegis_with_the_same_key(chacha_file):
     prepare_data_file(path, keys, lambda what, share: reports.append((what, share)))
 
     assert cipher_of(path, keys.current()) == "aegis"
-    assert _counts(path) == counts
+    assert row_counts(path) == counts
     assert SENTENCE.encode() in plaintext_bytes(path)  # readable with the same key, by AEGIS
     assert ("Moving the data file to a faster cipher", 1.0) in reports
     assert any("AEGIS-256" in notice for notice in keys.notices)
@@ -75,7 +67,7 @@ def test_while_another_hippo_has_it_open_the_move_waits_and_nothing_is_lost(chac
         other.close()
 
     assert cipher_of(path, keys.current()) == "chacha20"
-    assert _counts(path) == counts
+    assert row_counts(path) == counts
     assert any("at a start when nothing else has it open" in n for n in keys.notices)
     prepare_data_file(path, KeyStore.for_config(load_config()))
     assert cipher_of(path, keys.current()) == "aegis"
@@ -105,4 +97,4 @@ def test_a_rekey_writes_the_file_and_its_older_backups_with_aegis(memory_keyring
     new = KeyStore.for_config(load_config()).current()
     assert set(done.files) == {path, backup}
     for file in (path, backup):
-        assert cipher_of(file, new) == "aegis" and _counts(file) == counts
+        assert cipher_of(file, new) == "aegis" and row_counts(file) == counts
