@@ -72,6 +72,8 @@ class ForgetPane(InspectorPane):
             flex="Text",
             id="forget-table",
         )
+        # The row under the cursor in full: its reason and text are cut in the table.
+        yield Static(id="forget-detail", classes="detail")
         with VerticalScroll(id="forget-receipt-box"):
             yield Static(id="forget-receipt")
 
@@ -120,8 +122,28 @@ class ForgetPane(InspectorPane):
             number = str(numbers[hit.key])
             cells = (hit.tier, str(hit.item_id), stamp(hit.at), clip(hit.text, 200), why)
             rows.append((row_id, ("[x]" if chosen else "[ ]", number, *cells)))
-        self.query_one("#forget-table", RecordTable).show(rows)
+        table = self.query_one("#forget-table", RecordTable)
+        table.show(rows)
         self.query_one("#forget-summary", Static).update(self._summary(preview))
+        self._describe()
+
+    def _describe(self) -> None:
+        """Show the row under the cursor whole: why it is listed and all of its text."""
+        hit, preview = self._line(), self.previewed
+        detail = self.query_one("#forget-detail", Static)
+        if hit is None or preview is None:
+            detail.update("")
+            return
+        chosen = preview.selected(hit)
+        why = f"forgets it: {hit.why}" if chosen else f"keeps it: {preview.kept[hit.key]}"
+        when = f" · {stamp(hit.at)}" if hit.at else ""
+        head = f"{hit.tier} {hit.item_id}{when} · {why}"
+        detail.update(Content(visible(f"{head}\n{hit.text}")))
+
+    @on(RecordTable.RowHighlighted, "#forget-table")
+    def _highlighted(self, event: RecordTable.RowHighlighted) -> None:
+        event.stop()
+        self._describe()
 
     def _line(self) -> ForgetHit | None:
         """The preview line under the table's cursor."""
@@ -246,6 +268,7 @@ class ForgetPane(InspectorPane):
         table = self.query_one("#forget-table", RecordTable)
         table.clear()
         table.display = False  # the receipt takes its place
+        self.query_one("#forget-detail", Static).update("")
         self.focus_first()
         summary.update(Content("Done. The receipt:"))
         receipt = Content(visible(message.receipt.text()))
