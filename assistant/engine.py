@@ -66,6 +66,8 @@ class Hippo:
         reading: how well the embedding model reads each script (default: ask it, once).
         cells: how large vector tables are split into cells and searched.
         sleep: the consolidation's settings (config.toml's ``[sleep]``).
+        sleep_backups: back the data file up before each sleep run (the default); off
+            for a caller that keeps copies of its own (see ``assistant.sleep.Sleep``).
 
     Attributes:
         clock: the time source.
@@ -94,12 +96,14 @@ class Hippo:
         reading: Probe | None = None,
         cells: CellSizes | None = None,
         sleep: SleepSettings | None = None,
+        sleep_backups: bool = True,
     ) -> None:
         budget = context_budget or ContextBudget()
         turn = TurnSettings(
             chat_model, context_tokens, working_strategy, budget, core_edits, save_every_s
         )
         self.clock = clock or SystemClock()
+        self._sleep_backups = sleep_backups
         parts = build_parts(
             db if isinstance(db, Database) else Database(db),
             llm,
@@ -230,7 +234,7 @@ class Hippo:
         """The consolidation over this engine's stores and models as they are now."""
         from assistant.sleep_wiring import build_sleep  # sleep's code: first use only
 
-        return build_sleep(self.memory, self.host, self.live_settings)
+        return build_sleep(self.memory, self.host, self.live_settings, backup=self._sleep_backups)
 
     def consolidate(self, **options: object) -> SleepReport:
         """Run the nightly consolidation now, with config.toml's ``[sleep]`` unless
