@@ -101,7 +101,8 @@ def script(text: str) -> str | None:
 
 
 def _squares(vector: Sequence[float]) -> float:
-    return sum(map(operator.mul, vector, vector))
+    total: float = sum(map(operator.mul, vector, vector))
+    return total
 
 
 def _cosine(a: Sequence[float], b: Sequence[float], a2: float, b2: float) -> float:
@@ -109,7 +110,8 @@ def _cosine(a: Sequence[float], b: Sequence[float], a2: float, b2: float) -> flo
     if len(a) != len(b):
         raise ValueError(f"vectors of {len(a)} and {len(b)} numbers can't be compared")
     norms = (a2 * b2) ** 0.5
-    return sum(map(operator.mul, a, b)) / norms if norms else 0.0
+    dot: float = sum(map(operator.mul, a, b))
+    return dot / norms if norms else 0.0
 
 
 @dataclass(frozen=True, slots=True)
