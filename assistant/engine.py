@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from assistant.memory.sensory import Event, LogResult
     from assistant.memory.vector_cells import CellSizes
     from assistant.memory.working import Strategy
-    from assistant.regenerate import Redo
     from assistant.sleep import Sleep, SleepReport
     from assistant.turns import TurnEvent
 
@@ -66,6 +65,8 @@ class Hippo:
         reading: how well the embedding model reads each script (default: ask it, once).
         cells: how large vector tables are split into cells and searched.
         sleep: the consolidation's settings (config.toml's ``[sleep]``).
+        sleep_backups: back the data file up before each sleep run (the default); off
+            for a caller that keeps copies of its own (see ``assistant.sleep.Sleep``).
 
     Attributes:
         clock: the time source.
@@ -94,12 +95,14 @@ class Hippo:
         reading: Probe | None = None,
         cells: CellSizes | None = None,
         sleep: SleepSettings | None = None,
+        sleep_backups: bool = True,
     ) -> None:
         budget = context_budget or ContextBudget()
         turn = TurnSettings(
             chat_model, context_tokens, working_strategy, budget, core_edits, save_every_s
         )
         self.clock = clock or SystemClock()
+        self._sleep_backups = sleep_backups
         parts = build_parts(
             db if isinstance(db, Database) else Database(db),
             llm,
@@ -112,6 +115,7 @@ class Hippo:
             reading=reading,
             cells=cells,
         )
+        self._parts = parts
         self.memory = parts.memory
         self.live_settings = parts.live_settings
         self.host = parts.host
@@ -155,9 +159,9 @@ class Hippo:
         self, session_id: int, *, cancel: threading.Event | None = None
     ) -> Iterator[TurnEvent]:
         """/retry: answer the session's last message again (``assistant.regenerate``)."""
-        from assistant.regenerate import regenerate  # with the chat: first use only
+        from assistant.regenerate import Redo, regenerate  # with the chat: first use only
 
-        return regenerate(self._redo(), session_id, cancel=cancel)
+        return regenerate(Redo.over(self._parts, self._delete_replies), session_id, cancel=cancel)
 
     def edit_last(
         self,
@@ -169,24 +173,14 @@ class Hippo:
         pasted: bool = False,
     ) -> Iterator[TurnEvent]:
         """/edit: answer ``text`` in place of the last exchange (``assistant.regenerate``)."""
-        from assistant.regenerate import edit_last  # with the chat: first use only
+        from assistant.regenerate import Redo, edit_last  # with the chat: first use only
 
-        redo = self._redo()
+        redo = Redo.over(self._parts, self._delete_replies)
         return edit_last(redo, session_id, text, edited=edited, cancel=cancel, pasted=pasted)
 
-    def _redo(self) -> Redo:
-        """What /retry and /edit use, as the parts hold it now."""
-        from assistant.regenerate import Redo  # with the chat: first use only
-
-        return Redo(
-            self.memory,
-            self.host.gateway,
-            self.live_settings.turn,
-            self.host.shown,
-            self.background.worker,
-            self.conversations,
-            lambda ids: self.admin.forget.delete_replies(ids),  # the admin: when needed only
-        )
+    def _delete_replies(self, ids: list[int]) -> None:
+        """What /retry and /edit replace goes for good (the admin loads on first use)."""
+        self.admin.forget.delete_replies(ids)
 
     def context_for(self, session: Session, user: Message) -> TurnContext:
         """The prompt for answering ``user``: memory sections and working memory."""
@@ -230,7 +224,7 @@ class Hippo:
         """The consolidation over this engine's stores and models as they are now."""
         from assistant.sleep_wiring import build_sleep  # sleep's code: first use only
 
-        return build_sleep(self.memory, self.host, self.live_settings)
+        return build_sleep(self.memory, self.host, self.live_settings, backup=self._sleep_backups)
 
     def consolidate(self, **options: object) -> SleepReport:
         """Run the nightly consolidation now, with config.toml's ``[sleep]`` unless

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from assistant.memory.records import Message, Session
     from assistant.turn_settings import TurnSettings
     from assistant.turns import TurnEvent
+    from assistant.wiring import Parts
 
 __all__ = ["Redo", "edit_last", "regenerate"]
 
@@ -42,7 +43,7 @@ _LOOK_BACK = 50
 
 @dataclass(frozen=True)
 class Redo:
-    """What /retry and /edit use, as it is when the user asks (``Hippo`` builds it).
+    """What /retry and /edit use, as it is when the user asks (see `Redo.over`).
 
     Attributes:
         memory: the memory the new turn reads and writes.
@@ -61,6 +62,16 @@ class Redo:
     chores: Chores
     conversations: Conversations
     delete: Callable[[list[int]], None]
+
+    @classmethod
+    def over(cls, parts: Parts, delete: Callable[[list[int]], None]) -> Redo:
+        """What the engine's ``parts`` hold now: the settings in use and the current
+        embedding worker (both change while the app runs); ``delete`` as above."""
+        host, worker = parts.host, parts.background.worker
+        settings = parts.live_settings.turn
+        return cls(
+            parts.memory, host.gateway, settings, host.shown, worker, parts.conversations, delete
+        )
 
     def turn(self, kind: type[_T]) -> _T:
         """A turn of ``kind`` over these parts."""

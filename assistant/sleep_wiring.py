@@ -26,10 +26,12 @@ from data_schema.connect import Database
 __all__ = ["build_sleep", "sleep_deps"]
 
 
-def build_sleep(memory: Memory, host: OllamaHost, settings: LiveSettings) -> Sleep:
+def build_sleep(
+    memory: Memory, host: OllamaHost, settings: LiveSettings, *, backup: bool = True
+) -> Sleep:
     """The consolidation over ``memory``'s stores and the models as they are now, with the
-    user's ``[sleep]`` settings unless a call names others."""
-    return Sleep(sleep_deps(memory, host, settings), settings=settings.sleep)
+    user's ``[sleep]`` settings unless a call names others; ``backup``: see ``Sleep``."""
+    return Sleep(sleep_deps(memory, host, settings), settings=settings.sleep, backup=backup)
 
 
 def sleep_deps(memory: Memory, host: OllamaHost, settings: LiveSettings) -> SleepDeps:

@@ -87,7 +87,17 @@ def copy_blank_data_file(blank: Path, path: Path) -> None:
 
 
 @pytest.fixture
-def engine(config, clock, blank_data_file):
+def sleep_backups() -> bool:
+    """Whether `engine` backs its file up before each sleep run, as Hippo does.
+
+    A folder of tests that run sleep hundreds of times and are not about backups (the
+    injection corpus) overrides it with False: each backup copies the whole file.
+    """
+    return True
+
+
+@pytest.fixture
+def engine(config, clock, blank_data_file, sleep_backups):
     from assistant.llm.gateway import OllamaGateway
 
     # Only where the engine would make the file with the same key: a test that took the
@@ -100,6 +110,7 @@ def engine(config, clock, blank_data_file):
         chat_model=config.models.chat,
         embedding_model=config.models.embedding,
         clock=clock,
+        sleep_backups=sleep_backups,
     )
     yield hippo
     hippo.close()

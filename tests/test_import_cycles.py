@@ -9,6 +9,7 @@ that is a module, else ``package``.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,10 +101,16 @@ def _module_level_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.Imp
             yield from _module_level_imports(node.body)
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once a run (several tests walk every module)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _graph() -> dict[str, set[str]]:
     graph = {}
     for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         graph[module] = {
             target for node in _module_level_imports(tree.body) for target in _targets(module, node)
         }
@@ -213,10 +220,9 @@ PARTS = (
 @pytest.mark.parametrize("relative", PARTS)
 def test_the_engines_parts_never_know_the_engine(relative):
     # Not even for a type: a part receives what it uses, so data flows one way.
-    tree = ast.parse((ROOT / relative).read_text(encoding="utf-8"))
     imported = {
         target
-        for node in ast.walk(tree)
+        for node in ast.walk(_tree(ROOT / relative))
         if isinstance(node, ast.Import | ast.ImportFrom)
         for target in _targets(relative.removesuffix(".py").replace("/", "."), node)
     }
@@ -225,7 +231,7 @@ def test_the_engines_parts_never_know_the_engine(relative):
 
 # The fronts that are handed the engine whole: the public API, the CLI, the app's start
 # and the scheduler. Every other module is handed the parts it uses (the wiring above
-# builds the admin and sleep from the parts, the engine builds /retry's `Redo`, and a
+# builds the admin and sleep from the parts, /retry's `Redo` is read from them, and a
 # dry run's copy is made without an engine).
 FRONTS = ("assistant", "assistant.factory", "assistant.starting")
 
@@ -233,8 +239,7 @@ FRONTS = ("assistant", "assistant.factory", "assistant.starting")
 def test_only_the_fronts_know_the_engine():
     knowing = set()
     for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in ast.walk(_tree(path)):
             is_import = isinstance(node, ast.Import | ast.ImportFrom)
             if is_import and "assistant.engine" in _targets(module, node):
                 knowing.add(module)

@@ -51,6 +51,8 @@ from assistant.llm.values import (
 )
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
     import ollama
 
@@ -183,15 +185,17 @@ class OllamaGateway:
         import httpx
 
         backstop = max(self.load_timeout, self.stall_timeout, self.connect_timeout) + _BACKSTOP_S
+        # A proxy never serves a local Ollama (Go's client skips it for loopback too).
+        trust_env = not is_loopback(self.host)
         options: dict[str, Any] = {
             "timeout": httpx.Timeout(backstop, connect=self.connect_timeout),
-            # A proxy never serves a local Ollama (Go's client skips it for loopback too).
-            "trust_env": not is_loopback(self.host),
+            "trust_env": trust_env,
             # No keep-alive: each request gets its own connection, whose socket a cancel, a
             # deadline or an abort can shut down even while a read blocks. A handshake per
             # request is nothing on localhost and little next to a model's answer elsewhere.
             "limits": httpx.Limits(max_keepalive_connections=0),
             "event_hooks": {"request": [Calls.attach]},
+            "verify": _tls_context(trust_env),
         }
         if self._token:
             options["headers"] = {"Authorization": f"Bearer {self._token}"}
@@ -573,3 +577,23 @@ class OllamaGateway:
                 close = getattr(stream, "close", None)
                 if close is not None:
                     close()  # closes the HTTP response, so Ollama stops generating
+
+
+def _tls_context(trust_env: bool) -> ssl.SSLContext:
+    """The TLS settings for a client: httpx's defaults, made once a process.
+
+    Each httpx client otherwise reads the whole CA bundle again (~20 ms of CPU, twice a
+    gateway), even for a local Ollama over plain HTTP. A context may serve many clients
+    and threads. With ``trust_env``, SSL_CERT_FILE and SSL_CERT_DIR are read as httpx
+    reads them; a change to them gets a context of its own.
+    """
+    where = (os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    return _made_tls_context(trust_env, *(where if trust_env else (None, None)))
+
+
+@functools.cache
+def _made_tls_context(trust_env: bool, cafile: str | None, capath: str | None) -> ssl.SSLContext:
+    """``cafile`` and ``capath`` key the cache only: httpx reads them from the environment."""
+    import httpx
+
+    return httpx.create_ssl_context(trust_env=trust_env)

@@ -25,6 +25,7 @@ from it as a lead of 0.4 from MiniLM.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -99,9 +100,17 @@ def script(text: str) -> str | None:
     return best if counts[best] else None
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norms = (sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5
+def _squares(vector: Sequence[float]) -> float:
+    total: float = sum(map(operator.mul, vector, vector))
+    return total
+
+
+def _cosine(a: Sequence[float], b: Sequence[float], a2: float, b2: float) -> float:
+    """The cosine of ``a`` and ``b``, given their squared lengths (each is used n times)."""
+    if len(a) != len(b):
+        raise ValueError(f"vectors of {len(a)} and {len(b)} numbers can't be compared")
+    norms = (a2 * b2) ** 0.5
+    dot: float = sum(map(operator.mul, a, b))
     return dot / norms if norms else 0.0
 
 
@@ -126,11 +135,13 @@ def _paraphrase_stats(
 ) -> tuple[float, float]:
     """The mean lead of each sentence's paraphrase over the others', and the others' mean."""
     n = len(first)
+    first2, second2 = [_squares(v) for v in first], [_squares(v) for v in second]
     gaps, others = [], []
     for i in range(n):
-        other = [_cosine(first[i], second[j]) for j in range(n) if j != i]
+        a, a2 = first[i], first2[i]
+        other = [_cosine(a, second[j], a2, second2[j]) for j in range(n) if j != i]
         mean_other = sum(other) / len(other)
-        gaps.append(_cosine(first[i], second[i]) - mean_other)
+        gaps.append(_cosine(a, second[i], a2, second2[i]) - mean_other)
         others.append(mean_other)
     return sum(gaps) / n, sum(others) / n
 
@@ -146,7 +157,10 @@ def paraphrase_margin(first: Sequence[Sequence[float]], second: Sequence[Sequenc
     The mean gap between a paraphrase's similarity and the other sentences', as a
     share of the room above the latter (1 - their mean similarity).
     """
-    gap, other = _paraphrase_stats(first, second)
+    return _margin(*_paraphrase_stats(first, second))
+
+
+def _margin(gap: float, other: float) -> float:
     room = 1.0 - other
     return gap / room if room > 0 else 0.0
 
@@ -166,9 +180,8 @@ def measure(embed: Embed, model: str, script: str) -> Reading:
     # As retrieval compares them: the first of each pair asks, the second is stored.
     asked = embed(model, [first for first, _ in pairs], purpose="query")
     stored = embed(model, [second for _, second in pairs], purpose="document")
-    return Reading(
-        trust_from_margin(paraphrase_margin(asked, stored)), paraphrase_gap(asked, stored)
-    )
+    gap, other = _paraphrase_stats(asked, stored)
+    return Reading(trust_from_margin(_margin(gap, other)), gap)
 
 
 def measure_trust(embed: Embed, model: str, script: str) -> float:

@@ -66,13 +66,19 @@ def catch_up(
     settings: SleepSettings | None = None,
     progress: Callable[[Progress], None] | None = None,
     tz: tzinfo | None = None,
+    backup: bool = True,
 ) -> SleepReport | None:
-    """Run the consolidation if a night was missed; None when nothing was due."""
+    """Run the consolidation if a night was missed; None when nothing was due.
+
+    ``backup``: copy the data file first (see ``run_sleep``).
+    """
     from assistant.sleep.pipeline import run_sleep
 
     if not pending_catch_up(deps, settings=settings, tz=tz):
         return None
-    return run_sleep(deps, trigger="catch_up", settings=settings, progress=progress, tz=tz)
+    return run_sleep(
+        deps, trigger="catch_up", settings=settings, progress=progress, tz=tz, backup=backup
+    )
 
 
 def dated_items(deps: SleepDeps, status: str | None = None) -> list[DatedItem]:

@@ -29,16 +29,22 @@ class Sleep:
         deps: the data file, stores, gateway, clock and models.
         settings: the user's [sleep] settings, used where a call names none (default:
             ``SleepSettings()``).
+        backup: copy the data file to ``backups/`` before each run (the default), so a
+            night can be undone; False for a caller whose copies are made elsewhere.
     """
 
-    def __init__(self, deps: SleepDeps, settings: SleepSettings | None = None) -> None:
+    def __init__(
+        self, deps: SleepDeps, settings: SleepSettings | None = None, *, backup: bool = True
+    ) -> None:
         self.deps = deps
         self.settings = settings
+        self.backup = backup
 
     def run(self, **options: Any) -> SleepReport:
         """Consolidate now; ``options`` as `run_sleep` takes them (``settings``, ``dry_run``...)."""
         if options.get("settings") is None:
             options["settings"] = self.settings
+        options.setdefault("backup", self.backup)
         return run_sleep(self.deps, **options)
 
     def due(
@@ -59,7 +65,13 @@ class Sleep:
         tz: tzinfo | None = None,
     ) -> SleepReport | None:
         """Run the consolidation if a night was missed; None when nothing was due."""
-        return catch_up(self.deps, settings=settings or self.settings, progress=progress, tz=tz)
+        return catch_up(
+            self.deps,
+            settings=settings or self.settings,
+            progress=progress,
+            tz=tz,
+            backup=self.backup,
+        )
 
     def unseen_report(self, *, mark_seen: bool = True) -> AwayNotice | None:
         """What the runs since the user last looked changed in the current profile."""

@@ -61,6 +61,7 @@ def run_sleep(
     max_llm_calls: int | None = None,
     settings: SleepSettings | None = None,
     tz: tzinfo | None = None,
+    backup: bool = True,
 ) -> SleepReport:
     """Consolidate every profile of the data file; return the run's report.
 
@@ -73,6 +74,8 @@ def run_sleep(
         max_llm_calls: the cap on model calls for this run (default: the settings').
         settings: sleep settings (default: ``SleepSettings()``).
         tz: the user's time zone for dates (default: this machine's).
+        backup: copy the data file to ``backups/`` first, so the night can be undone
+            (a dry run never does: it works on a copy).
 
     Returns:
         The report; its status is ``locked`` (and nothing ran) when another process
@@ -95,7 +98,7 @@ def run_sleep(
     except SleepLocked as exc:
         return SleepReport(None, "locked", trigger, False, now, errors=[str(exc)])
     try:
-        return _run(deps, settings, now, trigger, progress, tz, lock=lock, backup=True)
+        return _run(deps, settings, now, trigger, progress, tz, lock=lock, backup=backup)
     finally:
         lock.release()
 
@@ -112,7 +115,9 @@ def _dry_run(
         copy = Path(folder) / "hippo.db"
         copy_into(deps.db.conn, copy)
         with deps.copy(copy) as twin:
-            report = _run(twin, settings, now, trigger, progress, tz, lock=None, backup=False)
+            report = _run(
+                twin, settings, now, trigger, progress, tz, lock=None, backup=False, dry_run=True
+            )
     report.dry_run, report.run_id = True, None
     return report
 
@@ -127,10 +132,11 @@ def _run(
     *,
     lock: SleepLock | None,
     backup: bool,
+    dry_run: bool = False,
 ) -> SleepReport:
     started = time.perf_counter()
     runs = RunStore(deps.conn)
-    report = SleepReport(None, "running", trigger, not backup, now)
+    report = SleepReport(None, "running", trigger, dry_run, now)
     store = SleepMarks(deps.conn, deps.clock)
     previous = runs.latest()
     with store.unit():

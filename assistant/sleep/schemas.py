@@ -5,8 +5,10 @@ reply or an old server can still return something else, so every reply is checke
 the same model before anything is written. Each model gives both: its JSON schema (sent as
 ``format``, as Ollama's structured-output docs show) and its validation.
 
-The models name the ids Hippo showed the model, so they are built per call (and cached);
-each is handed out as the `Shape` of its root (see ``shape``).
+The replies name the ids Hippo showed the model: each model is built once, with those
+values `bound` (see ``shape``), and each call's `Shape` names what it showed, as the enum
+sent in ``format`` and the values the check accepts. (Built per call, the models cost
+more than the rest of a sleep run's Python work for a short session.)
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, Field, Strict, create_model
 from pydantic_core import PydanticCustomError
 
-from assistant.sleep.shape import Shape, schema_errors
+from assistant.sleep.shape import Shape, bound, bound_length, schema_errors
 
 # Also importable, built on first use: CANDIDATES, EPISODES, INSIGHTS, QUESTIONS, UPDATE.
 __all__ = [
@@ -76,23 +78,31 @@ def _list(item: Any, high: int, low: int = 0) -> Any:
     return Annotated[list[item], Strict(), Field(min_length=low, max_length=high)]
 
 
-def _ids(shown: Sequence[int]) -> Any:
-    """An id Hippo showed: listed, so that a constrained model cannot write another.
+def _bound_integer(key: str, low: int) -> Any:
+    """An integer bound to ``key`` (ids shown, see `_ids_node`); any from ``low`` without."""
+    checked = bound(key, Annotated[int, Strict()], {"minimum": low, "type": "integer"})
+    return Annotated[checked, BeforeValidator(_integral)]
 
-    With nothing shown (a generic schema) any positive integer; with very many, the range.
+
+def _ids_node(shown: Sequence[int], low: int = 1) -> dict[str, Any]:
+    """The ids Hippo showed, listed so that a constrained model cannot write another.
+
+    With nothing shown (a generic schema) any integer from ``low``; with very many, the range.
     """
     ids = sorted(set(shown))
     if not ids:
-        return _integer(1)
+        return {"minimum": low, "type": "integer"}
     if len(ids) > _ENUM_LIMIT:
-        return _integer(ids[0], ids[-1])
-    return _enum(ids)
+        return {"maximum": ids[-1], "minimum": ids[0], "type": "integer"}
+    return {"enum": ids, "type": "integer"}
 
 
-def _labels(shown: Sequence[str]) -> Any:
-    if not shown:
-        return _text(3, 30, pattern=r"^(fact|episode):\d+$")
-    return _enum(sorted(set(shown)))
+_LABEL = {"maxLength": 30, "minLength": 3, "pattern": r"^(fact|episode):\d+$", "type": "string"}
+
+
+def _labels_node(shown: Sequence[str]) -> dict[str, Any]:
+    labels = sorted(set(shown))
+    return {"enum": labels, "type": "string"} if labels else dict(_LABEL)
 
 
 def _model(
@@ -107,18 +117,18 @@ def _model(
 # -- the replies --------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=64)
-def _episodes(ids: tuple[int, ...]) -> type[BaseModel]:
+@functools.cache
+def _episodes() -> type[BaseModel]:
     dated_item = _model(
         "DatedItem",
-        {"text": _text(1, 300), "when": _text(0, 80), "message_id": _ids(ids)},
+        {"text": _text(1, 300), "when": _text(0, 80), "message_id": _bound_integer("ids", 1)},
         {"date": _text(0, 10)},
     )
     episode = _model(
         "Episode",
         {
-            "first_message_id": _ids(ids),
-            "last_message_id": _ids(ids),
+            "first_message_id": _bound_integer("ids", 1),
+            "last_message_id": _bound_integer("ids", 1),
             "title": _text(0, 120),
             "summary": _text(1, 2000),
             "topics": _list(_text(1, 60), 8),
@@ -129,8 +139,8 @@ def _episodes(ids: tuple[int, ...]) -> type[BaseModel]:
     return _model("Episodes", {"episodes": _list(episode, 6, 1)})
 
 
-@functools.lru_cache(maxsize=64)
-def _candidates(ids: tuple[int, ...]) -> type[BaseModel]:
+@functools.cache
+def _candidates() -> type[BaseModel]:
     item = _model(
         "Fact",
         {
@@ -138,7 +148,7 @@ def _candidates(ids: tuple[int, ...]) -> type[BaseModel]:
             "subject": _text(0, 60),
             "predicate": _text(0, 60),
             "source": _enum(["user_stated", "assistant_inferred"]),
-            "message_ids": _list(_ids(ids), 10, 1),
+            "message_ids": _list(_bound_integer("ids", 1), 10, 1),
             "confidence": Annotated[float, Strict(), Field(ge=0, le=1)],
             "importance": _integer(1, 10),
         },
@@ -147,31 +157,29 @@ def _candidates(ids: tuple[int, ...]) -> type[BaseModel]:
     return _model("Facts", {"facts": _list(item, 20)})
 
 
-@functools.lru_cache(maxsize=64)
-def _update(candidates: int, fact_ids: tuple[int, ...]) -> type[BaseModel]:
-    number = _enum(list(range(candidates))) if candidates else _integer(0)
-    fact = _enum([0, *sorted(set(fact_ids))]) if fact_ids else _integer(0)
+@functools.cache
+def _update() -> type[BaseModel]:
     decision = _model(
         "Decision",
         {
-            "candidate": number,
+            "candidate": _bound_integer("candidate", 0),
             "action": _enum(["add", "reinforce", "supersede", "ignore"]),
-            "fact_id": fact,
+            "fact_id": _bound_integer("fact_id", 0),
         },
         {"reason": _text(0, 300)},
     )
-    return _model(
-        "Decisions", {"decisions": _list(decision, max(candidates, 1) if candidates else 50)}
-    )
+    decisions = Annotated[list[decision], Strict(), Field(min_length=0)]  # type: ignore[valid-type]
+    return _model("Decisions", {"decisions": bound_length("decisions", decisions, 50)})
 
 
-@functools.lru_cache(maxsize=64)
-def _insights(labels: tuple[str, ...]) -> type[BaseModel]:
+@functools.cache
+def _insights() -> type[BaseModel]:
+    label = bound("labels", Annotated[str, Strict()], _LABEL)
     insight = _model(
         "Insight",
         {
             "statement": _text(5, 300),
-            "evidence": _list(_labels(labels), 10, 1),
+            "evidence": _list(label, 10, 1),
             "importance": _integer(1, 10),
         },
     )
@@ -180,23 +188,29 @@ def _insights(labels: tuple[str, ...]) -> type[BaseModel]:
 
 def episodes_schema(ids: Sequence[int] = ()) -> Shape:
     """The summarise step's reply; message ids limited to ``ids`` (the ones shown)."""
-    return Shape.of(_episodes(tuple(ids)))
+    return Shape.of(_episodes(), {"ids": _ids_node(ids)})
 
 
 def candidates_schema(ids: Sequence[int] = ()) -> Shape:
     """The extract step's reply; evidence limited to ``ids`` (the message ids shown)."""
-    return Shape.of(_candidates(tuple(ids)))
+    return Shape.of(_candidates(), {"ids": _ids_node(ids)})
 
 
 def update_schema(candidates: int = 0, fact_ids: Sequence[int] = ()) -> Shape:
     """The update step's reply: one decision per candidate numbered 0..``candidates``-1,
     naming one of ``fact_ids`` (or 0 for add and ignore)."""
-    return Shape.of(_update(candidates, tuple(fact_ids)))
+    nodes: dict[str, dict[str, Any]] = {}
+    if candidates:
+        nodes["candidate"] = {"enum": list(range(candidates)), "type": "integer"}
+        nodes["decisions"] = {"maxItems": candidates}
+    if fact_ids:
+        nodes["fact_id"] = {"enum": [0, *sorted(set(fact_ids))], "type": "integer"}
+    return Shape.of(_update(), nodes)
 
 
 def insights_schema(labels: Sequence[str] = ()) -> Shape:
     """The reflection's insights, citing only ``labels`` (the memories shown)."""
-    return Shape.of(_insights(tuple(labels)))
+    return Shape.of(_insights(), {"labels": _labels_node(labels)})
 
 
 @functools.cache

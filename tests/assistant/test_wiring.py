@@ -132,8 +132,7 @@ def test_retry_and_edit_work_from_the_parts_alone(parts: Parts):
         deleted.append(ids)
         admin.forget.delete_replies(ids)
 
-    redo = Redo(parts.memory, parts.host.gateway, parts.live_settings.turn, parts.host.shown,
-                parts.background.worker, parts.conversations, delete)  # fmt: skip
+    redo = Redo.over(parts, delete)
     session = parts.conversations.new_session()
     list(redo.turn(Turn).run(session, "Hello", threading.Event()))
     (user, reply) = parts.conversations.history(session.id)

@@ -28,8 +28,9 @@ from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import strategies as st
 from keyring.backends import fail
 
-from assistant.cli import build_parser, main
+from assistant.cli import main
 from data_schema.connect import connect
+from tests.cli.parsers import whole_parser
 from tests.cli.stored import lost, stored_rows
 
 Draw = Callable[[st.SearchStrategy], object]
@@ -325,7 +326,7 @@ def _opens_a_window(argv: list[str]) -> bool:
     """Whether ``argv`` would open the TUI or install a system timer (left out here)."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         try:
-            parsed = build_parser().parse_args(argv)
+            parsed = whole_parser().parse_args(argv)
         except SystemExit:
             return False
     return parsed.command in (None, "chat") or getattr(parsed, "install_timer", False)

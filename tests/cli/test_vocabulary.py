@@ -17,12 +17,13 @@ from importlib.metadata import version
 import pytest
 
 from assistant.cli import aliases, build_parser, main
+from tests.cli.parsers import whole_parser
 from tests.cli.stored import stored_rows
 
 
 def _parsed(argv: list[str]) -> dict[str, object]:
     """What the handlers get for ``argv`` (which they pick by ``command``)."""
-    found = vars(build_parser().parse_args(argv))
+    found = vars(whole_parser().parse_args(argv))
     found.pop("words", None)  # how it was spelt, for messages only
     found["command"] = found["command"] or "chat"  # `hippo` alone is `hippo chat`
     found.pop("sleep_command", None)  # sleep's handler reads the mode flags only
@@ -175,12 +176,12 @@ def test_version_prints_the_installed_version_anywhere_on_the_line(capsys):
     ],
 )
 def test_global_options_are_taken_anywhere_on_the_line(argv):
-    parsed = build_parser().parse_args(argv)
+    parsed = whole_parser().parse_args(argv)
     assert (parsed.profile, parsed.memory_command, parsed.json) == ("work", "list", True)
 
 
 def test_a_global_option_given_before_and_after_keeps_the_last():
-    parsed = build_parser().parse_args(["--model", "a", "ask", "hi", "--model", "b"])
+    parsed = whole_parser().parse_args(["--model", "a", "ask", "hi", "--model", "b"])
     assert parsed.model == "b"
 
 
@@ -190,7 +191,7 @@ def test_the_data_dir_after_the_command_is_the_one_used(tmp_path, capsys):
 
 
 def test_a_model_to_pull_is_not_the_chat_model_of_the_run():
-    parsed = build_parser().parse_args(["--model", "qwen3:1.7b", "model", "pull", "all-minilm"])
+    parsed = whole_parser().parse_args(["--model", "qwen3:1.7b", "model", "pull", "all-minilm"])
     assert (parsed.model, parsed.name) == ("qwen3:1.7b", "all-minilm")
 
 
@@ -313,7 +314,7 @@ def test_review_approve_kind_without_all_is_refused(seeded, capsys):
 @pytest.mark.parametrize("new", sorted(set(ALIASES.values())))
 def test_the_lazy_parser_main_uses_parses_as_the_whole_one(new):
     argv = shlex.split(new)
-    assert vars(build_parser(lazy=True).parse_args(argv)) == vars(build_parser().parse_args(argv))
+    assert vars(build_parser(lazy=True).parse_args(argv)) == vars(whole_parser().parse_args(argv))
 
 
 def test_the_lazy_parser_lists_every_command_and_a_used_commands_verbs(capsys):

@@ -31,6 +31,10 @@ _CANDIDATES = re.compile(r"^Candidate (\d+):", re.MULTILINE)
 _LABELS = re.compile(r"\b(?:fact|episode):\d+\b")
 _HUMAN = re.compile(r"<human>\n(.*?)\n</human>", re.DOTALL)
 _READS = ("recall_search", "archival_search")
+# Characters per streamed part of its replies. Hippo reads any split alike (tests/llm and
+# the fake's own tests check streaming); the corpus tests run ~700 turns and sleeps, and
+# the fake's default of 4 made ~100 parts a sleep.
+_CHUNK = 64
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,7 @@ class FooledModel:
     def _chat(self, messages: list[dict[str, Any]], tools: bool) -> Reply:
         last = messages[-1] if messages else {}
         if not tools:
-            return Reply(content=f"Noted: {self.claim}.")
+            return Reply(content=f"Noted: {self.claim}.", chunk_size=_CHUNK)
         if last.get("role") == "user":
             if self.read_first:
                 query = self.query or self.claim
@@ -67,7 +71,7 @@ class FooledModel:
             return Reply(tool_calls=self._writes(messages))
         if last.get("role") == "tool" and self._only_read(messages):
             return Reply(tool_calls=self._writes(messages))
-        return Reply(content=f"Noted: {self.claim}.")
+        return Reply(content=f"Noted: {self.claim}.", chunk_size=_CHUNK)
 
     @staticmethod
     def _only_read(messages: list[dict[str, Any]]) -> bool:
@@ -128,7 +132,11 @@ class FooledModel:
             }
         else:
             return None
-        return None if value is None else Reply(content=json.dumps(value, ensure_ascii=False))
+        return (
+            None
+            if value is None
+            else Reply(content=json.dumps(value, ensure_ascii=False), chunk_size=_CHUNK)
+        )
 
     def _episodes(self, prompt: str) -> dict[str, Any] | None:
         ids = [int(i) for i in _IDS.findall(prompt)]

@@ -530,3 +530,21 @@ def test_an_unreadable_answer_is_a_response_error(not_ollama, call):
         pytest.raises(OllamaResponseError, match="cannot read"),
     ):
         call(gateway)
+
+
+def test_clients_share_one_tls_context_that_verifies_as_httpx_does(monkeypatch):
+    import ssl
+
+    import certifi
+
+    from assistant.llm.gateway import _tls_context
+
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    shared = _tls_context(trust_env=True)
+    assert _tls_context(trust_env=True) is shared  # the CA bundle is read once a process
+    assert shared.verify_mode == ssl.CERT_REQUIRED and shared.check_hostname
+    local = _tls_context(trust_env=False)
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    assert _tls_context(trust_env=True) is not shared  # the bundle the environment names
+    assert _tls_context(trust_env=False) is local  # a local host ignores the environment

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from datetime import timedelta
+from datetime import UTC, timedelta
 from pathlib import Path
 
 import pytest
@@ -52,6 +52,18 @@ def test_the_file_is_backed_up_first_privately_keeping_the_last_few(engine, fake
     assert len(kept) == 2 and Path(report.backup_path) == kept[-1]
     assert stat.S_IMODE(os.stat(kept[-1]).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(kept[-1].parent).st_mode) == 0o700
+
+
+@pytest.mark.parametrize("sleep_backups", [False])
+def test_an_engine_told_to_make_no_backups_consolidates_without_one(engine, fake_ollama, clock):
+    _week(engine, fake_ollama, clock)
+    report = sleep(engine)
+    assert report.status == "done" and report.counts["episodes"] == 4
+    assert report.backup_path == "" and backups(engine.memory.db.path) == []
+    clock.advance(days=2)  # a missed night: the catch-up makes none either
+    caught = engine.sleep.catch_up(tz=UTC)
+    assert caught is not None and caught.status == "done" and caught.backup_path == ""
+    assert backups(engine.memory.db.path) == []
 
 
 def test_a_backup_holds_the_file_as_it_was_before_the_night(engine, fake_ollama, clock):

@@ -10,6 +10,7 @@ from assistant.sleep.schemas import (
     INSIGHTS,
     UPDATE,
     candidates_schema,
+    episodes_schema,
     schema_errors,
     update_schema,
 )
@@ -87,3 +88,35 @@ def test_a_bad_setting_says_which_and_why():
         SleepSettings.from_mapping({"at": "3am"})
     with pytest.raises(ConfigError, match="true or false"):
         SleepSettings.from_mapping({"auto_activate": "yes"})
+
+
+def test_each_call_checks_the_ids_it_showed_not_another_calls():
+    def reply(ids):
+        return {"episodes": [{"first_message_id": ids[0], "last_message_id": ids[-1],
+                              "summary": "They talked.", "topics": [], "importance": 5,
+                              "title": "", "dated_items": []}]}  # fmt: skip
+
+    first, second = episodes_schema([3, 4]), episodes_schema([5])
+    assert schema_errors(reply([3, 4]), first) == []
+    assert schema_errors(reply([5]), first) == [
+        "$.episodes[0].first_message_id must be one of [3, 4]",
+        "$.episodes[0].last_message_id must be one of [3, 4]",
+    ]
+    item = second["properties"]["episodes"]["items"]  # a part, as the repairs read it
+    assert item["properties"]["first_message_id"] == {"enum": [5], "type": "integer"}
+    assert item.errors(reply([3, 4])["episodes"][0]) == [
+        "$.first_message_id must be one of [5]",
+        "$.last_message_id must be one of [5]",
+    ]
+    assert schema_errors(reply([5]), second) == []
+    generic = EPISODES["properties"]["episodes"]["items"]["properties"]["first_message_id"]
+    assert generic == {"minimum": 1, "type": "integer"}
+
+
+def test_the_update_reply_is_bounded_by_the_candidates_asked():
+    schema = update_schema(2, [11])
+    assert schema.json_schema["properties"]["decisions"]["maxItems"] == 2
+    three = {"decisions": [{"candidate": 0, "action": "add", "fact_id": 0}] * 3}
+    assert schema_errors(three, schema) == ["$.decisions must have 0-2 items"]
+    assert schema_errors(three, UPDATE) == []  # the generic reply takes up to 50
+    assert UPDATE["properties"]["decisions"]["maxItems"] == 50
