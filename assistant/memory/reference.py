@@ -20,9 +20,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Protocol
 
-__all__ = ["Continuing", "antecedent_relevance", "asked_kind", "asks_for_name", "refers_back"]
+from assistant.memory.scoring import asks_about_now, terms
+from assistant.memory.textindex import cjk_characters, has_cjk
+
+__all__ = [
+    "Continuing",
+    "Spoken",
+    "antecedent_relevance",
+    "asked_kind",
+    "asks_for_name",
+    "named_by_pronoun",
+    "pronoun_antecedents",
+    "refers_back",
+]
 
 
 class Continuing(Protocol):
@@ -46,6 +59,10 @@ _REFERENCE = re.compile(
     r"\b(?:he|she|him|her|his|hers|they|them|their|there|then)\b"
     r"|(?<!其)[他她它]|那[里儿边时]|当时|回[去来]",
     re.IGNORECASE,
+)
+# Third-person personal pronouns alone: what stands for a person (or a pet) named before.
+_PERSONAL = re.compile(
+    r"\b(?:he|she|him|her|his|hers|they|them|their)\b|(?<!其)[他她它]", re.IGNORECASE
 )
 # Questions that ask for a name: of a person (who, 谁), a place (where, 哪里), a thing
 # among its kind (which, 哪家/哪座...).
@@ -104,3 +121,95 @@ def antecedent_relevance(query: str, memories: Iterable[Continuing]) -> dict[int
         if memory.continues is not None and refers_back(memory.text, kind):
             lent[memory.continues] = max(lent.get(memory.continues, 0.0), memory.relevance)
     return lent
+
+
+class Spoken(Protocol):
+    """A scored turn, as pronoun resolution reads it (see `MemoryItem`)."""
+
+    @property
+    def item_id(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def speaker(self) -> str: ...
+
+    @property
+    def at(self) -> datetime: ...
+
+
+def named_by_pronoun(text: str) -> bool:
+    """Whether ``text`` refers to a person by a third-person pronoun ("she", "他")."""
+    return _PERSONAL.search(text) is not None
+
+
+def _content(query_terms: frozenset[str]) -> frozenset[str]:
+    """The question's terms less its question words ("什么", "哪里": they ask, not say)."""
+    return frozenset(t for t in query_terms if not has_cjk(t) or cjk_characters(t))
+
+
+def _naming(query_terms: frozenset[str]) -> frozenset[str]:
+    """The question's terms that could be what a pronoun stands for.
+
+    Not the words that ask about the present ("现在", "now"): a pronoun never stands
+    for a moment, and "现在她是..." says "now" before its pronoun, not a name.
+    """
+    return frozenset(t for t in query_terms if not asks_about_now(t))
+
+
+def _resolved_in_turn(text: str, naming: frozenset[str]) -> bool:
+    """Whether the turn says something the question names before its first pronoun.
+
+    A pronoun is looked for first in its own turn, leftwards ("土豆先放林悦那，等我安顿好
+    她再送过来": 她 is 林悦): only a turn that names nothing before it refers back.
+    """
+    found = _PERSONAL.search(text)
+    return found is not None and not naming.isdisjoint(terms(text[: found.start()]))
+
+
+def pronoun_antecedents(query_terms: frozenset[str], memories: Iterable[Spoken]) -> dict[int, int]:
+    """Which turn names the one a pronoun turn refers to, where the question names them.
+
+    A question names someone ("林悦现在和思远是什么关系？"); the turn that answers it may
+    match the question's other words ("现在她是我未婚妻了") and say "她" for the name,
+    which the speaker said in an earlier turn, often a session before. The pronoun
+    stands for what the speaker last named: of the candidates, the same speaker's
+    latest turn before it that says something the question names. Resolved only where
+    that turn says something the question names and the pronoun turn does not.
+
+    Args:
+        query_terms: the question's terms (`scoring.terms`).
+        memories: the scored candidates.
+
+    Returns:
+        pronoun turn id -> the id of the turn that names what its pronoun stands for.
+        Only turns that refer by a pronoun, name nothing of the question's before it,
+        and share a word of the question in their own text (not only their speaker's
+        name) are resolved: one that shares none matches the question by the name
+        alone, which the naming turn carries already.
+    """
+    content = _content(query_terms)
+    naming = _naming(content)
+    said = [(m, terms(m.text), terms(m.speaker)) for m in memories]
+    by_speaker: dict[str, list[tuple[Spoken, frozenset[str]]]] = {}
+    for memory, words, _ in said:
+        if memory.speaker and not naming.isdisjoint(words):
+            by_speaker.setdefault(memory.speaker, []).append((memory, words))
+    found: dict[int, int] = {}
+    for memory, words, speaker in said:
+        if content.isdisjoint(words) or not named_by_pronoun(memory.text):
+            continue
+        if _resolved_in_turn(memory.text, naming):
+            continue
+        earlier = [
+            (other.at, other.item_id, other_words)
+            for other, other_words in by_speaker.get(memory.speaker, ())
+            if other.at < memory.at
+        ]
+        if not earlier:
+            continue
+        _, named, named_words = max(earlier, key=lambda e: (e[0], e[1]))
+        if not (naming & named_words).issubset(words | speaker):
+            found[memory.item_id] = named
+    return found
