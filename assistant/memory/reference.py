@@ -19,7 +19,7 @@ only crowd the answer out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -138,6 +138,9 @@ class Spoken(Protocol):
     @property
     def at(self) -> datetime: ...
 
+    @property
+    def session_id(self) -> int | None: ...
+
 
 def named_by_pronoun(text: str) -> bool:
     """Whether ``text`` refers to a person by a third-person pronoun ("she", "他")."""
@@ -168,19 +171,26 @@ def _resolved_in_turn(text: str, naming: frozenset[str]) -> bool:
     return found is not None and not naming.isdisjoint(terms(text[: found.start()]))
 
 
-def pronoun_antecedents(query_terms: frozenset[str], memories: Iterable[Spoken]) -> dict[int, int]:
+def pronoun_antecedents(
+    query_terms: frozenset[str],
+    memories: Iterable[Spoken],
+    follows: Callable[[Sequence[int]], Mapping[int, int]] = lambda _: {},
+) -> dict[int, int]:
     """Which turn names the one a pronoun turn refers to, where the question names them.
 
     A question names someone ("林悦现在和思远是什么关系？"); the turn that answers it may
     match the question's other words ("现在她是我未婚妻了") and say "她" for the name,
-    which the speaker said in an earlier turn, often a session before. The pronoun
-    stands for what the speaker last named: of the candidates, the same speaker's
-    latest turn before it that says something the question names. Resolved only where
-    that turn says something the question names and the pronoun turn does not.
+    which the speaker said before, often in the last conversation ("成了！" opens the
+    next session as if the last had not ended). The pronoun stands for what the speaker
+    last named: of the candidates, the same speaker's latest turn before it that says
+    something the question names, in the same session or the one before it. Resolved
+    only where that turn says something the question names and the pronoun turn does not.
 
     Args:
         query_terms: the question's terms (`scoring.terms`).
         memories: the scored candidates.
+        follows: the session each of these sessions follows (what the conversation
+            resumed from), for the pronoun turns whose naming turn is in another.
 
     Returns:
         pronoun turn id -> the id of the turn that names what its pronoun stands for.
@@ -189,27 +199,44 @@ def pronoun_antecedents(query_terms: frozenset[str], memories: Iterable[Spoken])
         name) are resolved: one that shares none matches the question by the name
         alone, which the naming turn carries already.
     """
-    content = _content(query_terms)
-    naming = _naming(content)
     said = [(m, terms(m.text), terms(m.speaker)) for m in memories]
+    content = _content(query_terms)
+    # A third-person pronoun never stands for a speaker: they are "I" and "you".
+    naming = _naming(content).difference(*(speaker for _, _, speaker in said))
     by_speaker: dict[str, list[tuple[Spoken, frozenset[str]]]] = {}
     for memory, words, _ in said:
         if memory.speaker and not naming.isdisjoint(words):
             by_speaker.setdefault(memory.speaker, []).append((memory, words))
-    found: dict[int, int] = {}
+    found: dict[int, Spoken] = {}
+    pronoun_turns: dict[int, Spoken] = {}
     for memory, words, speaker in said:
         if content.isdisjoint(words) or not named_by_pronoun(memory.text):
             continue
         if _resolved_in_turn(memory.text, naming):
             continue
         earlier = [
-            (other.at, other.item_id, other_words)
+            (other.at, other.item_id, other, other_words)
             for other, other_words in by_speaker.get(memory.speaker, ())
             if other.at < memory.at
         ]
         if not earlier:
             continue
-        _, named, named_words = max(earlier, key=lambda e: (e[0], e[1]))
+        _, _, named, named_words = max(earlier, key=lambda e: (e[0], e[1]))
         if not (naming & named_words).issubset(words | speaker):
             found[memory.item_id] = named
-    return found
+            pronoun_turns[memory.item_id] = memory
+    elsewhere = {
+        t.session_id
+        for i, t in pronoun_turns.items()
+        if t.session_id is not None and found[i].session_id != t.session_id
+    }
+    before = follows(sorted(elsewhere)) if elsewhere else {}
+    return {
+        i: named.item_id
+        for i, named in found.items()
+        if named.session_id == pronoun_turns[i].session_id
+        or (
+            named.session_id is not None
+            and before.get(pronoun_turns[i].session_id or -1) == named.session_id
+        )
+    }

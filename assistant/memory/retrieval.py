@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from assistant.memory.reference import antecedent_relevance, pronoun_antecedents
 from assistant.memory.scoring import (
@@ -106,6 +106,15 @@ class Tier(Protocol):
         ...
 
 
+@runtime_checkable
+class SessionOrder(Protocol):
+    """A tier whose items are said in sessions, one after another (messages)."""
+
+    def previous_sessions(self, session_ids: Sequence[int], profile_id: int) -> dict[int, int]:
+        """The session each of these follows; one with nothing before it is left out."""
+        ...
+
+
 class Retriever:
     """Runs a query over the tiers and returns scored, de-duplicated memories.
 
@@ -189,7 +198,7 @@ class Retriever:
                 memory, keyword=kw, vector=vec, vector_trust=query.vector_trust, relevance=rel
             )
         self._follow_references(tier, query, rated, background)
-        self._resolve_pronouns(query, query_terms, rated, keyword, best, background)
+        self._resolve_pronouns(tier, query, query_terms, rated, keyword, best, background)
         # Nothing is recalled unless something clears the floor; once something does,
         # weaker memories that still bear on the query may follow it.
         top = max((m.relevance for m in rated.values()), default=0.0)
@@ -239,6 +248,7 @@ class Retriever:
 
     def _resolve_pronouns(
         self,
+        tier: Tier,
         query: Query,
         query_terms: frozenset[str],
         rated: dict[int, MemoryItem],
@@ -255,7 +265,13 @@ class Retriever:
         are as similar to it as the more similar one (the name is what the pronoun
         turn's own vector lacks). The pronoun turn takes that relevance if higher.
         """
-        pairs = pronoun_antecedents(terms(query.text), rated.values())
+
+        def follows(sessions: Sequence[int]) -> dict[int, int]:
+            if isinstance(tier, SessionOrder):
+                return tier.previous_sessions(sessions, query.profile_id)
+            return {}
+
+        pairs = pronoun_antecedents(terms(query.text), rated.values(), follows)
         if not pairs:
             return
         w = self.weights

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import pytest
@@ -168,6 +168,7 @@ class _Said:
     text: str
     speaker: str = "思远"
     at: datetime = START
+    session_id: int | None = 1
 
 
 def _turns(*texts: tuple[str, str]) -> list[_Said]:
@@ -222,6 +223,24 @@ def test_a_pronoun_turn_that_shares_no_word_of_the_question_is_left_alone():
     assert pronoun_antecedents(terms(_RELATION), turns) == {}
 
 
+def test_the_naming_turn_is_looked_for_in_the_session_and_the_one_it_follows():
+    named, _, fiancee = _turns(
+        ("思远", "林悦喜欢白色的洋桔梗"), ("思远", "周末去买"), ("思远", "现在她是我未婚妻了")
+    )
+    named = replace(named, session_id=12)
+    fiancee = replace(fiancee, session_id=13)
+    asked: list[list[int]] = []
+
+    def follows(sessions):
+        asked.append(list(sessions))
+        return {13: 12}
+
+    assert pronoun_antecedents(terms(_RELATION), [named, fiancee], follows) == {3: 1}
+    assert asked == [[13]]
+    older = pronoun_antecedents(terms(_RELATION), [named, fiancee], lambda _: {13: 11})
+    assert older == {}  # named two conversations ago: "她" is no longer her
+
+
 def test_in_english_she_stands_for_the_friend_named_a_session_before():
     turns = _turns(
         ("Anna", "Maya and I met at the climbing gym years ago"),
@@ -232,15 +251,16 @@ def test_in_english_she_stands_for_the_friend_named_a_session_before():
 
 
 def _engagement(archive: Archive) -> tuple[int, int, int]:
-    """Siyuan names Lin Yue, and a session later says 她 for her; returns the three turns."""
-    (named,) = archive.session(
-        [("思远", "你帮我记着，林悦喜欢白色的洋桔梗")], at=START - timedelta(days=9)
-    )
+    """Siyuan names Lin Yue, and next session says 她 for her; returns the three turns."""
+    archive.session([("思远", "林悦说月底带土豆过来")], at=START - timedelta(days=20))
     (tea,) = archive.session(
-        [("思远", "最近把咖啡戒了，现在每天就喝茶")], at=START - timedelta(days=8)
+        [("思远", "最近把咖啡戒了，现在每天就喝茶")], at=START - timedelta(days=12)
+    )
+    named, _ = archive.session(
+        [("思远", "你帮我记着，林悦喜欢白色的洋桔梗"), ("助手", "记下了")],
+        at=START - timedelta(days=9),
     )
     fiancee, _ = archive.session([("思远", "现在她是我未婚妻了哈哈"), ("助手", "恭喜！")])
-    archive.session([("思远", "林悦说月底带土豆过来")], at=START - timedelta(days=20))
     return named, tea, fiancee
 
 
@@ -258,3 +278,19 @@ def test_a_pronoun_turn_takes_the_similarity_of_the_turn_that_names_the_person(a
     found = archive.recall(_RELATION, vector=_unit([1, 0, 0, 0]))
     by_id = {m.item_id: m for m in found}
     assert by_id[fiancee].relevance > by_id[named].relevance > by_id[tea].relevance
+
+
+def test_a_name_said_two_sessions_before_the_pronoun_is_not_what_it_stands_for(archive):
+    named, _, fiancee = _engagement(archive)
+    archive.session([("思远", "周末去买羽毛球拍")], at=START - timedelta(days=5))
+    relevance = {m.item_id: m.relevance for m in archive.recall(_RELATION)}
+    assert relevance[fiancee] < relevance[named]
+
+
+def test_a_session_follows_the_one_whose_last_message_came_before_it(archive):
+    (first,) = archive.session([("A", "one")], at=START - timedelta(days=3))
+    (second,) = archive.session([("A", "two")], at=START - timedelta(days=1))
+    (older,) = archive.session([("A", "imported")], at=START - timedelta(days=2))
+    sessions = {m: archive.store.message(m).session_id for m in (first, second, older)}
+    found = archive.store.previous_sessions(list(sessions.values()), archive.profile.id)
+    assert found == {sessions[second]: sessions[older], sessions[older]: sessions[first]}
