@@ -200,9 +200,11 @@ def pronoun_antecedents(
         alone, which the naming turn carries already.
     """
     said = [(m, terms(m.text), terms(m.speaker)) for m in memories]
-    content = _content(query_terms)
-    # A third-person pronoun never stands for a speaker: they are "I" and "you".
-    naming = _naming(content).difference(*(speaker for _, _, speaker in said))
+    # The speakers' names count as neither: a third-person pronoun never stands for a
+    # speaker (they are "I" and "you"), and a turn that names one ("陈思远的卡号")
+    # matches a question about them by the name, not by what it says of them.
+    content = _content(query_terms).difference(*(speaker for _, _, speaker in said))
+    naming = _naming(content)
     by_speaker: dict[str, list[tuple[Spoken, frozenset[str]]]] = {}
     for memory, words, _ in said:
         if memory.speaker and not naming.isdisjoint(words):

@@ -294,3 +294,13 @@ def test_a_session_follows_the_one_whose_last_message_came_before_it(archive):
     sessions = {m: archive.store.message(m).session_id for m in (first, second, older)}
     found = archive.store.previous_sessions(list(sessions.values()), archive.profile.id)
     assert found == {sessions[second]: sessions[older], sessions[older]: sessions[first]}
+
+
+def test_a_speakers_name_is_neither_what_she_stands_for_nor_a_shared_word():
+    turns = _turns(
+        ("助手", "好的思远，晚安"),
+        ("助手", "有她支持就好，思远什么时候回复？"),
+        ("思远", "跟林悦去看房子"),
+        ("思远", "群里说她要陈思远的卡号"),
+    )
+    assert pronoun_antecedents(terms("思远现在和林悦住在哪里？"), turns) == {}
