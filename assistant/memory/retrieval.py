@@ -258,12 +258,13 @@ class Retriever:
     ) -> None:
         """A turn that says "she" for someone the question names is read with that name.
 
-        The turn that names them (see ``reference.pronoun_antecedents``) and the turn
-        that refers to them are read as one statement, as ``_follow_references`` reads
-        a turn with the one it continues: together they cover the question's terms
-        that either says, match its keywords as well as the better of the two, and
-        are as similar to it as the more similar one (the name is what the pronoun
-        turn's own vector lacks). The pronoun turn takes that relevance if higher.
+        The turn that names them (the speaker's latest, in the same session or the one
+        it resumed: see ``reference.pronoun_antecedents``) and the turn that refers to
+        them are read as one statement, as ``_follow_references`` reads a turn with the
+        one it continues: together they cover the question's terms that either says,
+        match its keywords as well as the better of the two, and are as similar to it
+        as the more similar one (the name is what the pronoun turn's own vector lacks).
+        The pronoun turn takes that relevance if higher.
         """
 
         def follows(sessions: Sequence[int]) -> dict[int, int]:
