@@ -64,6 +64,8 @@ _REFERENCE = re.compile(
 _PERSONAL = re.compile(
     r"\b(?:he|she|him|her|his|hers|they|them|their)\b|(?<!其)[他她它]", re.IGNORECASE
 )
+# A capitalised word that does not open the sentence: a name, where the script marks them.
+_CAPITALISED = re.compile(r"(?<=[\w,;:'’\"] )[A-Z][\w-]*")
 # Questions that ask for a name: of a person (who, 谁), a place (where, 哪里), a thing
 # among its kind (which, 哪家/哪座...).
 _ASKS_NAME = re.compile(r"\b(?:who|whom|whose|where|which)\b|谁|哪", re.IGNORECASE)
@@ -152,13 +154,19 @@ def _content(query_terms: frozenset[str]) -> frozenset[str]:
     return frozenset(t for t in query_terms if not has_cjk(t) or cjk_characters(t))
 
 
-def _naming(query_terms: frozenset[str]) -> frozenset[str]:
-    """The question's terms that could be what a pronoun stands for.
+def _naming(query: str, query_terms: frozenset[str]) -> frozenset[str]:
+    """The question's terms that could be what a pronoun stands for: names.
 
-    Not the words that ask about the present ("现在", "now"): a pronoun never stands
-    for a moment, and "现在她是..." says "now" before its pronoun, not a name.
+    A script that marks names (Latin: a capital inside the sentence, as "Maya" in "What
+    is Maya to Anna now?") gives its names alone: "happened" or "car" would otherwise
+    be taken for what "they" stands for. Chinese marks none, so each of its content
+    terms may be one, except the words that ask about the present ("现在"): a pronoun
+    never stands for a moment, and "现在她是..." says "now" before its pronoun.
     """
-    return frozenset(t for t in query_terms if not asks_about_now(t))
+    capitalised = terms(" ".join(_CAPITALISED.findall(query)))
+    return frozenset(
+        t for t in query_terms if not asks_about_now(t) and (not t.isascii() or t in capitalised)
+    )
 
 
 def _resolved_in_turn(text: str, naming: frozenset[str]) -> bool:
@@ -172,7 +180,7 @@ def _resolved_in_turn(text: str, naming: frozenset[str]) -> bool:
 
 
 def pronoun_antecedents(
-    query_terms: frozenset[str],
+    query: str,
     memories: Iterable[Spoken],
     follows: Callable[[Sequence[int]], Mapping[int, int]] = lambda _: {},
 ) -> dict[int, int]:
@@ -187,7 +195,7 @@ def pronoun_antecedents(
     only where that turn says something the question names and the pronoun turn does not.
 
     Args:
-        query_terms: the question's terms (`scoring.terms`).
+        query: the question.
         memories: the scored candidates.
         follows: the session each of these sessions follows (what the conversation
             resumed from), for the pronoun turns whose naming turn is in another.
@@ -199,12 +207,13 @@ def pronoun_antecedents(
         name) are resolved: one that shares none matches the question by the name
         alone, which the naming turn carries already.
     """
+    query_terms = terms(query)
     said = [(m, terms(m.text), terms(m.speaker)) for m in memories]
     # The speakers' names count as neither: a third-person pronoun never stands for a
     # speaker (they are "I" and "you"), and a turn that names one ("陈思远的卡号")
     # matches a question about them by the name, not by what it says of them.
     content = _content(query_terms).difference(*(speaker for _, _, speaker in said))
-    naming = _naming(content)
+    naming = _naming(query, content)
     by_speaker: dict[str, list[tuple[Spoken, frozenset[str]]]] = {}
     for memory, words, _ in said:
         if memory.speaker and not naming.isdisjoint(words):

@@ -272,7 +272,7 @@ class Retriever:
                 return tier.previous_sessions(sessions, query.profile_id)
             return {}
 
-        pairs = pronoun_antecedents(terms(query.text), rated.values(), follows)
+        pairs = pronoun_antecedents(query.text, rated.values(), follows)
         if not pairs:
             return
         w = self.weights

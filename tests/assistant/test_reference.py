@@ -15,7 +15,6 @@ from assistant.memory.reference import (
     refers_back,
 )
 from assistant.memory.retrieval import Query
-from assistant.memory.scoring import terms
 from data_schema.connect import Database
 from tests.assistant.test_retrieval import START, Archive, _unit
 
@@ -189,7 +188,7 @@ def test_a_pronoun_stands_for_what_the_speaker_last_named():
         ("助手", "记下了"),
         ("思远", "现在她是我未婚妻了"),
     )
-    assert pronoun_antecedents(terms(_RELATION), turns) == {4: 2}
+    assert pronoun_antecedents(_RELATION, turns) == {4: 2}
 
 
 def test_the_latest_naming_turn_is_the_antecedent_and_only_the_speakers_own_count():
@@ -199,19 +198,19 @@ def test_the_latest_naming_turn_is_the_antecedent_and_only_the_speakers_own_coun
         ("助手", "林悦呢？"),
         ("思远", "现在她是我未婚妻了"),
     )
-    assert pronoun_antecedents(terms(_RELATION), turns) == {4: 2}
-    assert pronoun_antecedents(terms(_RELATION), [turns[0], turns[2], turns[3]]) == {4: 1}
-    assert pronoun_antecedents(terms(_RELATION), [turns[2], turns[3]]) == {}
+    assert pronoun_antecedents(_RELATION, turns) == {4: 2}
+    assert pronoun_antecedents(_RELATION, [turns[0], turns[2], turns[3]]) == {4: 1}
+    assert pronoun_antecedents(_RELATION, [turns[2], turns[3]]) == {}
 
 
 def test_a_pronoun_after_a_name_in_its_own_turn_stands_for_that_name():
     turns = _turns(("思远", "周浩的关系网很广"), ("思远", "现在林悦说她要来"))
-    assert pronoun_antecedents(terms(_RELATION), turns) == {}
+    assert pronoun_antecedents(_RELATION, turns) == {}
 
 
 def test_now_is_no_name_a_pronoun_could_stand_for():
     turns = _turns(("思远", "我现在79公斤"), ("思远", "现在她是我未婚妻了"))
-    assert pronoun_antecedents(terms(_RELATION), turns) == {}
+    assert pronoun_antecedents(_RELATION, turns) == {}
 
 
 def test_a_pronoun_turn_that_shares_no_word_of_the_question_is_left_alone():
@@ -220,7 +219,7 @@ def test_a_pronoun_turn_that_shares_no_word_of_the_question_is_left_alone():
         ("思远", "她哭得稀里哗啦，答应了"),
         ("思远", "大家都叫他老孟，什么都肯教"),  # 什么 asks; it is no shared word
     )
-    assert pronoun_antecedents(terms(_RELATION), turns) == {}
+    assert pronoun_antecedents(_RELATION, turns) == {}
 
 
 def test_the_naming_turn_is_looked_for_in_the_session_and_the_one_it_follows():
@@ -235,9 +234,9 @@ def test_the_naming_turn_is_looked_for_in_the_session_and_the_one_it_follows():
         asked.append(list(sessions))
         return {13: 12}
 
-    assert pronoun_antecedents(terms(_RELATION), [named, fiancee], follows) == {3: 1}
+    assert pronoun_antecedents(_RELATION, [named, fiancee], follows) == {3: 1}
     assert asked == [[13]]
-    older = pronoun_antecedents(terms(_RELATION), [named, fiancee], lambda _: {13: 11})
+    older = pronoun_antecedents(_RELATION, [named, fiancee], lambda _: {13: 11})
     assert older == {}  # named two conversations ago: "她" is no longer her
 
 
@@ -247,7 +246,16 @@ def test_in_english_she_stands_for_the_friend_named_a_session_before():
         ("Tom", "Nice! How is the new job?"),
         ("Anna", "Now she is my fiancee, it still sounds strange"),
     )
-    assert pronoun_antecedents(terms("What is Maya to Anna now?"), turns) == {3: 1}
+    assert pronoun_antecedents("What is Maya to Anna now?", turns) == {3: 1}
+
+
+def test_in_english_only_a_capitalised_name_is_what_a_pronoun_stands_for():
+    turns = _turns(
+        ("John", "A lot has happened since we last spoke"),
+        ("Maria", "Tell me!"),
+        ("John", "The roadways. They're full of potholes and damaging to cars"),
+    )
+    assert pronoun_antecedents("What damages have happened to Ben's car?", turns) == {}
 
 
 def _engagement(archive: Archive) -> tuple[int, int, int]:
@@ -303,4 +311,4 @@ def test_a_speakers_name_is_neither_what_she_stands_for_nor_a_shared_word():
         ("思远", "跟林悦去看房子"),
         ("思远", "群里说她要陈思远的卡号"),
     )
-    assert pronoun_antecedents(terms("思远现在和林悦住在哪里？"), turns) == {}
+    assert pronoun_antecedents("思远现在和林悦住在哪里？", turns) == {}
