@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from assistant.memory.scoring import asks_about_now, terms
+from assistant.memory.scoring import asks_about_now, terms, terms_of
 from assistant.memory.textindex import cjk_characters, has_cjk
 
 __all__ = [
@@ -207,47 +207,64 @@ def pronoun_antecedents(
         name) are resolved: one that shares none matches the question by the name
         alone, which the naming turn carries already.
     """
-    query_terms = terms(query)
-    said = [(m, terms(m.text), terms(m.speaker)) for m in memories]
+    memories = list(memories)
     # The speakers' names count as neither: a third-person pronoun never stands for a
     # speaker (they are "I" and "you"), and a turn that names one ("陈思远的卡号")
     # matches a question about them by the name, not by what it says of them.
-    content = _content(query_terms).difference(*(speaker for _, _, speaker in said))
+    speakers = frozenset().union(*(terms(s) for s in {m.speaker for m in memories}))
+    content = _content(terms(query)) - speakers
     naming = _naming(query, content)
-    by_speaker: dict[str, list[tuple[Spoken, frozenset[str]]]] = {}
-    for memory, words, _ in said:
-        if memory.speaker and not naming.isdisjoint(words):
-            by_speaker.setdefault(memory.speaker, []).append((memory, words))
-    found: dict[int, Spoken] = {}
-    pronoun_turns: dict[int, Spoken] = {}
-    for memory, words, speaker in said:
-        if content.isdisjoint(words) or not named_by_pronoun(memory.text):
+    if not naming:
+        return {}
+    found: dict[int, tuple[Spoken, Spoken]] = {}
+    for memory in memories:
+        if not memory.speaker or not named_by_pronoun(memory.text):
             continue
-        if _resolved_in_turn(memory.text, naming):
+        words = terms_of((memory.text,))
+        if content.isdisjoint(words) or _resolved_in_turn(memory.text, naming):
             continue
-        earlier = [
-            (other.at, other.item_id, other, other_words)
-            for other, other_words in by_speaker.get(memory.speaker, ())
-            if other.at < memory.at
-        ]
-        if not earlier:
-            continue
-        _, _, named, named_words = max(earlier, key=lambda e: (e[0], e[1]))
-        if not (naming & named_words).issubset(words | speaker):
-            found[memory.item_id] = named
-            pronoun_turns[memory.item_id] = memory
-    elsewhere = {
-        t.session_id
-        for i, t in pronoun_turns.items()
-        if t.session_id is not None and found[i].session_id != t.session_id
-    }
-    before = follows(sorted(elsewhere)) if elsewhere else {}
+        named = _last_named(memory, memories, naming)
+        if named is not None and not (naming & terms_of((named.text,))) <= words:
+            found[memory.item_id] = (memory, named)
+    return _within_reach(found, follows)
+
+
+def _last_named(
+    memory: Spoken, memories: Sequence[Spoken], naming: frozenset[str]
+) -> Spoken | None:
+    """The same speaker's latest turn before ``memory`` that says a naming term."""
+    earlier = sorted(
+        (
+            m
+            for m in memories
+            if m.speaker == memory.speaker and (m.at, m.item_id) < (memory.at, memory.item_id)
+        ),
+        key=lambda m: (m.at, m.item_id),
+        reverse=True,
+    )
+    return next((m for m in earlier if not naming.isdisjoint(terms_of((m.text,)))), None)
+
+
+def _within_reach(
+    found: Mapping[int, tuple[Spoken, Spoken]],
+    follows: Callable[[Sequence[int]], Mapping[int, int]],
+) -> dict[int, int]:
+    """The pairs whose naming turn is in the pronoun turn's session or the one it follows."""
+    elsewhere = sorted(
+        {
+            t.session_id
+            for t, named in found.values()
+            if t.session_id is not None and named.session_id != t.session_id
+        }
+    )
+    before = follows(elsewhere) if elsewhere else {}
     return {
         i: named.item_id
-        for i, named in found.items()
-        if named.session_id == pronoun_turns[i].session_id
+        for i, (t, named) in found.items()
+        if named.session_id == t.session_id
         or (
-            named.session_id is not None
-            and before.get(pronoun_turns[i].session_id or -1) == named.session_id
+            t.session_id is not None
+            and named.session_id is not None
+            and before.get(t.session_id) == named.session_id
         )
     }
