@@ -14,6 +14,11 @@ split across a reply, and the question matched that statement. Only for question
 ask for a name: one that asks what happened, or when (both turns carry their session's
 date), is answered by the referring turn itself, and pulling in the turn before would
 only crowd the answer out.
+
+The reverse holds too: a question that names someone ("林悦现在和思远是什么关系？") is
+answered by a turn that says "她" for her ("现在她是我未婚妻了") and matches the question's
+other words; the name is in the speaker's last turn that said it, often in the session
+before. That turn is found by `pronoun_antecedents`, and retrieval reads the two together.
 """
 
 from __future__ import annotations
