@@ -140,6 +140,9 @@ class Spoken(Protocol):
     def text(self) -> str: ...
 
     @property
+    def role(self) -> str: ...
+
+    @property
     def speaker(self) -> str: ...
 
     @property
@@ -223,7 +226,9 @@ def pronoun_antecedents(
         return {}
     found: dict[int, tuple[Spoken, Spoken]] = {}
     for memory in memories:
-        if not memory.speaker or not named_by_pronoun(memory.text):
+        # Only turns said in a session (messages); the user's own typed turns have no
+        # speaker's name, and are told from the assistant's by their role.
+        if memory.session_id is None or not named_by_pronoun(memory.text):
             continue
         words = terms_of((memory.text,))
         if content.isdisjoint(words) or _resolved_in_turn(memory.text, naming):
@@ -242,7 +247,9 @@ def _last_named(
         (
             m
             for m in memories
-            if m.speaker == memory.speaker and (m.at, m.item_id) < (memory.at, memory.item_id)
+            if (m.role, m.speaker) == (memory.role, memory.speaker)
+            and m.session_id is not None
+            and (m.at, m.item_id) < (memory.at, memory.item_id)
         ),
         key=lambda m: (m.at, m.item_id),
         reverse=True,

@@ -168,6 +168,7 @@ class _Said:
     speaker: str = "思远"
     at: datetime = START
     session_id: int | None = 1
+    role: str = "user"
 
 
 def _turns(*texts: tuple[str, str]) -> list[_Said]:
@@ -256,6 +257,18 @@ def test_in_english_only_a_capitalised_name_is_what_a_pronoun_stands_for():
         ("John", "The roadways. They're full of potholes and damaging to cars"),
     )
     assert pronoun_antecedents("What damages have happened to Ben's car?", turns) == {}
+
+
+def test_the_users_own_typed_turns_have_no_speaker_name_and_are_resolved_by_role():
+    named, reply, fiancee = (
+        _Said(1, "林悦喜欢白色的洋桔梗", "", START),
+        _Said(2, "林悦一定会喜欢的", "", START + timedelta(minutes=1), role="assistant"),
+        _Said(3, "现在她是我未婚妻了", "", START + timedelta(minutes=2)),
+    )
+    assert pronoun_antecedents(_RELATION, [named, reply, fiancee]) == {3: 1}
+    assert pronoun_antecedents(_RELATION, [reply, fiancee]) == {}  # not the assistant's
+    facts = [replace(m, session_id=None) for m in (named, fiancee)]
+    assert pronoun_antecedents(_RELATION, facts) == {}  # said in no session: no turns
 
 
 def _engagement(archive: Archive) -> tuple[int, int, int]:
