@@ -492,6 +492,25 @@ class MessageStore(Store):
             found[row[0]] = Candidate(_message(row), row[_WIDTH], neighbours, row[_WIDTH + 5])
         return found
 
+    def previous_sessions(self, session_ids: Sequence[int], profile_id: int) -> dict[int, int]:
+        """The session each of these follows: the one of the profile's last message before it.
+
+        By the messages' time, not the sessions' ids (an imported session may be older than
+        its id); a session with nothing before it is left out.
+        """
+        if not session_ids:
+            return {}
+        marks = ",".join("?" * len(session_ids))
+        rows = self._conn().execute(
+            "SELECT s.id, (SELECT x.session_id FROM messages x WHERE x.profile_id = ?"
+            " AND x.created_at < (SELECT f.created_at FROM messages f"
+            " WHERE f.session_id = s.id ORDER BY f.id LIMIT 1)"
+            " ORDER BY x.created_at DESC LIMIT 1)"
+            f" FROM sessions s WHERE s.id IN ({marks}) AND s.profile_id = ?",
+            [profile_id, *session_ids, profile_id],
+        )
+        return {sid: before for sid, before in rows if before is not None}
+
     def keyword_search(
         self, profile_id: int, query: str, limit: int, *, own_text: bool = False
     ) -> list[tuple[int, float]]:

@@ -11,9 +11,9 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from assistant.memory.reference import antecedent_relevance
+from assistant.memory.reference import antecedent_relevance, pronoun_antecedents
 from assistant.memory.scoring import (
     RetrievalWeights,
     asks_about_now,
@@ -106,6 +106,15 @@ class Tier(Protocol):
         ...
 
 
+@runtime_checkable
+class SessionOrder(Protocol):
+    """A tier whose items are said in sessions, one after another (messages)."""
+
+    def previous_sessions(self, session_ids: Sequence[int], profile_id: int) -> dict[int, int]:
+        """The session each of these follows; one with nothing before it is left out."""
+        ...
+
+
 class Retriever:
     """Runs a query over the tiers and returns scored, de-duplicated memories.
 
@@ -182,15 +191,14 @@ class Retriever:
             bm25 = keyword.get(item_id, 0.0) / best if best > 0 else 0.0
             kw = 0.0  # coverage scales BM25, so without a keyword hit it is never computed
             if bm25 > 0:
-                said = coverage_terms_of((memory.speaker, memory.text))
-                around = coverage_terms_of((memory.context,))
-                kw = bm25 * coverage(query_terms, said, around, w.context_coverage)
+                kw = bm25 * self._coverage(query_terms, (memory,), memory.context)
             vec = vector.get(item_id, 0.0) if searched_vectors else None
             rel = relevance(kw, vec, w, background, query.vector_trust, query.vector_gap)
             rated[item_id] = replace(
                 memory, keyword=kw, vector=vec, vector_trust=query.vector_trust, relevance=rel
             )
         self._follow_references(tier, query, rated, background)
+        self._resolve_pronouns(tier, query, query_terms, rated, keyword, best, background)
         # Nothing is recalled unless something clears the floor; once something does,
         # weaker memories that still bear on the query may follow it.
         top = max((m.relevance for m in rated.values()), default=0.0)
@@ -229,6 +237,55 @@ class Retriever:
         for item_id, lend in lent.items():
             if item_id in rated and lend > rated[item_id].relevance:
                 rated[item_id] = replace(rated[item_id], relevance=lend)
+
+    def _coverage(
+        self, query_terms: frozenset[str], said: Sequence[MemoryItem], context: str
+    ) -> float:
+        """Coverage of the query by what ``said`` says (their speakers count as said)."""
+        own = coverage_terms_of([part for m in said for part in (m.speaker, m.text)])
+        around = coverage_terms_of((context,))
+        return coverage(query_terms, own, around, self.weights.context_coverage)
+
+    def _resolve_pronouns(
+        self,
+        tier: Tier,
+        query: Query,
+        query_terms: frozenset[str],
+        rated: dict[int, MemoryItem],
+        keyword: dict[int, float],
+        best: float,
+        background: float,
+    ) -> None:
+        """A turn that says "she" for someone the question names is read with that name.
+
+        The turn that names them (the speaker's latest, in the same session or the one
+        it resumed: see ``reference.pronoun_antecedents``) and the turn that refers to
+        them are read as one statement, as ``_follow_references`` reads a turn with the
+        one it continues: together they cover the question's terms that either says,
+        match its keywords as well as the better of the two, and are as similar to it
+        as the more similar one (the name is what the pronoun turn's own vector lacks).
+        The pronoun turn takes that relevance if higher.
+        """
+
+        def follows(sessions: Sequence[int]) -> dict[int, int]:
+            if isinstance(tier, SessionOrder):
+                return tier.previous_sessions(sessions, query.profile_id)
+            return {}
+
+        pairs = pronoun_antecedents(query.text, rated.values(), follows)
+        if not pairs:
+            return
+        w = self.weights
+        for item_id, named_id in pairs.items():
+            memory, named = rated[item_id], rated[named_id]
+            share = max(keyword.get(item_id, 0.0), keyword.get(named_id, 0.0))
+            share = share / best if best > 0 else 0.0
+            kw = share * self._coverage(query_terms, (memory, named), memory.context)
+            vectors = [v for v in (memory.vector, named.vector) if v is not None]
+            vec = max(vectors) if vectors else None
+            rel = relevance(kw, vec, w, background, query.vector_trust, query.vector_gap)
+            if rel > memory.relevance:
+                rated[item_id] = replace(memory, keyword=max(kw, memory.keyword), relevance=rel)
 
     def _context_bonus(self, kept: Sequence[MemoryItem], query: Query) -> dict[int, float]:
         """Priors that depend on the other candidates: their session, their time."""

@@ -58,6 +58,10 @@ class MessageTier:
             and (query.as_of is None or m.created_at <= query.as_of)
         }
 
+    def previous_sessions(self, session_ids: Sequence[int], profile_id: int) -> dict[int, int]:
+        """The session each of these follows (see `MessageStore.previous_sessions`)."""
+        return self._store.previous_sessions(session_ids, profile_id)
+
 
 class EpisodeTier:
     """Mid-term memory: what happened in each recent session."""
