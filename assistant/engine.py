@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.clock import Clock, SystemClock
 from assistant.errors import InvalidInput
+from assistant.intake import Intake
 from assistant.memory.budget import ContextBudget
 from assistant.settings import SleepSettings
 from assistant.turn_settings import TurnSettings
@@ -30,13 +31,11 @@ from data_schema.connect import Database
 if TYPE_CHECKING:
     from assistant.admin import MemoryAdmin
     from assistant.llm.gateway import OllamaGateway
-    from assistant.memory.archival import IngestReport
     from assistant.memory.context import TurnContext
     from assistant.memory.core_proposals import CoreEditMode
     from assistant.memory.embedder import Probe
     from assistant.memory.records import Message, Session
     from assistant.memory.scoring import RetrievalWeights
-    from assistant.memory.sensory import Event, LogResult
     from assistant.memory.vector_cells import CellSizes
     from assistant.memory.working import Strategy
     from assistant.sleep import Sleep, SleepReport
@@ -75,6 +74,7 @@ class Hippo:
         host: the gateway to Ollama and the models on it.
         background: embedding and summaries in a thread, and the notices for the user.
         live_settings: the settings in use, and the one place that changes them.
+        intake: files and events from outside the chat (``hippo ingest``, ``hippo log``).
     """
 
     def __init__(
@@ -121,6 +121,7 @@ class Hippo:
         self.host = parts.host
         self.conversations = parts.conversations
         self.background = parts.background
+        self.intake = Intake(self.memory, self.background.wake)
 
     # -- chat ------------------------------------------------------------------------------
 
@@ -189,26 +190,6 @@ class Hippo:
         settings = self.live_settings.turn
         window = self.host.context_window(settings.chat_model)
         return context_for(self.memory, settings, window, session, user)
-
-    # -- what comes from outside the chat (then the background embeds it) -----------------
-
-    def ingest(self, path: Path | str) -> IngestReport:
-        """Add a text/Markdown file, or every such file under a folder, to archival memory."""
-        report = self.memory.archive.ingest_path(self.memory.profile.id, path)
-        self.background.wake()
-        return report
-
-    def log_event(self, text: str, **details: object) -> Event:
-        """Record a real-time signal from outside the chat (``hippo log``)."""
-        event = self.memory.events.log(self.memory.profile.id, text, **details)  # type: ignore[arg-type]
-        self.background.wake()
-        return event
-
-    def log_events_json(self, lines: Iterable[str | bytes], *, source: str = "cli") -> LogResult:
-        """Record events from JSON lines; bad lines are reported, the rest kept."""
-        result = self.memory.events.log_json_lines(self.memory.profile.id, lines, source=source)
-        self.background.wake()
-        return result
 
     # -- memory inspector and sleep ---------------------------------------------------------
 

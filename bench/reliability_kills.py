@@ -205,10 +205,10 @@ class _Trials:
             session = engine.conversations.new_session()
             engine.memory.messages.add_message(session.id, "user", f"my neighbour {word} is moving")
             engine.memory.messages.add_message(session.id, "assistant", f"Noted about {word}.")
-            engine.log_event(f"helped {word} carry boxes")
+            engine.intake.log_event(f"helped {word} carry boxes")
             note = self.lab.folder / f"note-{word}.md"
             note.write_text(f"# Note\n\n{word} lent me a ladder.\n", encoding="utf-8")
-            engine.ingest(note)
+            engine.intake.ingest(note)
         finally:
             engine.close()
 

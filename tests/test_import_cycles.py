@@ -205,6 +205,7 @@ PARTS = (
     "assistant/admin/wiring.py",
     "assistant/chat.py",
     "assistant/regenerate.py",
+    "assistant/intake.py",
     "assistant/turns.py",
     "assistant/turn_settings.py",
     "assistant/llm/shown.py",

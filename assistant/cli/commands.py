@@ -445,13 +445,13 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     try:
         if args.json:
             with _json_lines(getattr(args, "file", "-")) as lines:
-                result = engine.log_events_json(lines, source=args.source)
+                result = engine.intake.log_events_json(lines, source=args.source)
             for error in result.errors:
                 print(f"hippo: skipped {error}", file=sys.stderr)
             print(f"Logged {result.added} event(s).", file=out)
             return 1 if result.errors else 0
         ttl = timedelta(hours=args.ttl_hours) if args.ttl_hours is not None else None
-        event = engine.log_event(args.text, source=args.source, ttl=ttl)
+        event = engine.intake.log_event(args.text, source=args.source, ttl=ttl)
         until = f", until {event.expires_at:%Y-%m-%d %H:%M}" if event.expires_at else ""
         print(f"Logged event {event.id} ({event.source}{until}).", file=out)
         return 0
@@ -484,7 +484,7 @@ def _ingest(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     try:
         for path in args.paths:
             try:
-                report = engine.ingest(path)
+                report = engine.intake.ingest(path)
             except StorageError:
                 raise  # the data file failed: the next paths would fail too
             except HippoError as exc:  # this path only: the others are still ingested

@@ -107,8 +107,10 @@ def seed(engine: Hippo, tmp_path: Path) -> Seeded:
     )
     note = tmp_path / "trip.md"
     note.write_text("# Trip\n\nVisit Anna in Berlin in June; book the train early.\n")
-    engine.ingest(note)
-    engine.log_event("Booked a table at Trattoria Roma", occurred_at=START + timedelta(days=3))
+    engine.intake.ingest(note)
+    engine.intake.log_event(
+        "Booked a table at Trattoria Roma", occurred_at=START + timedelta(days=3)
+    )
     engine.memory.core.append(
         engine.memory.profile.id, "human", "Sister Anna lives in Berlin.", actor="user"
     )

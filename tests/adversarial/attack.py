@@ -87,12 +87,12 @@ def _deliver(engine: Hippo, item: Item, channel: str, folder: Path) -> tuple[str
     if channel == "pasted":
         return item.text, True
     if channel == "event":
-        engine.log_event(item.text, importance=9)
+        engine.intake.log_event(item.text, importance=9)
         return "What's new today?", False
     if channel == "document":
         path = folder / f"{item.id}.html"
         path.write_text(item.text, encoding="utf-8")
-        engine.ingest(path)
+        engine.intake.ingest(path)
     else:
         engine.memory.archive.insert_note(pid, item.text, title="note")
     return "Can you look at what I saved?", False

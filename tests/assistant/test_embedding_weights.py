@@ -22,7 +22,7 @@ def _remember(engine):
         engine.conversations.new_session().id, "user", PASSPORT
     )
     state_fact(engine, "The user's sister is a nurse")
-    engine.log_event("the plumber comes on Tuesday")
+    engine.intake.log_event("the plumber comes on Tuesday")
     items = engine.background.pending_embeddings()
     assert engine.background.embed_pending() == items
     return message, items
@@ -283,7 +283,7 @@ def test_a_model_that_changes_its_vector_size_is_treated_as_new_weights(engine, 
 def test_a_resized_model_met_first_by_the_embedder_reembeds_everything(engine, fake_ollama):
     _, items = _remember(engine)
     fake_ollama.resize_embeddings("embeddinggemma", 384)
-    engine.log_event("the boiler is serviced on Friday")
+    engine.intake.log_event("the boiler is serviced on Friday")
     assert engine.background.embed_pending() == items + 1
     assert engine.memory.vectors.model(engine.memory.embedder.vector_key).dim == 384
     assert engine.background.pending_embeddings() == 0

@@ -10,8 +10,8 @@ from assistant.cli import main
 def test_recall_reaches_documents_events_and_messages(engine, fake_ollama, tmp_path):
     notes = tmp_path / "trip.md"
     notes.write_text("# Trip\n\nFlights to Lisbon on May 3.\n\n## Hotel\n\nAlfama guesthouse.\n")
-    engine.ingest(notes)
-    engine.log_event("booked a taxi to the Lisbon airport", source="phone")
+    engine.intake.ingest(notes)
+    engine.intake.log_event("booked a taxi to the Lisbon airport", source="phone")
     session = engine.conversations.new_session()
     engine.memory.messages.add_message(session.id, "user", "I am nervous about flying to Lisbon")
     engine.background.embed_pending()
@@ -20,7 +20,7 @@ def test_recall_reaches_documents_events_and_messages(engine, fake_ollama, tmp_p
 
 
 def test_every_recalled_memory_carries_its_score_breakdown(engine, fake_ollama):
-    engine.log_event("ran 5k in the park")
+    engine.intake.log_event("ran 5k in the park")
     engine.background.embed_pending()
     (memory,) = engine.memory.recall("park run")
     assert memory.source == "event from cli"
@@ -36,7 +36,7 @@ def test_nothing_is_recalled_when_nothing_is_relevant(engine, fake_ollama):
 
 
 def test_expired_events_are_never_recalled(engine, fake_ollama, clock):
-    engine.log_event("the oven is preheating", ttl=timedelta(hours=1))
+    engine.intake.log_event("the oven is preheating", ttl=timedelta(hours=1))
     assert [m.kind for m in engine.memory.recall("oven")] == ["event"]
     clock.advance(hours=2)
     assert engine.memory.recall("oven") == []
@@ -56,7 +56,7 @@ def test_episodes_written_directly_are_recalled(engine, fake_ollama, clock):
 
 
 def test_recency_decays_by_099_per_hour(engine, fake_ollama, clock):
-    engine.log_event("watered the ferns", ttl=timedelta(days=30))
+    engine.intake.log_event("watered the ferns", ttl=timedelta(days=30))
     clock.advance(hours=10)
     (memory,) = engine.memory.recall("ferns watered")
     assert abs(memory.recency - 0.99**10) < 1e-6

@@ -270,7 +270,7 @@ def test_a_fact_whose_validity_ended_is_not_recalled_even_before_sleep_expires_i
 
 
 def test_the_event_tier_never_loads_an_expired_event(engine, clock):
-    event = engine.log_event("the oven is preheating", ttl=timedelta(hours=1))
+    event = engine.intake.log_event("the oven is preheating", ttl=timedelta(hours=1))
     tier = engine.memory.retriever.tiers["event"]
     assert set(tier.load([event.id], Query("oven", engine.memory.profile.id, clock.now()))) == {
         event.id

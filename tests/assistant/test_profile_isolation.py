@@ -89,7 +89,7 @@ def _store(layout: Layout, hippo: Hippo, n: int, kind: str, words: tuple[str, ..
         (chunk_id,) = hippo.memory.archive.insert_note(pid, text)
         layout.own("chunk", chunk_id, pid, words)
     else:
-        layout.own("event", hippo.log_event(text).id, pid, words)
+        layout.own("event", hippo.intake.log_event(text).id, pid, words)
 
 
 items = st.tuples(

@@ -38,8 +38,8 @@ def test_a_fact_whose_validity_ended_expires(engine, fake_ollama, clock):
 def test_expired_events_are_dropped_unless_important_enough_to_keep_for_review(
     engine, fake_ollama, clock
 ):
-    minor = engine.log_event("Walked 3,000 steps", importance=2, ttl=timedelta(days=1))
-    major = engine.log_event("Passed the driving test", importance=8, ttl=timedelta(days=1))
+    minor = engine.intake.log_event("Walked 3,000 steps", importance=2, ttl=timedelta(days=1))
+    major = engine.intake.log_event("Passed the driving test", importance=8, ttl=timedelta(days=1))
     clock.advance(days=2)
 
     report = sleep(engine)

@@ -67,7 +67,7 @@ def hostile(engine):
         topics=[HOSTILE],
         message_ids=[m.id for m in said],
     )
-    engine.log_event(HOSTILE, source=f"feed{HOSTILE}", occurred_at=at)
+    engine.intake.log_event(HOSTILE, source=f"feed{HOSTILE}", occurred_at=at)
     engine.memory.core.append(engine.memory.profile.id, "human", f"Knows {HOSTILE}", actor="user")
     return session
 
