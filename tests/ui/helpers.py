@@ -61,8 +61,17 @@ async def wait_until(
         except NoMatches:  # the screen it looks at isn't up yet
             pass
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what or predicate}")
+            raise AssertionError(
+                f"timed out after {timeout}s waiting for {what or predicate}; {_state(pilot.app)}"
+            )
         await pilot.pause(0.02)
+
+
+def _state(app: App) -> str:
+    """Where the app stands, for a failed wait: what is on top, has the keyboard, was said."""
+    screens = " > ".join(type(screen).__name__ for screen in app.screen_stack)
+    posted = app.__dict__.get("_notices_posted", [])
+    return f"screens: {screens}; focus: {app.focused!r}; notices: {posted[-4:]}"
 
 
 def screen_text(app: App) -> str:
