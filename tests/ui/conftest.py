@@ -52,7 +52,7 @@ def _headless_frames_not_painted():
     before dropping it. Here the top screen's updates are marked done unpainted; layout,
     focus, events and mouse-over run as before. Whatever a test reads of the screen is
     still rendered, in full, from the same widgets when it asks: `helpers.screen_text`
-    (which `sees` uses) and the snapshots (`export_screenshot`).
+    (which `sees` uses, once per frame) and the snapshots (`export_screenshot`).
     """
     from textual.screen import Screen
 
@@ -66,6 +66,9 @@ def _headless_frames_not_painted():
         screen._compositor._dirty_regions.clear()  # as a painted update leaves them
         screen._dirty_widgets.clear()
         app._update_mouse_over(screen)
+        # Counted, so that a test looking for a text (`helpers.sees`) renders the screen
+        # again only once something on it changed.
+        app.__dict__["_frames"] = app.__dict__.get("_frames", 0) + 1
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Screen, "_compositor_refresh", refresh)
