@@ -148,6 +148,14 @@ class DataCursor(apsw.Cursor):
 class DataConnection(apsw.Connection):
     """A connection to the data file whose SQLite errors arrive as ``SQLiteError``.
 
+    ``with conn:`` is a write transaction that takes the write lock first (``BEGIN
+    IMMEDIATE``), waiting out the busy timeout while another connection writes. Most
+    such blocks read before they write: begun deferred, their read could not become a
+    write once another connection (the embedder's thread, `hippo sleep`) had written,
+    and SQLite would refuse it at once as busy, without waiting. (apsw's own
+    ``transaction_mode`` would do the same, but it waits holding the GIL, so the writer
+    it waits for, if in this process, can't finish.) Nested blocks are savepoints.
+
     Attributes:
         shown_path: the file as messages name it (set by ``connect``).
     """
@@ -158,11 +166,34 @@ class DataConnection(apsw.Connection):
         super().__init__(*args, **kwargs)
         self.shown_path = self.filename  # never the URI: a keyed one carries the key
         self.cursor_factory = DataCursor
+        self._began: list[bool] = []  # per open block: whether it began the transaction
+
+    def __enter__(self) -> DataConnection:
+        began = not self.in_transaction
+        if began:
+            self.execute("BEGIN IMMEDIATE")  # waits (GIL released) while the file is busy
+        try:
+            super().__enter__()
+        except BaseException:
+            if began:
+                self.execute("ROLLBACK")
+            raise
+        self._began.append(began)
+        return self
 
     def __exit__(self, *exc_info: Any) -> Any:
+        began = self._began.pop()
         try:
-            return super().__exit__(*exc_info)
-        except apsw.Error as exc:  # the commit failed (a full disk shows here in WAL mode)
-            if _passes(exc):
-                raise
-            raise translated(exc, self.shown_path) from exc
+            try:
+                result = super().__exit__(*exc_info)
+            except apsw.Error as exc:  # the savepoint's release failed
+                if _passes(exc):
+                    raise
+                raise translated(exc, self.shown_path) from exc
+            if began:  # a full disk shows at the commit in WAL mode (translated there)
+                self.execute("ROLLBACK" if exc_info[0] is not None else "COMMIT")
+        except BaseException:
+            if began and self.in_transaction:
+                self.execute("ROLLBACK")  # nothing half-written stays
+            raise
+        return result

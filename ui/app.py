@@ -315,9 +315,10 @@ class HippoApp(App[None]):
 
     def on_status_line_changed(self, message: StatusLine.Changed) -> None:
         """Ollama came back while the setup screen explains it is away: check it there."""
-        if not message.up or self.screen is self.chat:
+        if not message.up or not self.screen_stack or self.screen is self.chat:
             # At start-up the first "up" lands here: importing the setup screen then would
             # hold the status line back (~0.1 s, more while the engine's thread imports).
+            # A check that ends as the app quits finds no screen left to tell.
             return
         from ui.screens.onboarding import OnboardingScreen
 

@@ -110,3 +110,17 @@ def test_a_file_at_every_older_schema_upgrades_and_keeps_its_data(tmp_path):
             ("kept across upgrades",)
         ]
         upgraded.close()
+
+
+def test_a_transaction_takes_the_write_lock_before_its_first_read(tmp_path):
+    """A `with conn:` block reads, then writes: it holds the write lock from its start,
+    so its write cannot be refused at once because another connection wrote meanwhile."""
+    path = tmp_path / "hippo.db"
+    conn, other = connect(path), connect(path)
+    other.setbusytimeout(0)  # fail at once rather than wait the 5 s out
+    with conn:
+        conn.execute("SELECT count(*) FROM profiles").fetchall()
+        with pytest.raises(apsw.BusyError):
+            other.execute("BEGIN IMMEDIATE")
+    other.execute("BEGIN IMMEDIATE")  # free again once the block ends
+    other.execute("ROLLBACK")

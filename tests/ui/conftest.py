@@ -43,6 +43,71 @@ def _notices_kept(monkeypatch):
     monkeypatch.setattr(App, "notify", notify)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _headless_frames_not_painted():
+    """Don't paint frames nobody sees: about a third of the UI tests' CPU.
+
+    Pilot runs each app on a headless driver that throws every frame away, yet Textual
+    still renders each update of the top screen (every widget's dirty lines, styled)
+    before dropping it. Here the top screen's updates are marked done unpainted; layout,
+    focus, events and mouse-over run as before. Whatever a test reads of the screen is
+    still rendered, in full, from the same widgets when it asks: `helpers.screen_text`
+    (which `sees` uses, once per frame) and the snapshots (`export_screenshot`).
+    """
+    from textual.screen import Screen
+
+    paint = Screen._compositor_refresh
+
+    def refresh(screen: Screen) -> None:
+        app = screen.app
+        if not (app.is_headless and screen is app.screen and not app.is_inline):
+            paint(screen)
+            return
+        screen._compositor._dirty_regions.clear()  # as a painted update leaves them
+        screen._dirty_widgets.clear()
+        app._update_mouse_over(screen)
+        # Counted, so that a test looking for a text (`helpers.sees`) renders the screen
+        # again only once something on it changed.
+        app.__dict__["_frames"] = app.__dict__.get("_frames", 0) + 1
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Screen, "_compositor_refresh", refresh)
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _css_parsed_once():
+    """Parse each piece of CSS once per test process, not once per app.
+
+    Textual keeps what it parsed per stylesheet, so every app of every test parsed the
+    same app, screen and widget CSS again (~5% of the UI tests' CPU). The parsed rules
+    are only read afterwards, so apps share them; the theme's variables are part of the
+    key, as they change what a rule means.
+    """
+    from textual.css.stylesheet import Stylesheet
+
+    parse = Stylesheet._parse_rules
+    parsed: dict[tuple[object, ...], list[object]] = {}
+
+    def parse_rules(
+        sheet: Stylesheet,
+        css: str,
+        read_from: tuple[str, str],
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[object]:
+        variables = tuple(sorted(sheet._variables.items()))
+        key = (css, read_from, is_default_rules, tie_breaker, scope, variables)
+        if key not in parsed:
+            parsed[key] = parse(sheet, css, read_from, is_default_rules, tie_breaker, scope)
+        return parsed[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Stylesheet, "_parse_rules", parse_rules)
+        yield
+
+
 def make_engine(config: Config, clock: ManualClock | None = None) -> Hippo:
     """An engine over ``config``'s data file and Ollama host."""
     from assistant.llm.gateway import OllamaGateway

@@ -61,8 +61,17 @@ async def wait_until(
         except NoMatches:  # the screen it looks at isn't up yet
             pass
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what or predicate}")
+            raise AssertionError(
+                f"timed out after {timeout}s waiting for {what or predicate}; {_state(pilot.app)}"
+            )
         await pilot.pause(0.02)
+
+
+def _state(app: App) -> str:
+    """Where the app stands, for a failed wait: what is on top, has the keyboard, was said."""
+    screens = " > ".join(type(screen).__name__ for screen in app.screen_stack)
+    posted = app.__dict__.get("_notices_posted", [])
+    return f"screens: {screens}; focus: {app.focused!r}; notices: {posted[-4:]}"
 
 
 def screen_text(app: App) -> str:
@@ -105,16 +114,24 @@ async def type_text(pilot: Pilot[None], text: str) -> None:
 
 async def sees(pilot: Pilot[None], *texts: str, timeout: float = WAIT_S) -> str:
     """Wait until the terminal shows every one of ``texts``; return the screen's text."""
+    app = pilot.app
+    seen: dict[str, object] = {}
+
+    def shows() -> bool:
+        # A full render costs more than the app's own work between two looks: render
+        # once a look, and only once a new frame came (counted by tests/ui/conftest.py;
+        # without the count, every look renders).
+        frame = (app.screen, app.__dict__.get("_frames"))
+        if frame[1] is None or seen.get("frame") != frame:
+            seen["frame"], seen["text"] = frame, screen_text(app)
+        shown = str(seen["text"])
+        return all(text in shown for text in texts)
+
     try:
-        await wait_until(
-            pilot,
-            lambda: all(text in screen_text(pilot.app) for text in texts),
-            timeout,
-            what=f"the screen to show {texts}",
-        )
+        await wait_until(pilot, shows, timeout, what=f"the screen to show {texts}")
     except AssertionError as exc:  # say what it showed instead
         raise AssertionError(f"{exc}; it shows:\n{screen_text(pilot.app)}") from None
-    return screen_text(pilot.app)
+    return str(seen["text"])  # the screen as it was when it showed them
 
 
 async def send(pilot: Pilot[None], text: str) -> None:

@@ -131,3 +131,42 @@ async def test_pin_scope_wrong_outdated_and_delete(seeded, config):
         await wait_until(pilot, lambda: book not in table.selected_ids(), what="the row to go")
     with pytest.raises(NotFound):
         engine.memory.facts.get(book)
+
+
+async def test_a_change_made_while_another_writer_holds_the_file_waits_for_it(seeded, config):
+    """Another writer (the background embedder, `hippo sleep`) holds the data file when
+    the user expires a fact: the change waits for the file (SQLite's busy timeout) and is
+    saved, rather than being refused at once as busy."""
+    from data_schema.connect import connect
+    from tests.ui.helpers import notified
+
+    engine, memories = seeded
+    book = memories.facts["Is in a book club"]
+    other = connect(config.db_path, migrate=False)
+    waited: list[int] = []
+
+    def busy(tries: int) -> bool:
+        """The app's connection found the file busy: the other writer finishes then."""
+        waited.append(tries)
+        if other.in_transaction:
+            other.execute("COMMIT")
+        return tries < 100
+
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await open_inspector(pilot)
+        await select_row(pilot, _pane(app).table, book)
+        # The app's own connection (this thread's) reports each wait to `busy`.
+        engine.memory.db.conn.set_busy_handler(busy)
+        other.execute("BEGIN IMMEDIATE")  # the other writer takes the file
+        other.execute("UPDATE facts SET importance = importance WHERE id = ?", (book,))
+        await pilot.press("o")
+        await wait_until(
+            pilot,
+            lambda: engine.memory.facts.get(book).status == "expired" or notified(app, "busy"),
+            what="the fact to expire (or the change to be refused)",
+        )
+        assert not notified(app, "busy")
+    assert engine.memory.facts.get(book).status == "expired"
+    assert waited, "the change never had to wait: the test did not hold the file"
+    other.close()

@@ -124,3 +124,13 @@ async def test_a_reply_that_fails_on_a_hung_ollama_names_it_and_the_line_says_do
             await wait_until(pilot, lambda: app.chat.status.reachable is False, FOLLOWS_S)
     finally:
         engine.close()
+
+
+def test_ollama_coming_back_as_the_app_quits_is_not_an_error(engine, config):
+    # The status line's check ended after the app's last screen had closed: handling
+    # its "up" raised "No screens on stack" as the app quit (seen on a busy machine).
+    from ui.widgets import StatusLine
+
+    app = HippoApp(engine, config)
+    assert not app.screen_stack  # as after quitting
+    app.on_status_line_changed(StatusLine.Changed(up=True))
