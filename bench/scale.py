@@ -28,7 +28,7 @@ under the cipher older Hippos used (ChaCha20-Poly1305), and prints how each encr
 compares with the plaintext one (context assembly p95, file size).
 
 Usage: python bench/scale.py [--messages 10000 100000 1000000] [--queries 200] [--rebuild]
-                             [--encryption]
+                             [--encryption [--ciphers aegis chacha20]]
 """
 
 from __future__ import annotations
@@ -421,6 +421,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="measure a plaintext and an encrypted copy of each file, and compare them",
     )
+    parser.add_argument(
+        "--ciphers",
+        nargs="+",
+        choices=CIPHERS,
+        default=list(CIPHERS),
+        help="with --encryption: the encrypted copies to measure (default: all)",
+    )
     args = parser.parse_args(argv)
     if args.build:
         build(args.build, args.messages[0])
@@ -451,7 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     split = ["messages", "text_b", "keyword_b", "vectors_b", "cells_b", "other_b", "total_b"]
     print(" ".join(f"{c:>13}" for c in cols))
     results = []
-    variants: list[str | None] = ["plain", *CIPHERS] if args.encryption else [None]
+    variants: list[str | None] = ["plain", *args.ciphers] if args.encryption else [None]
     for n in args.messages:
         for copy in variants:
             r = measure(n, args.queries, args.rebuild and copy in (None, "plain"), copy=copy)
