@@ -296,6 +296,7 @@ class VectorStore(Store):
                     )
                 for key, _ in generations:
                     conn.executemany(vector_cells.insert_sql(key), values)
+                self._counted(table, len(rows))
                 conn.executemany(
                     "INSERT OR REPLACE INTO embeddings(kind, item_id, model_id, embedded_at)"
                     " VALUES (?, ?, ?, ?)",
@@ -358,6 +359,13 @@ class VectorStore(Store):
         count: int = scalar(self._conn(), f"SELECT count(*) FROM {held}_rowids")
         self._sizes[table] = (count, now)
         return count
+
+    def _counted(self, table: str, stored: int) -> None:
+        """Count ``stored`` vectors more in ``table``'s cached size (an item stored again
+        counts twice until the next count): a table that grows is seen to grow at once."""
+        cached = self._sizes.get(table)
+        if cached is not None:
+            self._sizes[table] = (cached[0] + stored, cached[1])
 
     def build_cells(self, model: EmbeddingModel, stop: threading.Event | None = None) -> None:
         """Give each large vector table of ``model`` its cells, or finish copying into them,
