@@ -38,6 +38,9 @@ _SAMPLE_PER_SUBCELL = 16
 # comparisons (32·C²), and assigning each vector C more. A table met large for the
 # first time gets these, then is split (`recell`) to its size.
 _FLAT_MAX = 512
+# The chunks of a k-means scratch table (a split learns a few centroids, a first build
+# a few hundred).
+_SCRATCH_CHUNK = 32
 # Vectors waiting to be copied, with their cells. A temporary table: the scan that
 # fills it writes nothing to the file, because a scan held open across commits to
 # the file would keep its write-ahead log from ever restarting (it grew to 1.7 GB).
@@ -161,6 +164,9 @@ def _index_parents(conn: apsw.Connection, key: str) -> None:
         f" parent INTEGER PARTITION KEY, embedding FLOAT[{dim}] distance_metric=cosine,"
         " chunk_size=8)"
     )
+    # vec0 finds a partition's chunks by scanning its chunks table: indexed, each
+    # vector's search goes straight to its old cell's few centroids.
+    conn.execute(f"CREATE INDEX {_PARENTS}_of ON cell_parents_chunks(partition00)")
     conn.execute(
         f"INSERT INTO {_PARENTS}(cell, parent, embedding) SELECT cell, parent, embedding"
         f" FROM {cent}"
@@ -170,10 +176,13 @@ def _index_parents(conn: apsw.Connection, key: str) -> None:
 def _assign(
     conn: apsw.Connection, source: str, key: str, stop: Event | None, size: int, by_parent: bool
 ) -> bool:
-    """Put every vector of ``source`` not yet copied, and its cell, in the backlog."""
+    """Put every vector of ``source`` not yet copied in the backlog, with its cell.
+
+    The backlog holds ids, not vectors: written in the scan's order, 1.5 KB rows made
+    a re-cell's temporary table ever slower to insert into (5x at 100k rows).
+    """
     conn.execute(
-        f"CREATE TABLE {_BACKLOG} (item_id INTEGER PRIMARY KEY, profile_id INTEGER,"
-        " cell INTEGER, embedding BLOB)"
+        f"CREATE TABLE {_BACKLOG} (item_id INTEGER PRIMARY KEY, profile_id INTEGER, cell INTEGER)"
     )
     if by_parent:  # the nearest of the sub-cells of the vector's old cell
         nearest = f"{_PARENTS} WHERE embedding MATCH ?3 AND parent = ?4"
@@ -183,7 +192,7 @@ def _assign(
         columns = "item_id, profile_id, embedding"
     sql = (
         f"INSERT INTO {_BACKLOG} VALUES (?1, ?2,"
-        f" (SELECT cell FROM {nearest} ORDER BY distance LIMIT 1), ?3)"
+        f" (SELECT cell FROM {nearest} ORDER BY distance LIMIT 1))"
     )
     part = vc.partition_table(key)
     rows = conn.execute(f"SELECT {columns} FROM {source}")
@@ -202,13 +211,13 @@ def _assign(
 
 
 def _copy(conn: apsw.Connection, source: str, key: str, stop: Event | None, size: int) -> bool:
-    """Copy the backlog into the cells, a cell's vectors together (they share pages)."""
+    """Copy the backlog's vectors into the cells, a cell's together (they share pages)."""
     part = vc.partition_table(key)
     conn.execute(f"CREATE INDEX {_BACKLOG}_cells ON cell_backlog(profile_id, cell, item_id)")
     after = (-1, -1, -1)
     while batch := all_rows(
         conn,
-        f"SELECT item_id, profile_id, cell, embedding FROM {_BACKLOG}"
+        f"SELECT item_id, profile_id, cell FROM {_BACKLOG}"
         " WHERE (profile_id, cell, item_id) > (?, ?, ?) ORDER BY profile_id, cell, item_id"
         " LIMIT ?",
         (*after, size),
@@ -217,13 +226,13 @@ def _copy(conn: apsw.Connection, source: str, key: str, stop: Event | None, size
             return False
         after = (batch[-1][1], batch[-1][2], batch[-1][0])
         with conn:
-            ids = [row[0] for row in batch]
-            # One stored meanwhile was copied by the store, newer than the backlog's;
-            # one deleted meanwhile (forgotten) is gone from the source: neither is copied.
-            copied, kept = _present(conn, part, ids), _present(conn, source, ids)
+            # One stored meanwhile was copied by the store (its newest vector); one
+            # deleted meanwhile (forgotten) is gone from the source: neither is copied.
+            copied = _present(conn, part, [row[0] for row in batch])
             conn.executemany(
-                f"INSERT INTO {part}(item_id, profile_id, cell, embedding) VALUES (?, ?, ?, ?)",
-                [row for row in batch if row[0] in kept and row[0] not in copied],
+                f"INSERT INTO {part}(item_id, profile_id, cell, embedding)"
+                f" SELECT ?1, ?2, ?3, embedding FROM {source} WHERE item_id = ?1",
+                [row for row in batch if row[0] not in copied],
             )
     return True
 
@@ -256,7 +265,10 @@ def _kmeans(
     conn.execute(f"DROP TABLE IF EXISTS {scratch}")
     conn.execute(
         f"CREATE VIRTUAL TABLE {scratch} USING vec0("
-        f" cell INTEGER PRIMARY KEY, embedding FLOAT[{int(dim)}] distance_metric=cosine)"
+        f" cell INTEGER PRIMARY KEY, embedding FLOAT[{int(dim)}] distance_metric=cosine,"
+        # vec0 reads whole chunks: in its default 1024-slot chunk, a search of the few
+        # centroids of a split read 1.5 MB (a re-cell spent most of its time there).
+        f" chunk_size={_SCRATCH_CHUNK})"
     )
     try:
         for _ in range(_ROUNDS):
