@@ -124,11 +124,10 @@ def _split(
         )
     ]
     members: dict[int, list[array[float]]] = {}
+    sql = f"SELECT cell, embedding FROM {part} WHERE item_id = ?"
     for item_id in ids:
-        cell, embedding = conn.execute(
-            f"SELECT cell, embedding FROM {part} WHERE item_id = ?", (item_id,)
-        ).fetchone()
-        members.setdefault(cell, []).append(array("f", embedding))
+        for cell, embedding in all_rows(conn, sql, (item_id,)):  # none if deleted since
+            members.setdefault(cell, []).append(array("f", embedding))
     found: list[tuple[int | None, array[float]]] = []
     for cell, centroid in all_rows(conn, f"SELECT cell, embedding FROM {vc.centroid_table(old)}"):
         sample = members.get(cell, [])

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import apsw
 
-from data_schema.rows import all_rows
+from data_schema.rows import all_rows, scalar
 
 __all__ = [
     "CellSizes",
@@ -74,13 +74,15 @@ class CellSizes:
     """How large vector tables are split into cells and searched (tests use small ones).
 
     Attributes:
-        cells: the fewest cells a table is given. With the defaults the square-root
-            rule (`cells_for`) gives more from ``min_rows`` on (400 at 20k rows).
-        nprobe: how many cells nearest the query a search reads at least. With
-            √(nprobe·N) cells the centroids and the probed cells are read in equal
-            shares; 8 probed found the exact top 50 of the scale benchmark's clustered
-            vectors at 100k and 1M rows, and 4 did already, so 8 leaves a margin for
-            embeddings that cluster less.
+        cells: the fewest cells a table is given: 256, the fixed count before the
+            square-root rule, so no table is given fewer than it had. With the
+            defaults the rule (`cells_for`) gives more from ``min_rows`` on (400 at 20k).
+        nprobe: how many cells nearest the query a search reads at least: the
+            query's own cell and the nearest around it, since k-means borders cut
+            through dense regions and a query's nearest neighbours often lie just
+            across one (in 384 dimensions a cell borders many others). It also sets
+            the cell count: with √(nprobe·N) cells, centroids and probed cells are
+            read in equal shares.
         min_rows: below this many vectors a table is searched exactly (under ~10 ms);
             from it on, the maintenance work gives it cells.
         batch: vectors copied per transaction while building (the writer lock is held
@@ -201,7 +203,7 @@ def is_complete(conn: apsw.Connection, table: str) -> bool:
 def cell_count(conn: apsw.Connection, key: str) -> int:
     """How many cells the generation ``key`` has."""
     # vec0 keeps one row per vector in its rowids shadow table, a plain b-tree.
-    return int(conn.execute(f"SELECT count(*) FROM {centroid_table(key)}_rowids").fetchone()[0])
+    return int(scalar(conn, f"SELECT count(*) FROM {centroid_table(key)}_rowids"))
 
 
 def insert_sql(key: str) -> str:
