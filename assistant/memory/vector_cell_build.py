@@ -15,6 +15,7 @@ hold every vector, and every vector stored meanwhile goes to both.
 from __future__ import annotations
 
 import random
+import re
 from array import array
 from collections.abc import Sequence
 from itertools import islice
@@ -25,7 +26,7 @@ import apsw
 from assistant.memory import vector_cells as vc
 from data_schema.rows import all_rows, scalar
 
-__all__ = ["build", "recell"]
+__all__ = ["build", "discard", "leftovers", "recell"]
 
 # k-means learns from this many sampled vectors a cell, for this many rounds.
 _SAMPLE_PER_CELL = 32
@@ -45,6 +46,8 @@ _SCRATCH_CHUNK = 32
 # fills it writes nothing to the file, because a scan held open across commits to
 # the file would keep its write-ahead log from ever restarting (it grew to 1.7 GB).
 _BACKLOG = "temp.cell_backlog"
+# The most vectors a chunk of a table being discarded may hold (see vc.chunk_for).
+_MOST_PER_CHUNK = 32
 # A re-cell's centroids partitioned by the cell they were split from, so that each
 # vector is assigned by searching its old cell's sub-cells only.
 _PARENTS = "temp.cell_parents"
@@ -68,11 +71,10 @@ def build(
             conn.execute("INSERT INTO vector_cells(vectors, complete) VALUES (?, 0)", (table,))
     if not _fill(conn, table, table, stop, sizes.batch, by_parent=False):
         return False
-    with conn:
-        # One transaction: a writer sees either the table and an incomplete index
-        # (and writes to both) or only the complete index.
-        conn.execute("UPDATE vector_cells SET complete = 1 WHERE vectors = ?", (table,))
-        conn.execute(f"DROP TABLE {table}")
+    # From this commit on, searches and writes use the cells alone: the table is left
+    # over, and dropped a batch at a time (`discard`).
+    conn.execute("UPDATE vector_cells SET complete = 1 WHERE vectors = ?", (table,))
+    discard(conn, [table], stop, sizes.batch)
     return True
 
 
@@ -102,9 +104,59 @@ def recell(
         # every vector the old ones do (each stored since went to both).
         conn.execute("UPDATE vector_cells SET complete = 1 WHERE vectors = ?", (new,))
         conn.execute("DELETE FROM vector_cells WHERE vectors = ?", (old,))
-        for name in vc.index_tables(old):
-            conn.execute(f"DROP TABLE {name}")
+    discard(conn, [vc.partition_table(old), vc.centroid_table(old)], stop, sizes.batch)
     return True
+
+
+def leftovers(conn: apsw.Connection, table: str) -> list[str]:
+    """Tables of ``table``'s vectors that no search or write uses any more, to discard.
+
+    The table itself once its cells are complete, and the cells of generations that
+    newer ones replaced (a `discard` stopped before it finished leaves them).
+    """
+    if not vc.is_complete(conn, table):
+        return []
+    used = {name for key, _ in vc.generations(conn, table) for name in vc.index_tables(key)}
+    tail = table.removeprefix("vec_")
+    ours = re.compile(rf"^(?:vec_{tail}|vec(?:part|cent)_{tail}(?:_g\d+)?)$")
+    names = all_rows(
+        conn,
+        "SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%' AND name GLOB ?",
+        (f"vec*_{tail}*",),
+    )
+    return [str(name) for (name,) in names if ours.match(name) and name not in used]
+
+
+def discard(conn: apsw.Connection, tables: Sequence[str], stop: Event | None, batch: int) -> bool:
+    """Drop these vec0 tables, emptying their largest shadow tables a batch at a time.
+
+    The file deletes securely (each freed page is zeroed and written): dropping a
+    1.5 GB copy at once held the writer lock for its length, and its pages in memory
+    (1.7 GB). A transaction deletes the chunks of about ``batch`` vectors, or ten
+    times as many rows of the id map (~40 bytes each, not 1.5 KB). Returns whether all
+    are gone (False: stopped; `leftovers` finds the rest).
+    """
+    for table in tables:
+        for shadow, rows in (
+            (f"{table}_vector_chunks00", max(1, batch // _MOST_PER_CHUNK)),
+            (f"{table}_rowids", 10 * batch),
+        ):
+            while _exists(conn, shadow):
+                if stop is not None and stop.is_set():
+                    return False
+                with conn:
+                    conn.execute(
+                        f"DELETE FROM {shadow} WHERE rowid IN (SELECT rowid FROM {shadow} LIMIT ?)",
+                        (rows,),
+                    )
+                    if not conn.changes():
+                        break
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+    return True
+
+
+def _exists(conn: apsw.Connection, table: str) -> bool:
+    return bool(all_rows(conn, "SELECT 1 FROM sqlite_master WHERE name = ?", (table,)))
 
 
 def _split(

@@ -224,6 +224,8 @@ class VectorStore(Store):
                         conn.execute(f"DROP TABLE IF EXISTS {name}")
                     conn.execute("DELETE FROM vector_cells WHERE vectors = ?", (key,))
                 self._sizes.pop(table, None)
+            # Its keys name new cells if the model is used again.
+            self._cell_counts.clear()
             conn.execute("DELETE FROM embeddings WHERE model_id = ?", (model.id,))
             conn.execute("DELETE FROM embedding_models WHERE id = ?", (model.id,))
         return int(count)
@@ -348,13 +350,13 @@ class VectorStore(Store):
         cached = self._sizes.get(table)
         if cached is not None and now - cached[1] < _SIZE_TTL:
             return cached[0]
-        if self._exists(table):
+        key = vector_cells.searched(self._conn(), table)
+        if key is not None:  # the table may be left over, being discarded
+            held = vector_cells.partition_table(key)
+        elif self._exists(table):
             held = table
         else:
-            key = vector_cells.searched(self._conn(), table)
-            if key is None:
-                return 0
-            held = vector_cells.partition_table(key)
+            return 0
         # vec0 keeps one row per vector in its rowids shadow table, a plain b-tree.
         count: int = scalar(self._conn(), f"SELECT count(*) FROM {held}_rowids")
         self._sizes[table] = (count, now)
@@ -401,6 +403,9 @@ class VectorStore(Store):
     ) -> None:
         """New cells for ``table`` if it has outgrown those of ``key`` (or they are begun)."""
         conn = self._conn()
+        left = vector_cell_build.leftovers(conn, table)
+        if left and not vector_cell_build.discard(conn, left, stop, self.cells.batch):
+            return
         building = len(vector_cells.generations(conn, table)) > 1
         if not building and not self.cells.outgrown(self._cells_of(key), self.size(table)):
             return

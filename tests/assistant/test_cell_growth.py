@@ -7,7 +7,7 @@ import random
 import pytest
 
 from assistant.clock import ManualClock
-from assistant.memory import vector_cells
+from assistant.memory import vector_cell_build, vector_cells
 from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import PendingText, VectorStore
 from data_schema.connect import Database
@@ -172,6 +172,35 @@ def test_a_vector_forgotten_during_a_re_cell_is_not_copied_into_the_new_cells(db
     assert done and forgetting.forgotten is not None
     ids = {i for (i,) in conn.execute(f"SELECT item_id FROM {vector_cells.partition_table(new)}")}
     assert forgetting.forgotten not in ids and len(ids) == len(rows) - 1
+
+
+class StopOnceSwapped:
+    """A stop signal that turns on once the new cells replace the old: the old ones are
+    left for the next maintenance to discard."""
+
+    def __init__(self, conn, old: str) -> None:
+        self._conn, self._old = conn, old
+
+    def is_set(self) -> bool:
+        return self._old not in [key for key, _ in vector_cells.generations(self._conn, self._old)]
+
+
+def test_old_cells_stopped_while_discarded_are_discarded_later_and_never_searched(db):
+    vectors, model, rows = _grown(db)
+    table, conn = model.table("message"), db.conn
+    vectors.build_cells(model, StopOnceSwapped(conn, table))
+    ((new, done),) = vector_cells.generations(conn, table)
+    left = vector_cell_build.leftovers(conn, table)
+    assert done and sorted(left) == sorted(vector_cells.index_tables(table))
+    assert vectors.size(table) == len(rows)
+    for target in (5, 150, 390):
+        assert vectors.nearest(model, "message", 1, rows[target], 1)[0][0] == target + 1
+    vectors.build_cells(model)
+    assert vector_cell_build.leftovers(conn, table) == []
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    old = [n for n in names if n.startswith(vector_cells.index_tables(table)) and "_g1" not in n]
+    assert not old, "the old cells and their shadow tables are gone"
+    assert _copied(conn, new) == len(rows)
 
 
 def test_dropping_a_model_drops_every_generation_of_its_cells(db):
