@@ -1,12 +1,13 @@
 """Building a vector table's cells, and learning new ones as the table grows.
 
 A table's first cells (`build`) are learnt by k-means over a sample of it and every
-vector is copied into them; then the table is dropped. As the table grows, its cells
+vector is copied into them; then the table is discarded (`vector_discard`, a batch
+at a time). As the table grows, its cells
 should grow as √N (see `vector_cells`); once they are well short of that
 (`CellSizes.outgrown`), `recell` splits each cell into sub-cells learnt from its own
 vectors (its share of the new count), copies every vector into a new generation
 (each into the nearest sub-cell of its old cell: a search of a dozen centroids, not
-thousands) and then drops the old generation. Both are background work: resumable
+thousands) and then discards the old generation. Both are background work: resumable
 (stopped between batches by ``stop``, they carry on where they left off), holding
 the writer lock one batch at a time; searches use the old cells until the new ones
 hold every vector, and every vector stored meanwhile goes to both.
@@ -14,8 +15,6 @@ hold every vector, and every vector stored meanwhile goes to both.
 
 from __future__ import annotations
 
-import random
-import re
 from array import array
 from collections.abc import Sequence
 from itertools import islice
@@ -24,13 +23,14 @@ from threading import Event
 import apsw
 
 from assistant.memory import vector_cells as vc
+from assistant.memory import vector_kmeans
+from assistant.memory.vector_discard import discard
 from data_schema.rows import all_rows, scalar
 
-__all__ = ["build", "discard", "leftovers", "recell"]
+__all__ = ["build", "recell"]
 
-# k-means learns from this many sampled vectors a cell, for this many rounds.
+# k-means learns from this many sampled vectors a cell.
 _SAMPLE_PER_CELL = 32
-_ROUNDS = 6
 # ... and splitting an old cell, from this many a sub-cell: the sample of a re-cell is
 # held in memory (16 · √(8·1M) ≈ 45k vectors, 70 MB at 384-d), and the sub-cells of a
 # cell only part vectors already close to each other.
@@ -39,15 +39,10 @@ _SAMPLE_PER_SUBCELL = 16
 # comparisons (32·C²), and assigning each vector C more. A table met large for the
 # first time gets these, then is split (`recell`) to its size.
 _FLAT_MAX = 512
-# The chunks of a k-means scratch table (a split learns a few centroids, a first build
-# a few hundred).
-_SCRATCH_CHUNK = 32
 # Vectors waiting to be copied, with their cells. A temporary table: the scan that
 # fills it writes nothing to the file, because a scan held open across commits to
 # the file would keep its write-ahead log from ever restarting (it grew to 1.7 GB).
 _BACKLOG = "temp.cell_backlog"
-# The most vectors a chunk of a table being discarded may hold (see vc.chunk_for).
-_MOST_PER_CHUNK = 32
 # A re-cell's centroids partitioned by the cell they were split from, so that each
 # vector is assigned by searching its old cell's sub-cells only.
 _PARENTS = "temp.cell_parents"
@@ -62,8 +57,8 @@ def build(
     """
     if not vc.is_trained(conn, table):
         cells = min(sizes.cells_for(rows), max(sizes.cells, _FLAT_MAX))
-        sample = _sample(conn, table, cells * _SAMPLE_PER_CELL)
-        centroids = _kmeans(sample, cells, conn, table, dim)
+        drawn = vector_kmeans.sample(conn, table, cells * _SAMPLE_PER_CELL)
+        centroids = vector_kmeans.kmeans(drawn, cells, conn, table, dim)
         with conn:
             for statement in vc.schema(table, dim, vc.chunk_for(rows, len(centroids))):
                 conn.execute(statement)
@@ -108,57 +103,6 @@ def recell(
     return True
 
 
-def leftovers(conn: apsw.Connection, table: str) -> list[str]:
-    """Tables of ``table``'s vectors that no search or write uses any more, to discard.
-
-    The table itself once its cells are complete, and the cells of generations that
-    newer ones replaced (a `discard` stopped before it finished leaves them).
-    """
-    if not vc.is_complete(conn, table):
-        return []
-    used = {name for key, _ in vc.generations(conn, table) for name in vc.index_tables(key)}
-    tail = table.removeprefix("vec_")
-    ours = re.compile(rf"^(?:vec_{tail}|vec(?:part|cent)_{tail}(?:_g\d+)?)$")
-    names = all_rows(
-        conn,
-        "SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%' AND name GLOB ?",
-        (f"vec*_{tail}*",),
-    )
-    return [str(name) for (name,) in names if ours.match(name) and name not in used]
-
-
-def discard(conn: apsw.Connection, tables: Sequence[str], stop: Event | None, batch: int) -> bool:
-    """Drop these vec0 tables, emptying their largest shadow tables a batch at a time.
-
-    The file deletes securely (each freed page is zeroed and written): dropping a
-    1.5 GB copy at once held the writer lock for its length, and its pages in memory
-    (1.7 GB). A transaction deletes the chunks of about ``batch`` vectors, or ten
-    times as many rows of the id map (~40 bytes each, not 1.5 KB). Returns whether all
-    are gone (False: stopped; `leftovers` finds the rest).
-    """
-    for table in tables:
-        for shadow, rows in (
-            (f"{table}_vector_chunks00", max(1, batch // _MOST_PER_CHUNK)),
-            (f"{table}_rowids", 10 * batch),
-        ):
-            while _exists(conn, shadow):
-                if stop is not None and stop.is_set():
-                    return False
-                with conn:
-                    conn.execute(
-                        f"DELETE FROM {shadow} WHERE rowid IN (SELECT rowid FROM {shadow} LIMIT ?)",
-                        (rows,),
-                    )
-                    if not conn.changes():
-                        break
-        conn.execute(f"DROP TABLE IF EXISTS {table}")
-    return True
-
-
-def _exists(conn: apsw.Connection, table: str) -> bool:
-    return bool(all_rows(conn, "SELECT 1 FROM sqlite_master WHERE name = ?", (table,)))
-
-
 def _split(
     conn: apsw.Connection, old: str, cells: int, dim: int
 ) -> list[tuple[int | None, array[float]]]:
@@ -184,7 +128,10 @@ def _split(
     for cell, centroid in all_rows(conn, f"SELECT cell, embedding FROM {vc.centroid_table(old)}"):
         sample = members.get(cell, [])
         share = max(1, round(cells * len(sample) / max(1, len(ids))))
-        subcells = _kmeans(sample, share, conn, old, dim) if sample else [array("f", centroid)]
+        if sample:
+            subcells = vector_kmeans.kmeans(sample, share, conn, old, dim)
+        else:
+            subcells = [array("f", centroid)]
         found.extend((cell, c) for c in subcells)
     return found
 
@@ -293,60 +240,6 @@ def _present(conn: apsw.Connection, table: str, ids: Sequence[int]) -> set[int]:
     # vec0 keeps an integer primary key as the rowid of its rowids shadow table.
     rows = conn.execute(f"SELECT rowid FROM {table}_rowids WHERE rowid IN ({marks})", list(ids))
     return {row[0] for row in rows}
-
-
-def _sample(conn: apsw.Connection, table: str, count: int) -> list[array[float]]:
-    ids = [
-        row[0]
-        for row in conn.execute(
-            f"SELECT rowid FROM {table}_rowids ORDER BY random() LIMIT ?", (count,)
-        )
-    ]
-    sql = f"SELECT embedding FROM {table} WHERE item_id = ?"
-    return [array("f", scalar(conn, sql, (i,))) for i in ids]
-
-
-def _kmeans(
-    sample: list[array[float]], cells: int, conn: apsw.Connection, key: str, dim: int
-) -> list[array[float]]:
-    """Spherical k-means: each round assigns the sample through a vec0 table of centroids."""
-    rng = random.Random(len(sample))
-    centroids = [array("f", v) for v in rng.sample(sample, min(cells, len(sample)))]
-    scratch = "temp." + vc.centroid_table(key)
-    conn.execute(f"DROP TABLE IF EXISTS {scratch}")
-    conn.execute(
-        f"CREATE VIRTUAL TABLE {scratch} USING vec0("
-        f" cell INTEGER PRIMARY KEY, embedding FLOAT[{int(dim)}] distance_metric=cosine,"
-        # vec0 reads whole chunks: in its default 1024-slot chunk, a search of the few
-        # centroids of a split read 1.5 MB (a re-cell spent most of its time there).
-        f" chunk_size={_SCRATCH_CHUNK})"
-    )
-    try:
-        for _ in range(_ROUNDS):
-            conn.execute(f"DELETE FROM {scratch}")
-            conn.executemany(
-                f"INSERT INTO {scratch}(cell, embedding) VALUES (?, ?)",
-                [(c, v.tobytes()) for c, v in enumerate(centroids)],
-            )
-            members: list[list[array[float]]] = [[] for _ in centroids]
-            for v in sample:
-                cell = scalar(
-                    conn,
-                    f"SELECT cell FROM {scratch} WHERE embedding MATCH ? AND k = 1",
-                    (v.tobytes(),),
-                )
-                members[cell].append(v)
-            centroids = [_mean(m) if m else rng.choice(sample) for m in members]
-    finally:
-        conn.execute(f"DROP TABLE IF EXISTS {scratch}")
-    return centroids
-
-
-def _mean(vectors: list[array[float]]) -> array[float]:
-    """The unit-length mean direction of ``vectors``."""
-    total = [sum(column) for column in zip(*vectors, strict=True)]
-    norm = sum(x * x for x in total) ** 0.5
-    return array("f", (x / norm for x in total)) if norm else vectors[0]
 
 
 def _write_centroids(

@@ -18,7 +18,7 @@ from datetime import datetime
 import apsw
 
 from assistant.clock import Clock, to_iso
-from assistant.memory import vector_cell_build, vector_cells, vector_chunks
+from assistant.memory import vector_cell_build, vector_cells, vector_chunks, vector_discard
 from assistant.memory.base import Store
 from data_schema.compact import compact
 from data_schema.rows import all_rows, scalar
@@ -403,8 +403,8 @@ class VectorStore(Store):
     ) -> None:
         """New cells for ``table`` if it has outgrown those of ``key`` (or they are begun)."""
         conn = self._conn()
-        left = vector_cell_build.leftovers(conn, table)
-        if left and not vector_cell_build.discard(conn, left, stop, self.cells.batch):
+        left = vector_discard.leftovers(conn, table)
+        if left and not vector_discard.discard(conn, left, stop, self.cells.batch):
             return
         building = len(vector_cells.generations(conn, table)) > 1
         if not building and not self.cells.outgrown(self._cells_of(key), self.size(table)):

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from assistant.clock import ManualClock
-from assistant.memory import vector_cell_build, vector_cells
+from assistant.memory import vector_cells, vector_discard
 from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import PendingText, VectorStore
 from data_schema.connect import Database
@@ -190,13 +190,13 @@ def test_old_cells_stopped_while_discarded_are_discarded_later_and_never_searche
     table, conn = model.table("message"), db.conn
     vectors.build_cells(model, StopOnceSwapped(conn, table))
     ((new, done),) = vector_cells.generations(conn, table)
-    left = vector_cell_build.leftovers(conn, table)
+    left = vector_discard.leftovers(conn, table)
     assert done and sorted(left) == sorted(vector_cells.index_tables(table))
     assert vectors.size(table) == len(rows)
     for target in (5, 150, 390):
         assert vectors.nearest(model, "message", 1, rows[target], 1)[0][0] == target + 1
     vectors.build_cells(model)
-    assert vector_cell_build.leftovers(conn, table) == []
+    assert vector_discard.leftovers(conn, table) == []
     names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
     old = [n for n in names if n.startswith(vector_cells.index_tables(table)) and "_g1" not in n]
     assert not old, "the old cells and their shadow tables are gone"
