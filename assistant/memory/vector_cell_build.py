@@ -124,16 +124,27 @@ def _split(
     for item_id in ids:
         for cell, embedding in all_rows(conn, sql, (item_id,)):  # none if deleted since
             members.setdefault(cell, []).append(array("f", embedding))
+    olds = all_rows(conn, f"SELECT cell, embedding FROM {vc.centroid_table(old)}")
+    shares = _apportion([len(members.get(cell, [])) for cell, _ in olds], cells)
     found: list[tuple[int | None, array[float]]] = []
-    for cell, centroid in all_rows(conn, f"SELECT cell, embedding FROM {vc.centroid_table(old)}"):
-        sample = members.get(cell, [])
-        share = max(1, round(cells * len(sample) / max(1, len(ids))))
-        if sample:
+    for (cell, centroid), share in zip(olds, shares, strict=True):
+        if sample := members.get(cell):
             subcells = vector_kmeans.kmeans(sample, share, conn, old, dim)
         else:
             subcells = [array("f", centroid)]
         found.extend((cell, c) for c in subcells)
     return found
+
+
+def _apportion(sizes: Sequence[int], total: int) -> list[int]:
+    """``total`` split in proportion to ``sizes``, each at least 1 (largest remainders)."""
+    whole = max(1, sum(sizes))
+    exact = [total * size / whole for size in sizes]
+    shares = [max(1, int(x)) for x in exact]
+    by_remainder = sorted(range(len(sizes)), key=lambda i: exact[i] - int(exact[i]), reverse=True)
+    for i in by_remainder[: max(0, total - sum(shares))]:
+        shares[i] += 1
+    return shares
 
 
 def _fill(

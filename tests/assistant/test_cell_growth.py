@@ -108,7 +108,7 @@ def test_an_outgrown_table_gets_more_cells_each_split_from_an_old_one(db):
     vectors.build_cells(model)
     new = vector_cells.searched(conn, table)
     assert new == table + "_g1" and vector_cells.generations(conn, table) == [(new, True)]
-    assert vector_cells.cell_count(conn, new) >= 2 * 14
+    assert vector_cells.cell_count(conn, new) >= SIZES.cells_for(len(rows)) == 28
     names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
     assert not set(vector_cells.index_tables(old)) & names, "the old cells are dropped"
     assert _copied(conn, new) == len(rows), "every vector, once"
