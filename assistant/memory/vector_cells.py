@@ -58,9 +58,11 @@ __all__ = [
 # 1.5 MB (3 MB at 768-d); a chunk of 32 wastes at most 31 slots.
 _CENTROID_CHUNK = 32
 # A search reads cells holding at least this many vectors per neighbour asked for:
-# the k nearest of a query are spread over the cells near it, not packed in the
-# nearest one, so reading ~k vectors would miss many.
-_READ_PER_HIT = 8
+# the k nearest of a query are spread over the cells around it (in many dimensions a
+# cell borders many others), not packed in the nearest one, so reading ~k vectors
+# would miss many. With the defaults only tables under ~100k rows (cells under ~110
+# vectors) read more than ``nprobe`` cells for k=50, where reading more is cheap.
+_READ_PER_HIT = 16
 # A table is given new cells once the square-root rule asks for this many times the
 # cells it has (it has grown ~4-fold): with half the cells it should have, a search
 # reads 25% more than the least, and re-learning copies every vector, so doing it at

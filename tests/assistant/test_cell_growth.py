@@ -81,7 +81,7 @@ def test_cells_grow_as_the_square_root_of_the_table():
 def test_a_search_reads_more_cells_only_when_k_outgrows_them():
     sizes = CellSizes(cells=4, nprobe=8)
     assert sizes.probes(cells=2828, rows=1_000_000, k=50) == 8
-    assert sizes.probes(cells=2828, rows=1_000_000, k=400) == 10  # 8·400 vectors, ~354 a cell
+    assert sizes.probes(cells=2828, rows=1_000_000, k=400) == 19  # 16·400 vectors, ~354 a cell
     assert sizes.probes(cells=10, rows=100, k=50) == 10  # never more cells than there are
 
 
@@ -91,7 +91,7 @@ def test_a_small_k_search_of_few_rows_reads_every_cell_it_needs(db):
     rows = _clustered(random.Random(8), 200)
     _store(vectors, model, rows, first_id=1)
     vectors.build_cells(model)
-    # One probed cell holds ~14 vectors: k=20 is read from enough cells to hold 160.
+    # One probed cell holds ~14 vectors: k=20 is read from enough cells to hold 320.
     for target in (3, 77, 150):
         exact = vectors.nearest(model, "message", 1, rows[target], 20, exact=True)
         assert vectors.nearest(model, "message", 1, rows[target], 20) == exact
