@@ -11,9 +11,11 @@ vector, reports p50/p95 for the message tier alone and for all tiers (wall clock
 the message tier's CPU time: on a shared machine the wall clock mostly measures the
 neighbours), and for a whole turn's context (``Hippo.context_for``: every tier, the
 session's working memory, the budgeted sections; ``ctx_*``, wall clock and CPU), the
-file size and what its bytes hold per message (text, keyword index, vectors, cells,
-other: dbstat, free pages in other), the
-process's peak memory, and the recall of ``VectorStore.nearest``'s approximate search
+cells a large table has and how long the background work took to make them (``cells_s``
+wall, ``cells_cpu_s`` CPU: a file whose cells predate the square-root rule gets new ones
+on first measurement), the file size and what its bytes hold per message (text,
+keyword index, vectors, cells, other: dbstat, free pages in other), the process's peak
+memory, and the recall of ``VectorStore.nearest``'s approximate search
 against exact search (top 10 and top 50).
 
 A large table is searched through cells (see ``assistant.memory.vector_cells``) that
@@ -28,7 +30,7 @@ under the cipher older Hippos used (ChaCha20-Poly1305), and prints how each encr
 compares with the plaintext one (context assembly p95, file size).
 
 Usage: python bench/scale.py [--messages 10000 100000 1000000] [--queries 200] [--rebuild]
-                             [--encryption]
+                             [--encryption [--ciphers aegis chacha20]]
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from assistant.clock import ManualClock, to_iso
 from assistant.datakey import KeyStore
 from assistant.engine import Hippo
 from assistant.llm.values import ModelInfo
+from assistant.memory import vector_cells
 from assistant.memory.messages import MessageStore
 from assistant.memory.records import Message
 from assistant.memory.textindex import index_text
@@ -330,9 +333,13 @@ def measure(
     open_s = time.perf_counter() - started
     model = engine.memory.vectors.model(engine.memory.embedder.vector_key)
     assert model is not None
-    started = time.perf_counter()
-    engine.memory.vectors.build_cells(model)  # the background work, if this file predates cells
-    cells_s = time.perf_counter() - started
+    # The background work: cells for a file that predates them, new cells for one that
+    # has outgrown its own (see vector_cells).
+    started, cpu = time.perf_counter(), time.process_time()
+    engine.memory.vectors.build_cells(model)
+    cells_s, cells_cpu_s = time.perf_counter() - started, time.process_time() - cpu
+    key = vector_cells.searched(engine.memory.db.conn, model.table("message"))
+    cells = vector_cells.cell_count(engine.memory.db.conn, key) if key else 0
     pid = engine.memory.profile.id
     t0 = time.perf_counter()
     engine.memory.recall(asked[0][0], kinds=("message",), limit=10, query_vector=asked[0][1])
@@ -387,6 +394,8 @@ def measure(
         "encrypted": _cipher(path),
         "build_s": round(build_s, 1),
         "cells_s": round(cells_s, 1),
+        "cells_cpu_s": round(cells_cpu_s, 1),
+        "cells": cells,
         "open_s": round(open_s, 2),
         "first_ms": round(first_ms, 1),
         "p50_ms": pct(timings["message"], 50),
@@ -421,6 +430,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="measure a plaintext and an encrypted copy of each file, and compare them",
     )
+    parser.add_argument(
+        "--ciphers",
+        nargs="+",
+        choices=CIPHERS,
+        default=list(CIPHERS),
+        help="with --encryption: the encrypted copies to measure (default: all)",
+    )
     args = parser.parse_args(argv)
     if args.build:
         build(args.build, args.messages[0])
@@ -430,6 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "encrypted",
         "build_s",
         "cells_s",
+        "cells_cpu_s",
+        "cells",
         "first_ms",
         "p50_ms",
         "p95_ms",
@@ -451,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     split = ["messages", "text_b", "keyword_b", "vectors_b", "cells_b", "other_b", "total_b"]
     print(" ".join(f"{c:>13}" for c in cols))
     results = []
-    variants: list[str | None] = ["plain", *CIPHERS] if args.encryption else [None]
+    variants: list[str | None] = ["plain", *args.ciphers] if args.encryption else [None]
     for n in args.messages:
         for copy in variants:
             r = measure(n, args.queries, args.rebuild and copy in (None, "plain"), copy=copy)

@@ -2,29 +2,36 @@
 
 Exact KNN in sqlite-vec reads every vector (~500 ms at 1M 384-d rows on two cores),
 and a 1-bit prefilter ranked clustered embeddings too poorly (recall@10 0.63). Here a
-large table's vectors are grouped into ``CellSizes.cells`` cells around centroids learnt from a
-sample of them (spherical k-means, run through sqlite-vec itself: no numpy); a copy of
-each vector is stored with its cell as a second vec0 partition key, so a search reads
-only the ``CellSizes.nprobe`` cells whose centroids lie nearest the query (an inverted-file
-index). Distances within those cells are exact float cosines.
+large table's vectors are grouped into cells around centroids learnt from a sample of
+them (spherical k-means, run through sqlite-vec itself: no numpy); a copy of each
+vector is stored with its cell as a second vec0 partition key, so a search reads the
+centroids, then only the few cells whose centroids lie nearest the query (an
+inverted-file index). Distances within those cells are exact float cosines.
 
-Each vector table ``vec_<kind>_m<id>`` may have: ``veccent_<kind>_m<id>`` (centroids),
-``vecpart_<kind>_m<id>`` (the cell-partitioned copy) and a row in ``vector_cells``
-saying whether every vector has been copied (``complete``). Once the centroids exist,
-every vector stored is also copied (its cell is that of its nearest centroid), so a
-complete index stays complete. Once it is complete, the vector table itself is dropped
-(a vector takes 1.5 KB: kept twice, vectors were two thirds of a large file): the
-cells hold every vector, searched near the query or (``scan``) all of them.
+How many cells: a search reads every centroid (C of them) and ``nprobe`` cells of
+N/C vectors each, C + nprobe·N/C vectors in all, which is least at C = √(nprobe·N):
+both parts then grow as √N, not as N (at 1M rows 256 cells made a search read 31k
+vectors; √(8·1M) ≈ 2.8k cells read ~5.7k). So a table's cells are re-learnt as it grows
+(see `vector_cell_build`), and ``nprobe`` stays fixed: a cell then holds √(N/nprobe)
+vectors, more as the table grows, so the few dozen nearest a query span no more
+cells at 1M rows than at 20k.
+
+The cells of table ``vec_<kind>_m<id>`` are a *generation*, named by a key: the table's
+own name for the first one, ``vec_<kind>_m<id>_g<n>`` for the ones learnt as it grew.
+A key's cells are ``veccent_<key>`` (centroids) and ``vecpart_<key>`` (the copy), and
+its row in ``vector_cells`` says whether every vector has been copied (``complete``).
+Once a generation's centroids exist, every vector stored is also copied into it (its
+cell is that of its nearest centroid), so a complete index stays complete. Searches use
+the complete generation; a newer one is filled beside it and replaces it, in one
+transaction, once complete. The first complete generation replaces the vector table
+itself (a vector takes 1.5 KB: kept twice, vectors were two thirds of a large file).
 """
 
 from __future__ import annotations
 
-import random
-from array import array
-from collections.abc import Sequence
+import math
+import re
 from dataclasses import dataclass
-from itertools import islice
-from threading import Event
 
 import apsw
 
@@ -32,27 +39,36 @@ from data_schema.rows import all_rows, scalar
 
 __all__ = [
     "CellSizes",
-    "build",
+    "cell_count",
     "centroid_table",
+    "generations",
     "index_tables",
     "insert_sql",
     "is_complete",
     "is_trained",
     "nearest",
+    "next_key",
     "partition_table",
     "scan",
     "schema",
+    "searched",
 ]
 
-# k-means learns from this many sampled vectors a cell, for this many rounds.
-_SAMPLE_PER_CELL = 32
-_ROUNDS = 6
-# Small chunks: a cell holds a few thousand vectors at most, and a point lookup in a
-# small chunk costs a fraction of one in vec0's default 1024-vector chunk. Each
-# (profile, cell) partition's last chunk is part empty: with 128-vector chunks that
-# was a third of the copy's size at 100k messages, with 32 a tenth. The centroids too:
-# in vec0's default 1024-vector chunk, 256 of them took 1.5 MB (3 MB at 768-d).
-_CHUNK_SIZE = 32
+# The centroids' chunks: vec0's default 1024-vector chunk made 256 centroids take
+# 1.5 MB (3 MB at 768-d); a chunk of 32 wastes at most 31 slots.
+_CENTROID_CHUNK = 32
+# A search reads cells holding at least this many vectors per neighbour asked for:
+# the k nearest of a query are spread over the cells around it (in many dimensions a
+# cell borders many others), not packed in the nearest one, so reading ~k vectors
+# would miss many. With the defaults only tables under ~100k rows (cells under ~110
+# vectors) read more than ``nprobe`` cells for k=50, where reading more is cheap.
+_READ_PER_HIT = 16
+# A table is given new cells once the square-root rule asks for this many times the
+# cells it has (it has grown ~4-fold): with half the cells it should have, a search
+# reads 25% more than the least, and re-learning copies every vector, so doing it at
+# each 4-fold growth keeps the copying under 4/3 of the table's final size in all.
+GROWTH = 2
+_GENERATION = re.compile(r"_g(\d+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +76,15 @@ class CellSizes:
     """How large vector tables are split into cells and searched (tests use small ones).
 
     Attributes:
-        cells: how many cells a table's vectors are grouped into. 256: ~4k vectors a
-            cell at 1M rows, ~80 at 20k.
-        nprobe: how many cells nearest the query a search reads. 8 read ~3% of the
-            table (~26 ms CPU at 1M rows, against ~1 s exact); on the scale benchmark's
-            clustered vectors even 4 find the exact top 50, so 8 leaves a margin for
-            embeddings that cluster less.
+        cells: the fewest cells a table is given: 256, the fixed count before the
+            square-root rule, so no table is given fewer than it had. With the
+            defaults the rule (`cells_for`) gives more from ``min_rows`` on (400 at 20k).
+        nprobe: how many cells nearest the query a search reads at least: the
+            query's own cell and the nearest around it, since k-means borders cut
+            through dense regions and a query's nearest neighbours often lie just
+            across one (in 384 dimensions a cell borders many others). It also sets
+            the cell count: with √(nprobe·N) cells, centroids and probed cells are
+            read in equal shares.
         min_rows: below this many vectors a table is searched exactly (under ~10 ms);
             from it on, the maintenance work gives it cells.
         batch: vectors copied per transaction while building (the writer lock is held
@@ -77,65 +96,129 @@ class CellSizes:
     min_rows: int = 20_000
     batch: int = 2000
 
+    def cells_for(self, rows: int) -> int:
+        """The cells a table of ``rows`` vectors should have: √(nprobe·rows), at least ``cells``."""
+        return max(self.cells, round(math.sqrt(self.nprobe * rows)))
 
-def partition_table(table: str) -> str:
-    """The cell-partitioned copy of the vector table ``table``."""
-    return "vecpart_" + table.removeprefix("vec_")
+    def outgrown(self, cells: int, rows: int) -> bool:
+        """Whether a table of ``rows`` vectors in ``cells`` cells is due new cells."""
+        return self.cells_for(rows) >= GROWTH * cells
+
+    def probes(self, cells: int, rows: int, k: int) -> int:
+        """How many cells a search for ``k`` neighbours reads, of ``cells`` holding ``rows``.
+
+        ``nprobe``, or more when ``k`` is large beside a cell (`_READ_PER_HIT`).
+        """
+        held = max(1.0, rows / max(1, cells))
+        return min(max(1, cells), max(self.nprobe, math.ceil(_READ_PER_HIT * k / held)))
 
 
-def centroid_table(table: str) -> str:
-    """The centroids of the cells of ``table``."""
-    return "veccent_" + table.removeprefix("vec_")
+def partition_table(key: str) -> str:
+    """The cell-partitioned copy of the generation ``key`` (a vector table's name at first)."""
+    return "vecpart_" + key.removeprefix("vec_")
 
 
-def index_tables(table: str) -> tuple[str, str]:
-    """The tables the cells of ``table`` are kept in: its centroids and its copy."""
-    return centroid_table(table), partition_table(table)
+def centroid_table(key: str) -> str:
+    """The centroids of the cells of generation ``key``."""
+    return "veccent_" + key.removeprefix("vec_")
 
 
-def schema(table: str, dim: int) -> list[str]:
-    """CREATE statements of the centroid table and the partitioned copy of ``table``.
+def index_tables(key: str) -> tuple[str, str]:
+    """The tables the cells of ``key`` are kept in: its centroids and its copy."""
+    return centroid_table(key), partition_table(key)
+
+
+def chunk_for(rows: int, cells: int) -> int:
+    """Vectors per chunk of a copy with ``cells`` cells for ``rows`` vectors.
+
+    Each (profile, cell) partition's last chunk is half empty on average, so a chunk
+    is at most an eighth of a cell's mean size (a few percent of the copy wasted), a
+    power of two from 8 (vec0's least) to 32 (a point lookup in a small chunk costs a
+    fraction of one in a large one).
+    """
+    chunk = 32
+    while chunk > 8 and chunk * 8 > rows / max(1, cells):
+        chunk //= 2
+    return chunk
+
+
+def schema(key: str, dim: int, chunk: int = 32, *, parents: bool = False) -> list[str]:
+    """CREATE statements of the centroid table and the partitioned copy of ``key``.
 
     vec0 finds a partition's chunks by scanning its ``_chunks`` shadow table, which
     with thousands of (profile, cell) partitions costs more than the search itself;
     an index on the partition columns makes each probe and insert a lookup (vec0
-    ignores it, and dropping the table drops it).
+    ignores it, and dropping the table drops it). ``parents``: each centroid also
+    records the cell of the older generation it was split from (see
+    `vector_cell_build`).
     """
-    part = partition_table(table)
+    part = partition_table(key)
+    parent = ", +parent INTEGER" if parents else ""
     return [
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {centroid_table(table)} USING vec0("
-        f" cell INTEGER PRIMARY KEY, embedding FLOAT[{int(dim)}] distance_metric=cosine,"
-        f" chunk_size={_CHUNK_SIZE})",
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {centroid_table(key)} USING vec0("
+        f" cell INTEGER PRIMARY KEY, embedding FLOAT[{int(dim)}] distance_metric=cosine{parent},"
+        f" chunk_size={_CENTROID_CHUNK})",
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {part} USING vec0(item_id INTEGER PRIMARY KEY,"
         " profile_id INTEGER PARTITION KEY, cell INTEGER PARTITION KEY,"
-        f" embedding FLOAT[{int(dim)}] distance_metric=cosine, chunk_size={_CHUNK_SIZE})",
+        f" embedding FLOAT[{int(dim)}] distance_metric=cosine, chunk_size={int(chunk)})",
         f"CREATE INDEX IF NOT EXISTS {part}_cells ON {part}_chunks(partition00, partition01)",
     ]
 
 
+def generations(conn: apsw.Connection, table: str) -> list[tuple[str, bool]]:
+    """The generations of cells ``table`` has, oldest first: (key, complete)."""
+    rows = all_rows(
+        conn,
+        "SELECT vectors, complete FROM vector_cells WHERE vectors = ?1 OR vectors GLOB ?2",
+        (table, table + "_g[0-9]*"),
+    )
+    found = [(str(key), bool(done)) for key, done in rows]
+    return sorted(found, key=lambda row: _number(row[0]))
+
+
+def _number(key: str) -> int:
+    found = _GENERATION.search(key)
+    return int(found.group(1)) if found else 0
+
+
+def next_key(conn: apsw.Connection, table: str) -> str:
+    """The key of a new generation of ``table``'s cells."""
+    known = generations(conn, table)
+    return f"{table}_g{max((_number(key) for key, _ in known), default=0) + 1}"
+
+
+def searched(conn: apsw.Connection, table: str) -> str | None:
+    """The generation searches of ``table`` use: its complete one, if any."""
+    return next((key for key, done in generations(conn, table) if done), None)
+
+
 def is_trained(conn: apsw.Connection, table: str) -> bool:
     """Whether ``table`` has cells, so that vectors stored in it are copied into them."""
-    row = conn.execute("SELECT 1 FROM vector_cells WHERE vectors = ?", (table,)).fetchone()
-    return row is not None
+    return bool(generations(conn, table))
 
 
 def is_complete(conn: apsw.Connection, table: str) -> bool:
-    """Whether every vector of ``table`` is in its cells (so searching them is safe)."""
-    row = conn.execute("SELECT complete FROM vector_cells WHERE vectors = ?", (table,)).fetchone()
-    return bool(row and row[0])
+    """Whether every vector of ``table`` is in cells (so searching them is safe)."""
+    return searched(conn, table) is not None
 
 
-def insert_sql(table: str) -> str:
+def cell_count(conn: apsw.Connection, key: str) -> int:
+    """How many cells the generation ``key`` has."""
+    # vec0 keeps one row per vector in its rowids shadow table, a plain b-tree.
+    return int(scalar(conn, f"SELECT count(*) FROM {centroid_table(key)}_rowids"))
+
+
+def insert_sql(key: str) -> str:
     """INSERT of (item_id, profile_id, vector) into the copy, in the nearest centroid's cell."""
     return (
-        f"INSERT INTO {partition_table(table)}(item_id, profile_id, cell, embedding)"
-        f" VALUES (?1, ?2, (SELECT cell FROM {centroid_table(table)}"
+        f"INSERT INTO {partition_table(key)}(item_id, profile_id, cell, embedding)"
+        f" VALUES (?1, ?2, (SELECT cell FROM {centroid_table(key)}"
         "  WHERE embedding MATCH ?3 ORDER BY distance LIMIT 1), ?3)"
     )
 
 
 def nearest(
-    conn: apsw.Connection, table: str, profile_id: int, packed: bytes, k: int, nprobe: int
+    conn: apsw.Connection, key: str, profile_id: int, packed: bytes, k: int, nprobe: int
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest vectors in the ``nprobe`` cells nearest ``packed``: (id, distance).
 
@@ -145,9 +228,9 @@ def nearest(
     """
     found = all_rows(
         conn,
-        f"SELECT item_id, distance FROM {partition_table(table)}"
+        f"SELECT item_id, distance FROM {partition_table(key)}"
         " WHERE embedding MATCH ?1 AND k = ?2 AND profile_id = ?3 AND cell IN"
-        f" (SELECT cell FROM {centroid_table(table)} WHERE embedding MATCH ?1 AND k = ?4)",
+        f" (SELECT cell FROM {centroid_table(key)} WHERE embedding MATCH ?1 AND k = ?4)",
         (packed, k, profile_id, nprobe),
     )
     found.sort(key=lambda pair: pair[1])
@@ -155,168 +238,12 @@ def nearest(
 
 
 def scan(
-    conn: apsw.Connection, table: str, profile_id: int, packed: bytes, k: int
+    conn: apsw.Connection, key: str, profile_id: int, packed: bytes, k: int
 ) -> list[tuple[int, float]]:
     """The ``k`` nearest vectors in every cell (exact search): (id, distance)."""
     return all_rows(
         conn,
-        f"SELECT item_id, distance FROM {partition_table(table)}"
+        f"SELECT item_id, distance FROM {partition_table(key)}"
         " WHERE embedding MATCH ? AND k = ? AND profile_id = ? ORDER BY distance",
         (packed, k, profile_id),
-    )
-
-
-def build(
-    conn: apsw.Connection,
-    table: str,
-    dim: int,
-    stop: Event | None = None,
-    sizes: CellSizes = CellSizes(),
-) -> bool:
-    """Learn ``table``'s cells (once), copy every vector into them, then drop ``table``.
-
-    Resumable: a build stopped between batches (``stop``) carries on where it left
-    off next time. Returns whether the index is complete.
-    """
-    if not is_trained(conn, table):
-        sample = _sample(conn, table, sizes.cells * _SAMPLE_PER_CELL)
-        centroids = _kmeans(sample, sizes.cells, conn, table, dim)
-        with conn:
-            for statement in schema(table, dim):
-                conn.execute(statement)
-            _write_centroids(conn, table, centroids)
-            conn.execute("INSERT INTO vector_cells(vectors, complete) VALUES (?, 0)", (table,))
-    conn.execute(f"DROP TABLE IF EXISTS {_BACKLOG}")
-    try:
-        if not _assign(conn, table, stop, sizes.batch) or not _copy(conn, table, stop, sizes.batch):
-            return False
-    finally:
-        conn.execute(f"DROP TABLE IF EXISTS {_BACKLOG}")
-    with conn:
-        # One transaction: a writer sees either the table and an incomplete index
-        # (and writes to both) or only the complete index.
-        conn.execute("UPDATE vector_cells SET complete = 1 WHERE vectors = ?", (table,))
-        conn.execute(f"DROP TABLE {table}")
-    return True
-
-
-# Vectors waiting to be copied, with their cells. A temporary table: the scan that
-# fills it writes nothing to the file, because a scan held open across commits to
-# the file would keep its write-ahead log from ever restarting (it grew to 1.7 GB).
-_BACKLOG = "temp.cell_backlog"
-
-
-def _assign(conn: apsw.Connection, table: str, stop: Event | None, size: int) -> bool:
-    """Put every vector of ``table`` not yet copied, and its cell, in the backlog."""
-    conn.execute(
-        f"CREATE TABLE {_BACKLOG} (item_id INTEGER PRIMARY KEY, profile_id INTEGER,"
-        " cell INTEGER, embedding BLOB)"
-    )
-    sql = (
-        f"INSERT INTO {_BACKLOG} VALUES (?1, ?2, (SELECT cell FROM {centroid_table(table)}"
-        "  WHERE embedding MATCH ?3 ORDER BY distance LIMIT 1), ?3)"
-    )
-    part = partition_table(table)
-    rows = conn.execute(f"SELECT item_id, profile_id, embedding FROM {table}")
-    try:
-        while batch := list(islice(rows, size)):
-            if stop is not None and stop.is_set():
-                return False
-            copied = _present(conn, part, [row[0] for row in batch])
-            conn.executemany(sql, [row for row in batch if row[0] not in copied])
-    finally:
-        # Closed here, not left to the garbage collector: apsw 3.54.0 leaks a cursor
-        # abandoned mid-loop after other statements ran, and its open read then locks
-        # the backlog table against the DROP that follows.
-        rows.close()
-    return True
-
-
-def _copy(conn: apsw.Connection, table: str, stop: Event | None, size: int) -> bool:
-    """Copy the backlog into the cells, a cell's vectors together (they share pages)."""
-    part = partition_table(table)
-    conn.execute(f"CREATE INDEX {_BACKLOG}_cells ON cell_backlog(profile_id, cell, item_id)")
-    after = (-1, -1, -1)
-    while batch := all_rows(
-        conn,
-        f"SELECT item_id, profile_id, cell, embedding FROM {_BACKLOG}"
-        " WHERE (profile_id, cell, item_id) > (?, ?, ?) ORDER BY profile_id, cell, item_id"
-        " LIMIT ?",
-        (*after, size),
-    ):
-        if stop is not None and stop.is_set():
-            return False
-        after = (batch[-1][1], batch[-1][2], batch[-1][0])
-        with conn:
-            # One stored meanwhile was copied by the store, newer than the backlog's.
-            copied = _present(conn, part, [row[0] for row in batch])
-            conn.executemany(
-                f"INSERT INTO {part}(item_id, profile_id, cell, embedding) VALUES (?, ?, ?, ?)",
-                [row for row in batch if row[0] not in copied],
-            )
-    return True
-
-
-def _present(conn: apsw.Connection, part: str, ids: Sequence[int]) -> set[int]:
-    marks = ",".join("?" * len(ids))
-    # vec0 keeps an integer primary key as the rowid of its rowids shadow table.
-    rows = conn.execute(f"SELECT rowid FROM {part}_rowids WHERE rowid IN ({marks})", list(ids))
-    return {row[0] for row in rows}
-
-
-def _sample(conn: apsw.Connection, table: str, count: int) -> list[array[float]]:
-    ids = [
-        row[0]
-        for row in conn.execute(
-            f"SELECT rowid FROM {table}_rowids ORDER BY random() LIMIT ?", (count,)
-        )
-    ]
-    sql = f"SELECT embedding FROM {table} WHERE item_id = ?"
-    return [array("f", scalar(conn, sql, (i,))) for i in ids]
-
-
-def _kmeans(
-    sample: list[array[float]], cells: int, conn: apsw.Connection, table: str, dim: int
-) -> list[array[float]]:
-    """Spherical k-means: each round assigns the sample through a vec0 table of centroids."""
-    rng = random.Random(len(sample))
-    centroids = [array("f", v) for v in rng.sample(sample, min(cells, len(sample)))]
-    scratch = "temp." + centroid_table(table)
-    conn.execute(f"DROP TABLE IF EXISTS {scratch}")
-    conn.execute(
-        f"CREATE VIRTUAL TABLE {scratch} USING vec0("
-        f" cell INTEGER PRIMARY KEY, embedding FLOAT[{int(dim)}] distance_metric=cosine)"
-    )
-    try:
-        for _ in range(_ROUNDS):
-            conn.execute(f"DELETE FROM {scratch}")
-            conn.executemany(
-                f"INSERT INTO {scratch}(cell, embedding) VALUES (?, ?)",
-                [(c, v.tobytes()) for c, v in enumerate(centroids)],
-            )
-            members: list[list[array[float]]] = [[] for _ in centroids]
-            for v in sample:
-                cell = scalar(
-                    conn,
-                    f"SELECT cell FROM {scratch} WHERE embedding MATCH ? AND k = 1",
-                    (v.tobytes(),),
-                )
-                members[cell].append(v)
-            centroids = [_mean(m) if m else rng.choice(sample) for m in members]
-    finally:
-        conn.execute(f"DROP TABLE IF EXISTS {scratch}")
-    return centroids
-
-
-def _mean(vectors: list[array[float]]) -> array[float]:
-    """The unit-length mean direction of ``vectors``."""
-    total = [sum(column) for column in zip(*vectors, strict=True)]
-    norm = sum(x * x for x in total) ** 0.5 or 1.0
-    return array("f", (x / norm for x in total))
-
-
-def _write_centroids(conn: apsw.Connection, table: str, centroids: list[array[float]]) -> None:
-    conn.executemany(
-        f"INSERT INTO {centroid_table(table)}(cell, embedding) VALUES (?, ?)",
-        [(cell, v.tobytes()) for cell, v in enumerate(centroids)],
     )

@@ -18,7 +18,7 @@ from datetime import datetime
 import apsw
 
 from assistant.clock import Clock, to_iso
-from assistant.memory import vector_cells, vector_chunks
+from assistant.memory import vector_cell_build, vector_cells, vector_chunks, vector_discard
 from assistant.memory.base import Store
 from data_schema.compact import compact
 from data_schema.rows import all_rows, scalar
@@ -119,6 +119,8 @@ class VectorStore(Store):
         super().__init__(conn, clock)
         self.cells = cells or vector_cells.CellSizes()
         self._sizes: dict[str, tuple[int, float]] = {}
+        # A generation's centroids never change, so its count of cells is kept.
+        self._cell_counts: dict[str, int] = {}
 
     def model(self, name: str) -> EmbeddingModel | None:
         """The stored model called ``name``, if any vector was ever made with it."""
@@ -189,12 +191,19 @@ class VectorStore(Store):
         return [(m, counts.get(m.id, 0), self._tables_of(m)) for m in models]
 
     def _tables_of(self, model: EmbeddingModel) -> tuple[str, ...]:
+        conn = self._conn()
         names = [
             name
             for kind in TEXT_SOURCES
-            for name in (model.table(kind), *vector_cells.index_tables(model.table(kind)))
+            for key in (model.table(kind), *self._keys(conn, model.table(kind)))
+            for name in (key, *vector_cells.index_tables(key))
         ]
-        return tuple(name for name in names if self._exists(name))
+        return tuple(dict.fromkeys(name for name in names if self._exists(name)))
+
+    @staticmethod
+    def _keys(conn: apsw.Connection, table: str) -> list[str]:
+        """The keys of ``table``'s generations of cells (see vector_cells)."""
+        return [key for key, _ in vector_cells.generations(conn, table)]
 
     def drop(self, model: EmbeddingModel) -> int:
         """Delete every vector ``model`` made, its tables and its record; return how many.
@@ -210,10 +219,13 @@ class VectorStore(Store):
             )
             for kind in TEXT_SOURCES:
                 table = model.table(kind)
-                for name in (table, *vector_cells.index_tables(table)):
-                    conn.execute(f"DROP TABLE IF EXISTS {name}")
-                conn.execute("DELETE FROM vector_cells WHERE vectors = ?", (table,))
+                for key in (table, *self._keys(conn, table)):
+                    for name in (key, *vector_cells.index_tables(key)):
+                        conn.execute(f"DROP TABLE IF EXISTS {name}")
+                    conn.execute("DELETE FROM vector_cells WHERE vectors = ?", (key,))
                 self._sizes.pop(table, None)
+            # Its keys name new cells if the model is used again.
+            self._cell_counts.clear()
             conn.execute("DELETE FROM embeddings WHERE model_id = ?", (model.id,))
             conn.execute("DELETE FROM embedding_models WHERE id = ?", (model.id,))
         return int(count)
@@ -269,12 +281,11 @@ class VectorStore(Store):
             for kind, rows in by_kind.items():
                 table = model.table(kind)
                 # A complete index holds the vectors alone (its table is gone); while
-                # one is built, vectors go to both.
-                whole = not vector_cells.is_complete(conn, table)
-                cells = vector_cells.is_trained(conn, table)
+                # one is built, or new cells are, vectors go to each.
+                generations = vector_cells.generations(conn, table)
+                whole = not any(done for _, done in generations)
                 tables = [self._ensure_table(model, kind)] if whole else []
-                if cells:
-                    tables.append(vector_cells.partition_table(table))
+                tables += [vector_cells.partition_table(key) for key, _ in generations]
                 for name in tables:
                     conn.executemany(
                         f"DELETE FROM {name} WHERE item_id = ?", [(i.item_id,) for i, _ in rows]
@@ -285,8 +296,9 @@ class VectorStore(Store):
                         f"INSERT INTO {table}(item_id, profile_id, embedding) VALUES (?, ?, ?)",
                         values,
                     )
-                if cells:
-                    conn.executemany(vector_cells.insert_sql(table), values)
+                for key, _ in generations:
+                    conn.executemany(vector_cells.insert_sql(key), values)
+                self._counted(table, len(rows))
                 conn.executemany(
                     "INSERT OR REPLACE INTO embeddings(kind, item_id, model_id, embedded_at)"
                     " VALUES (?, ?, ?, ?)",
@@ -338,33 +350,76 @@ class VectorStore(Store):
         cached = self._sizes.get(table)
         if cached is not None and now - cached[1] < _SIZE_TTL:
             return cached[0]
-        held = table if self._exists(table) else vector_cells.partition_table(table)
+        key = vector_cells.searched(self._conn(), table)
+        if key is not None:  # the table may be left over, being discarded
+            held = vector_cells.partition_table(key)
+        elif self._exists(table):
+            held = table
+        else:
+            return 0
         # vec0 keeps one row per vector in its rowids shadow table, a plain b-tree.
         count: int = scalar(self._conn(), f"SELECT count(*) FROM {held}_rowids")
         self._sizes[table] = (count, now)
         return count
 
-    def build_cells(self, model: EmbeddingModel, stop: threading.Event | None = None) -> None:
-        """Give each large vector table of ``model`` its cells, or finish copying into them;
-        give each smaller one chunks that fit its size (see `vector_chunks`).
+    def _counted(self, table: str, stored: int) -> None:
+        """Count ``stored`` vectors more in ``table``'s cached size (an item stored again
+        counts twice until the next count): a table that grows is seen to grow at once."""
+        cached = self._sizes.get(table)
+        if cached is not None:
+            self._sizes[table] = (cached[0] + stored, cached[1])
 
-        Slow for a large table met for the first time (minutes at 1M rows), so it is
-        background work; ``stop`` is checked between batches and a stopped build resumes.
+    def build_cells(self, model: EmbeddingModel, stop: threading.Event | None = None) -> None:
+        """Give each large vector table of ``model`` its cells, or finish copying into them,
+        or new cells once it has outgrown its own; give each smaller one chunks that fit
+        its size (see `vector_chunks`).
+
+        Slow for a large table (minutes at 1M rows), so it is background work; ``stop``
+        is checked between batches, and a stopped build resumes where it left off.
         """
         conn = self._conn()
         for kind in TEXT_SOURCES:
-            table = model.table(kind)
             if stop is not None and stop.is_set():
                 return
-            if not self._exists(table) or vector_cells.is_complete(conn, table):
+            table = model.table(kind)
+            key = vector_cells.searched(conn, table)
+            if key is not None:
+                self._grow_cells(model, table, key, stop)
+            elif not self._exists(table):
                 continue
-            if vector_cells.is_trained(conn, table) or self.size(table) >= self.cells.min_rows:
-                if vector_cells.build(conn, table, int(model.dim), stop, self.cells):
+            elif vector_cells.is_trained(conn, table) or self.size(table) >= self.cells.min_rows:
+                done = vector_cell_build.build(
+                    conn, table, int(model.dim), self.size(table), self.cells, stop
+                )
+                if done:
                     # Its table is gone: a third of the file was free (incremental
                     # files only: rewriting an old one would hold up the chat).
                     compact(conn, rewrite=False)
             else:  # cells are not due (and would drop the table): its chunks must fit it
                 self._fit_chunks(model, table)
+
+    def _grow_cells(
+        self, model: EmbeddingModel, table: str, key: str, stop: threading.Event | None
+    ) -> None:
+        """New cells for ``table`` if it has outgrown those of ``key`` (or they are begun)."""
+        conn = self._conn()
+        left = vector_discard.leftovers(conn, table)
+        if left and not vector_discard.discard(conn, left, stop, self.cells.batch):
+            return
+        building = len(vector_cells.generations(conn, table)) > 1
+        if not building and not self.cells.outgrown(self._cells_of(key), self.size(table)):
+            return
+        done = vector_cell_build.recell(
+            conn, table, int(model.dim), self.size(table), self.cells, stop
+        )
+        if done:
+            self._cell_counts.pop(key, None)
+            compact(conn, rewrite=False)  # the old cells' pages
+
+    def _cells_of(self, key: str) -> int:
+        if key not in self._cell_counts:
+            self._cell_counts[key] = vector_cells.cell_count(self._conn(), key)
+        return self._cell_counts[key]
 
     def _fit_chunks(self, model: EmbeddingModel, table: str) -> None:
         """Rebuild ``table`` with chunks that fit how many vectors it holds, if they don't."""
@@ -397,11 +452,13 @@ class VectorStore(Store):
             return []  # another size can't be compared (the engine renews the vectors)
         conn = self._conn()
         packed = _pack(query)
-        if vector_cells.is_complete(conn, table):
+        key = vector_cells.searched(conn, table)
+        if key is not None:
             if exact:
-                found = vector_cells.scan(conn, table, profile_id, packed, k)
+                found = vector_cells.scan(conn, key, profile_id, packed, k)
             else:
-                found = vector_cells.nearest(conn, table, profile_id, packed, k, self.cells.nprobe)
+                nprobe = self.cells.probes(self._cells_of(key), self.size(table), k)
+                found = vector_cells.nearest(conn, key, profile_id, packed, k, nprobe)
         else:
             found = all_rows(
                 conn,
@@ -420,9 +477,10 @@ class VectorStore(Store):
             return {}
         conn = self._conn()
         packed = _pack(query)
-        if vector_cells.is_complete(conn, table):
+        key = vector_cells.searched(conn, table)
+        if key is not None:
             # The copy's small chunks make a point lookup several times cheaper.
-            table = vector_cells.partition_table(table)
+            table = vector_cells.partition_table(key)
         # One primary-key lookup per item: vec0 scans the whole table for an IN list.
         sql = f"SELECT vec_distance_cosine(embedding, ?) FROM {table} WHERE item_id = ?"
         found = {}

@@ -55,8 +55,9 @@ _BATCH = 500
 # What a preview line stands for in a plan: a memory item (kind, id), or one of the
 # plan's other sets and the value in it (("sessions", 3), ("core", "human")...).
 Target = tuple[str, Any]
-# A kind's float vectors, and their cell-partitioned copy (see memory.vector_cells).
-_VEC = re.compile(r"^vec(?:part)?_(message|episode|fact|chunk|event)_m\d+$")
+# A kind's float vectors, and their cell-partitioned copies (see memory.vector_cells:
+# a table's newer generations of cells are suffixed _g<n>).
+_VEC = re.compile(r"^vec(?:part)?_(message|episode|fact|chunk|event)_m\d+(?:_g\d+)?$")
 
 
 @functools.lru_cache(maxsize=64)
