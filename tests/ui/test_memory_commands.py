@@ -113,13 +113,13 @@ async def test_the_palette_opens_a_memory_tab_and_offers_memory_only_over_the_ch
         assert [title for title, *_ in app.memory.palette(app.chat)][-1] == "Profiles"
 
 
-async def test_the_palette_offers_no_memory_before_the_data_file_is_open(tmp_path, clock):
+async def test_the_palette_offers_no_memory_before_the_data_file_is_open(config, clock):
     import threading
 
-    from assistant.config import Config
     from tests.ui.conftest import make_engine
 
-    config = Config(data_dir=tmp_path / "data", config_dir=tmp_path / "cfg")
+    # Ollama is up (the fake): without it the onboarding screen would be mounting as
+    # the test ends, which is not what it is about.
     release = threading.Event()
 
     def opening():

@@ -79,3 +79,21 @@ async def test_a_token_typed_on_the_onboarding_screen_is_used_and_the_chat_opens
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="the chat")
     assert engine.host.gateway.probe()  # the engine now talks with the token
+
+
+async def test_quitting_as_the_onboarding_screen_mounts_is_not_an_error(tmp_path, clock):
+    """The app quits (ctrl+q, or the test ends) while the screen is still mounting: its
+    focus must not look up a widget already taken down (it raised NoMatches)."""
+    from assistant.errors import OllamaUnreachable
+
+    config = Config(data_dir=tmp_path / "data", config_dir=tmp_path / "cfg")
+    engine = make_engine(config, clock)
+    app = HippoApp(engine, config)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.chat.is_mounted)
+            app.push_screen(OnboardingScreen(engine, OllamaUnreachable("down")))
+            app.exit()  # in the same tick as the screen is pushed
+        assert app.return_code in (0, None)
+    finally:
+        engine.close()

@@ -69,6 +69,9 @@ class OnboardingScreen(Screen[OllamaCheck]):
         self.engine = engine
         self.error = error
         self._checking = False  # a check (Retry, or a typed token) is under way
+        # The token box where Ollama asks for one, else Retry. Focused by Textual as the
+        # screen shows: a query in on_mount failed when the app quit as it mounted.
+        self.AUTO_FOCUS = "#token" if isinstance(error, OllamaAuthError) else "#retry"
 
     def compose(self) -> ComposeResult:
         host = self.engine.host.ollama_host
@@ -88,8 +91,6 @@ class OnboardingScreen(Screen[OllamaCheck]):
 
     def on_mount(self) -> None:
         self.sub_title = "Setting up Ollama"
-        token = self.query_one("#token", Input)
-        (token if token.display else self.query_one("#retry", Button)).focus()
 
     def _title(self) -> Content:
         if isinstance(self.error, OllamaUnreachable):
