@@ -164,6 +164,7 @@ class ChatScreen(ChatCommands):
         self._idle.set()
         self._wait = _Wait()
         self._wait_ticks: Timer | None = None
+        self._waiting_said = ""  # what the line under the conversation says now
         self._model_before: str | None = None  # the model /model replaced, for this chat
         self._replacing: int | None = None  # an edited message's turn replaces this one
         self._history_mark: int | None = None  # input history's length when incognito began
@@ -493,6 +494,7 @@ class ChatScreen(ChatCommands):
         self._wait.saw(event)
         if (waiting := self.query_one("#waiting", Static)).display:
             waiting.display = False  # it came: the ticks show the next wait, if long
+            self._waiting_said = ""
         if isinstance(event, UserSaved) and self._replacing is not None:
             # The edited message is stored and the old exchange deleted: off the screen too.
             await self.query_one(Conversation).drop_from(self._replacing)
@@ -528,13 +530,16 @@ class ChatScreen(ChatCommands):
             self.engine.live_settings.embedding_model,
             _QUIET_S,
         )
-        waiting.update(text)
-        waiting.display = bool(text)
+        if text != self._waiting_said:  # an update lays the screen out again: only on change
+            self._waiting_said = text
+            waiting.update(text)
+            waiting.display = bool(text)
 
     def _end_wait(self) -> None:
         if self._wait_ticks is not None:
             self._wait_ticks.stop()
             self._wait_ticks = None
+        self._waiting_said = ""
         self.query_one("#waiting", Static).display = False
 
     async def on_chat_screen_turn_crashed(self, message: TurnCrashed) -> None:

@@ -29,10 +29,19 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.app import ComposeResult
 
-__all__ = ["FRAME_RATE", "LiveReply", "open_block_start"]
+__all__ = ["FRAME_RATE", "FramePacer", "LiveReply", "open_block_start"]
 
 FRAME_RATE = 15
 """The most times a second the streaming text is redrawn."""
+
+# Drawing a frame costs what the terminal's size and the conversation make it cost
+# (~8 ms on a fast machine, ~20 ms on a slow one, to repaint a scrolled 100x40 view),
+# and most people run the model on the same CPU: frames are spaced so that the UI
+# thread uses at most this share of a core while a reply streams...
+_DRAW_SHARE = 0.2
+# ...but never further apart than this, so the newest words show within ~200 ms of
+# arriving (one interval, then the frame itself).
+_SLOWEST_S = 0.15
 
 # A chunk of finished blocks is extended until it holds this many characters; a new
 # block then starts a new chunk (re-rendering a chunk costs in proportion to its size).
@@ -97,6 +106,40 @@ def _wrap_offsets(line: str, width: int) -> list[int]:
     return compute_wrap_offsets(line, width, tab_size=8)
 
 
+class FramePacer:
+    """How far apart to draw frames, so that drawing takes at most a share of a core.
+
+    Each frame is told (`framed`); the UI thread's CPU time since the frame before, over
+    the share allowed, is the interval that share allows, kept between `FRAME_RATE`'s
+    and `_SLOWEST_S`. On a machine where frames are cheap that is `FRAME_RATE` frames a
+    second; where they cost more, fewer, rather than a busier core.
+
+    Args:
+        share: the share of a core drawing may use.
+        cpu: CPU time of the thread that draws (Textual draws on the event loop's).
+    """
+
+    def __init__(
+        self, share: float = _DRAW_SHARE, cpu: Callable[[], float] = time.thread_time
+    ) -> None:
+        self._share = share
+        self._cpu = cpu
+        self._cpu_at: float | None = None
+        self.interval = 1 / FRAME_RATE
+        """Seconds to leave between the start of one frame and the next."""
+
+    def framed(self) -> None:
+        """A frame starts now: pace the next by what the last interval cost."""
+        now = self._cpu()
+        if self._cpu_at is not None:
+            wanted = (now - self._cpu_at) / self._share
+            # Half the way there each frame: one slow frame (a chunk rendered as
+            # Markdown) doesn't halve the rate, a steady cost soon sets it.
+            wanted = (self.interval + wanted) / 2
+            self.interval = min(_SLOWEST_S, max(1 / FRAME_RATE, wanted))
+        self._cpu_at = now
+
+
 class LiveReply(Vertical):
     """The streaming body of a reply: finished blocks as Markdown, the open one as plain text.
 
@@ -137,6 +180,7 @@ class LiveReply(Vertical):
         self._finished = False
         self._due = False
         self._last_frame = float("-inf")
+        self.pacer = FramePacer()
 
     def compose(self) -> ComposeResult:
         yield Static(Content(""), classes="live")
@@ -167,7 +211,7 @@ class LiveReply(Vertical):
         if self._due:
             return  # the next frame will show this text too
         self._due = True
-        wait = self._last_frame + 1 / FRAME_RATE - time.monotonic()
+        wait = self._last_frame + self.pacer.interval - time.monotonic()
         if wait > 0:
             self.set_timer(wait, self._frame)
         else:
@@ -178,6 +222,7 @@ class LiveReply(Vertical):
             return
         self._due = False
         self._last_frame = time.monotonic()
+        self.pacer.framed()
         await self._settle()
         await self._frame_text()
 
