@@ -11,25 +11,10 @@ from assistant.memory import vector_cells, vector_discard
 from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import PendingText, VectorStore
 from data_schema.connect import Database
+from tests.assistant.random_vectors import clustered, unit
 
 DIM = 32
 SIZES = CellSizes(cells=4, nprobe=2, min_rows=100, batch=50)
-
-
-def _unit(rng: random.Random) -> list[float]:
-    v = [rng.gauss(0.0, 1.0) for _ in range(DIM)]
-    norm = sum(x * x for x in v) ** 0.5
-    return [x / norm for x in v]
-
-
-def _clustered(rng: random.Random, n: int, centres: int = 6) -> list[list[float]]:
-    directions = [_unit(rng) for _ in range(centres)]
-    rows = []
-    for i in range(n):
-        v = [c + 0.7 * x for c, x in zip(directions[i % centres], _unit(rng), strict=True)]
-        norm = sum(x * x for x in v) ** 0.5
-        rows.append([x / norm for x in v])
-    return rows
 
 
 @pytest.fixture
@@ -48,7 +33,7 @@ def _grown(db, sizes: CellSizes = SIZES):
     """A table given cells at 100 vectors, then grown to 400: its cells are outgrown."""
     vectors = VectorStore(lambda: db.conn, ManualClock(), sizes)
     model = vectors.ensure_model("test-32", DIM)
-    rows = _clustered(random.Random(4), 400)
+    rows = clustered(random.Random(4), 400, DIM, centres=6, spread=0.7)
     _store(vectors, model, rows[:100], first_id=1)
     vectors.build_cells(model)
     _store(vectors, model, rows[100:], first_id=101)
@@ -88,7 +73,7 @@ def test_a_search_reads_more_cells_only_when_k_outgrows_them():
 def test_a_small_k_search_of_few_rows_reads_every_cell_it_needs(db):
     vectors = VectorStore(lambda: db.conn, ManualClock(), CellSizes(cells=4, nprobe=1, min_rows=50))
     model = vectors.ensure_model("test-32", DIM)
-    rows = _clustered(random.Random(8), 200)
+    rows = clustered(random.Random(8), 200, DIM, centres=6, spread=0.7)
     _store(vectors, model, rows, first_id=1)
     vectors.build_cells(model)
     # One probed cell holds ~14 vectors: k=20 is read from enough cells to hold 320.
@@ -131,7 +116,7 @@ def test_a_search_mid_way_through_new_cells_finds_every_vector(db):
         exact = vectors.nearest(model, "message", 1, rows[target], 5, exact=True)
         assert exact[0][0] == target + 1, "the exact search reads every vector"
         assert vectors.nearest(model, "message", 1, rows[target], 5)[0][0] == target + 1
-    late = _unit(random.Random(99))
+    late = unit(random.Random(99), DIM)
     _store(vectors, model, [late], first_id=9000)  # goes to the old cells and the new
     assert vectors.nearest(model, "message", 1, late, 1)[0][0] == 9000
     vectors.build_cells(model)  # resumes

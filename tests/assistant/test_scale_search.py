@@ -16,14 +16,9 @@ from assistant.memory.vector_cells import CellSizes
 from assistant.memory.vectors import PendingText, VectorStore
 from data_schema.connect import Database
 from data_schema.migrations import apply_migrations
+from tests.assistant.random_vectors import clustered, unit
 
 DIM = 64
-
-
-def _unit(rng: random.Random) -> list[float]:
-    v = [rng.gauss(0.0, 1.0) for _ in range(DIM)]
-    norm = sum(x * x for x in v) ** 0.5
-    return [x / norm for x in v]
 
 
 @pytest.fixture
@@ -31,17 +26,6 @@ def db(tmp_path):
     database = Database(tmp_path / "hippo.db")
     yield database
     database.close()
-
-
-def _clustered(rng: random.Random, n: int, centres: int = 8) -> list[list[float]]:
-    """Unit vectors around a few random directions, as embeddings of topics cluster."""
-    directions = [_unit(rng) for _ in range(centres)]
-    rows = []
-    for i in range(n):
-        v = [c + 0.6 * x for c, x in zip(directions[i % centres], _unit(rng), strict=True)]
-        norm = sum(x * x for x in v) ** 0.5
-        rows.append([x / norm for x in v])
-    return rows
 
 
 @pytest.fixture
@@ -58,13 +42,13 @@ def _store(vectors, model, rows, first_id: int = 1, profile_id: int = 1) -> None
 def _cells_db(db, cells: CellSizes, n: int = 400, seed: int = 3):
     vectors = VectorStore(lambda: db.conn, ManualClock(), cells)
     model = vectors.ensure_model("test-64", DIM)
-    rows = _clustered(random.Random(seed), n)
+    rows = clustered(random.Random(seed), n, DIM, centres=8, spread=0.6)
     _store(vectors, model, rows)
     return vectors, model, rows
 
 
 def _noisy(rng: random.Random, v: list[float]) -> list[float]:
-    return [x + 0.3 * y for x, y in zip(v, _unit(rng), strict=True)]
+    return [x + 0.3 * y for x, y in zip(v, unit(rng, DIM), strict=True)]
 
 
 def test_a_small_table_gets_no_cells_and_is_searched_exactly(db, few_cells):
@@ -146,7 +130,7 @@ def test_a_complete_index_holds_each_vector_once_and_searches_as_the_table_did(d
     after = vectors.nearest(model, "message", 1, rows[9], 10, exact=True)
     assert [i for i, _ in after] == [i for i, _ in exact]
     assert vectors.similarities(model, "message", [3, 50], rows[9]) == pytest.approx(near)
-    late = _unit(random.Random(5))
+    late = unit(random.Random(5), DIM)
     _store(vectors, model, [late], first_id=7000)  # the table is not made again
     assert table not in {row[0] for row in db.conn.execute("SELECT name FROM sqlite_master")}
     assert vectors.nearest(model, "message", 1, late, 1, exact=True)[0][0] == 7000
@@ -155,7 +139,7 @@ def test_a_complete_index_holds_each_vector_once_and_searches_as_the_table_did(d
 def test_a_vector_stored_after_the_build_is_found(db, few_cells):
     vectors, model, rows = _cells_db(db, few_cells)
     vectors.build_cells(model)
-    late = _unit(random.Random(42))
+    late = unit(random.Random(42), DIM)
     _store(vectors, model, [late], first_id=5000)
     assert vectors.nearest(model, "message", 1, late, 3)[0][0] == 5000
     # Stored again (a new embedding): it moves, and is not found twice.

@@ -59,11 +59,7 @@ async def test_space_keeps_a_row_and_forget_removes_only_the_selected(seeded, co
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
         await chat_ready(pilot)
-        await send_command(pilot, "/forget Bolo")
-        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
-        pane = app.screen.query_one(ForgetPane)
-        table = pane.query_one("#forget-table", RecordTable)
-        await wait_until(pilot, lambda: pane.previewed and app.focused is table, what="the rows")
+        pane, table = await _previewed(pilot, "Bolo")
         first, total = pane.previewed.rows[0], pane.previewed.total
         assert first.tier == "messages" and table.cursor_row == 0
         await sees(pilot, "Keep/forget row", "Select all", "Select none", "Forget selected")
@@ -92,11 +88,7 @@ async def test_select_none_then_all(seeded, config):
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await chat_ready(pilot)
-        await send_command(pilot, "/forget Porto")
-        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
-        pane = app.screen.query_one(ForgetPane)
-        table = pane.query_one("#forget-table", RecordTable)
-        await wait_until(pilot, lambda: pane.previewed and app.focused is table, what="the rows")
+        pane, table = await _previewed(pilot, "Porto")
 
         await pilot.press("n")
         await wait_until(pilot, lambda: pane.previewed.nothing_selected, what="none selected")
@@ -110,6 +102,48 @@ async def test_select_none_then_all(seeded, config):
     assert not engine.admin.forget.preview("Porto").empty
 
 
+async def test_the_row_under_the_cursor_is_shown_whole(seeded, config):
+    engine, _ = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        pane, table = await _previewed(pilot, "Bolo")
+        detail = pane.query_one("#forget-detail")
+
+        def shown() -> str:
+            return str(detail.render())
+
+        # Keep a fact: the rows its evidence cites stay with it, each saying why at length.
+        fact = next(i for i, hit in enumerate(pane.previewed.rows) if hit.tier == "facts")
+        for _ in range(fact):
+            await pilot.press("down")
+        await wait_until(pilot, lambda: table.cursor_row == fact)
+        await pilot.press("space")
+        await wait_until(pilot, lambda: pane.previewed.total < len(pane.previewed.rows))
+        for _ in range(fact):
+            await pilot.press("up")
+        await wait_until(pilot, lambda: table.cursor_row == 0)
+        rows = pane.previewed.rows
+        text_width = next(c.width for c in table.columns.values() if str(c.label) == "Text")
+        assert any(len(hit.text) > text_width for hit in rows), "a row the table cuts"
+        for index, hit in enumerate(rows):
+            if index:
+                await pilot.press("down")
+            chosen = pane.previewed.selected(hit)
+            why = (
+                ("forgets it: " + hit.why)
+                if chosen
+                else ("keeps it: " + pane.previewed.kept[hit.key])
+            )
+            await wait_until(
+                pilot,
+                lambda i=index, w=why, t=hit.text: (
+                    table.cursor_row == i and w in shown() and t in shown()
+                ),
+                what=f"row {index} whole in the detail line",
+            )
+
+
 def _counts(receipt: str) -> dict[str, int]:
     """The receipt's rows per tier ("  messages   3" lines before the vectors line)."""
     counts = {}
@@ -119,6 +153,17 @@ def _counts(receipt: str) -> dict[str, int]:
             break
         counts[name] = int(number)
     return counts
+
+
+async def _previewed(pilot, text: str) -> tuple[ForgetPane, RecordTable]:
+    """/forget ``text`` from the chat: the tab, and its table of rows with the keyboard."""
+    app = pilot.app
+    await send_command(pilot, f"/forget {text}")
+    await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+    pane = app.screen.query_one(ForgetPane)
+    table = pane.query_one("#forget-table", RecordTable)
+    await wait_until(pilot, lambda: pane.previewed and app.focused is table, what="the rows")
+    return pane, table
 
 
 async def _forget_pane(pilot, app) -> ForgetPane:
