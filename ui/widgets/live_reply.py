@@ -42,6 +42,9 @@ _DRAW_SHARE = 0.2
 # ...but never further apart than this, so the newest words show within ~200 ms of
 # arriving (one interval, then the frame itself).
 _SLOWEST_S = 0.15
+# Blank lines kept below the live text for it to grow into (see `_update_in_place`): the
+# view is laid out and painted whole once per this many lines and one, not at each line.
+_SLACK_LINES = 3
 
 # A chunk of finished blocks is extended until it holds this many characters; a new
 # block then starts a new chunk (re-rendering a chunk costs in proportion to its size).
@@ -104,6 +107,25 @@ def _wrap_offsets(line: str, width: int) -> list[int]:
         space = line.rfind(" ", 0, max(0, len(line) - width))
         return [space + 1] if space >= 0 else []
     return compute_wrap_offsets(line, width, tab_size=8)
+
+
+def _update_in_place(live: Static, content: Content) -> None:
+    """Show ``content`` in ``live``, laying the screen out only when it outgrows its room.
+
+    While the conversation follows the reply's end, a layout that makes the reply taller
+    moves everything above it, and the whole view is painted again: 20-30 ms a frame on
+    a slow machine. So the live text is given `_SLACK_LINES` blank lines to grow into;
+    until it fills them, a frame paints only the live text.
+    """
+    live.update(content, layout=False)
+    width = live.content_region.width
+    room = live.content_region.height
+    if width <= 0:
+        live.refresh(layout=True)
+        return
+    height = live.get_content_height(live.content_region.size, live.content_region.size, width)
+    if height > room or height + _SLACK_LINES < room:
+        live.styles.min_height = height + _SLACK_LINES  # laid out again
 
 
 class FramePacer:
@@ -226,14 +248,15 @@ class LiveReply(Vertical):
         await self._settle()
         await self._frame_text()
 
-    async def _frame_text(self) -> None:
-        """Bring the plain text shown up to date."""
+    async def _frame_text(self, *, layout: bool = False) -> None:
+        """Bring the plain text shown up to date (``layout``: lay the screen out even so)."""
         self.frames += 1
         await self._split_open_block()
         self._shown_upto = len(self.text)
         live = self.query_one(".live", Static)
-        live.update(Content(self.text[self._live_from :]))
         live.styles.margin = (self._gap() if self._live_from == self._settled else 0, 0, 0, 0)
+        text = Content(self.text[self._live_from :])
+        live.update(text) if layout else _update_in_place(live, text)
 
     async def _settle(self) -> None:
         """Render the blocks that have finished since the last frame as Markdown."""
@@ -294,7 +317,9 @@ class LiveReply(Vertical):
         takes a moment, and the reader should not wait for it to see them.
         """
         self._finished, self._due = True, True
-        await self._frame_text()
+        # Laid out, so the frame showing the last words is drawn before `_render_rest`
+        # (a repaint alone might be overtaken by it, and those words shown only later).
+        await self._frame_text(layout=True)
         self.call_after_refresh(self._render_rest)
 
     async def _render_rest(self) -> None:
