@@ -219,3 +219,22 @@ def test_a_render_is_kept_for_the_width_it_was_made_at():
     console.render_lines(once, console.options.update_width(20))
     assert renders == [30, 20]
     assert first == console.render_lines(Counted(), console.options)
+
+
+async def test_a_finished_block_is_rendered_even_when_no_more_text_comes():
+    app = _OneMessage()
+    async with app.run_test(size=(60, 30)) as pilot:
+        view = app.query_one(MessageView)
+        live = view.query_one(LiveReply)
+        await view.append_text("# Title\n\nSome")
+        await wait_until(pilot, lambda: live.shown == view.content)
+        await view.append_text(" more words\n\nNext")  # fits the room the live text has
+        await wait_until(
+            pilot,
+            lambda: any(
+                "Some more words" in _markdown(c.content).markup
+                for c in live.query(".chunk").results(Static)
+            ),
+            what="the finished paragraph rendered as Markdown",
+        )
+        assert live.query_one(".live", Static).content.plain == "Next"
