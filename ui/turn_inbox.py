@@ -5,7 +5,8 @@ event loop and dispatches a message per token, which at 100 tokens a second cost
 much as drawing the reply. The thread instead leaves events here and wakes the screen
 only when no take is due already; the screen takes all that has arrived at most
 `TAKE_RATE` times a second, about as often as a reply is drawn (taking more often
-would show nothing sooner).
+would show nothing sooner). Only pieces of text wait for a take: any other event (the
+reply's end above all) wakes the screen at once.
 """
 
 from __future__ import annotations

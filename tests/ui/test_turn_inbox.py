@@ -41,7 +41,7 @@ def test_events_left_by_many_threads_are_all_taken_once():
         assert [i for m, i in taken if m == n] == list(range(500))
 
 
-async def test_a_fast_stream_wakes_the_screen_far_less_than_once_a_token(
+async def test_a_fast_stream_wakes_the_screen_far_less_than_once_a_token_and_its_end_at_once(
     engine, config, fake_ollama
 ):
     text = "".join(f"w{i} " for i in range(400))
@@ -62,3 +62,5 @@ async def test_a_fast_stream_wakes_the_screen_far_less_than_once_a_token(
         reply = messages_shown(app)[1]
         assert (reply.status, reply.content) == ("complete", text)
     assert 0 < len(wakes) < len(text) / 3 / 4, len(wakes)
+    # Every event but a piece of text wakes the screen at once: the end above all.
+    assert wakes[-1].urgent and sum(w.urgent for w in wakes) >= 3  # saved, started, done

@@ -133,7 +133,15 @@ class ChatScreen(ChatCommands):
     ]
 
     class TurnsLeft(Message):
-        """The turn's thread left events in the inbox, and no take of them is due yet."""
+        """The turn's thread left events in the inbox, and no take of them is due yet.
+
+        ``urgent``: take them now, not with the next take (anything but a piece of text:
+        the reply's end shows its last words at once).
+        """
+
+        def __init__(self, urgent: bool) -> None:
+            super().__init__()
+            self.urgent = urgent
 
     class Command(Message):
         """A slash command was typed (``/remember X``); the app carries it out."""
@@ -479,12 +487,15 @@ class ChatScreen(ChatCommands):
 
     def _leave(self, item: TurnEvent | _Crashed) -> None:
         """Leave an event for the screen (from the turn's thread); wake it if no take is due."""
-        if self._inbox.put(item):
-            self.post_message(self.TurnsLeft())
+        from assistant.llm.values import TextDelta, ThinkingDelta
 
-    async def on_chat_screen_turns_left(self, _: TurnsLeft) -> None:
+        piece = isinstance(item, TextDelta | ThinkingDelta)
+        if self._inbox.put(item) or not piece:
+            self.post_message(self.TurnsLeft(urgent=not piece))
+
+    async def on_chat_screen_turns_left(self, message: TurnsLeft) -> None:
         wait = self._last_take + 1 / TAKE_RATE - time.monotonic()
-        if wait > 0:
+        if wait > 0 and not message.urgent:
             self.set_timer(wait, self._take_turns)  # what arrives meanwhile comes along
         else:
             await self._take_turns()
