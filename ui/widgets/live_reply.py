@@ -10,6 +10,12 @@ their own, so each frame wraps a line or two, not the whole block. When the repl
 ends (`finish`), only its open block is rendered as Markdown: the chunks render as the
 whole reply does, each finished block being one Rich renders on its own, with the blank
 line Rich puts between blocks as a margin.
+
+What a frame costs is mostly what it makes Textual paint. While the conversation follows
+the reply's end, a reply that grows taller moves the whole view, which is painted again;
+so the plain text keeps a few blank lines to grow into (a frame then paints it alone),
+and finished blocks, whose rendering changes the reply's height too, are rendered when
+the view moves anyway, or a second after they end.
 """
 
 from __future__ import annotations
