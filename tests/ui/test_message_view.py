@@ -238,3 +238,19 @@ async def test_a_finished_block_is_rendered_even_when_no_more_text_comes():
             what="the finished paragraph rendered as Markdown",
         )
         assert live.query_one(".live", Static).content.plain == "Next"
+
+
+async def test_a_reply_that_ends_before_its_blocks_render_stays_finished():
+    app = _OneMessage()
+    async with app.run_test(size=(60, 30)) as pilot:
+        view = app.query_one(MessageView)
+        live = view.query_one(LiveReply)
+        await view.append_text("Intro\n\nSome")
+        await wait_until(pilot, lambda: live.shown == view.content)
+        await view.append_text(" more\n\nEnd")  # a block finished: its render is due later
+        await wait_until(pilot, lambda: live.shown == view.content)
+        await view.finish(_stored(view.content))
+        await wait_until(pilot, lambda: live.finished, what="the rest rendered")
+        live._schedule()  # what the render's deadline does when it comes after the end
+        await pilot.pause()
+        assert live.finished, "a frame after the end must not leave the reply unfinished"

@@ -246,8 +246,8 @@ class LiveReply(Vertical):
         self._schedule()
 
     def _schedule(self) -> None:
-        if self._due:
-            return  # the next frame will show this text too
+        if self._due or self._finished:
+            return  # the next frame will show this text too (or `finish` showed it all)
         self._due = True
         wait = self._last_frame + self.pacer.interval - time.monotonic()
         if wait > 0:
