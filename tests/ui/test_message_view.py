@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import itertools
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,6 +17,13 @@ from assistant.memory.records import Message
 from tests.ui.helpers import screen_text, wait_until
 from ui.widgets import MessageView
 from ui.widgets.live_reply import LiveReply, open_block_start
+from ui.widgets.message import RenderedOnce
+
+
+def _markdown(content: object) -> RichMarkdown:
+    """The Markdown a Static shows (rendered once per width)."""
+    assert isinstance(content, RenderedOnce) and isinstance(content.renderable, RichMarkdown)
+    return content.renderable
 
 
 def _stored(content: str, status: str = "complete", error: str = "") -> Message:
@@ -78,8 +87,8 @@ async def test_a_streamed_reply_ends_looking_as_the_same_reply_stored():
     text = "\n\n".join([_MARKDOWN] * 9)  # 1.6 KB: two chunks, and taller than the screen
     streamed = MessageView("assistant", status="streaming")
     after, chunks = await _drawn(streamed, text, stream=True)
-    assert len(chunks) > 1 and all(isinstance(c, RichMarkdown) for c in chunks)
-    assert "".join(c.markup for c in chunks) == text
+    assert len(chunks) > 1
+    assert "".join(_markdown(c).markup for c in chunks) == text
     stored, _ = await _drawn(MessageView.from_message(_stored(text)))
     assert after == stored
 
@@ -94,7 +103,7 @@ async def test_a_reply_with_link_references_is_rendered_whole_when_it_ends():
         await pilot.pause()
         assert not view.query(LiveReply)
         body = view.query_one(".body", Static)
-        assert isinstance(body.content, RichMarkdown) and body.content.markup == text
+        assert _markdown(body.content).markup == text
 
 
 async def test_a_reply_stored_other_than_it_streamed_is_rendered_as_stored():
@@ -108,8 +117,7 @@ async def test_a_reply_stored_other_than_it_streamed_is_rendered_as_stored():
         await pilot.pause()
         assert not view.query(LiveReply)
         body = view.query_one(".body", Static)
-        assert isinstance(body.content, RichMarkdown)
-        assert body.content.markup == "# Title\n\n- one\n- two\n- three"
+        assert _markdown(body.content).markup == "# Title\n\n- one\n- two\n- three"
         assert view.content == "# Title\n\n- one\n- two\n- three"
 
 
@@ -137,8 +145,9 @@ async def test_finished_blocks_show_as_markdown_and_the_open_one_as_plain_text()
         await view.append_text(text)
         await wait_until(pilot, lambda: live.shown == text, what="the text drawn")
         (chunk,) = live.query(".chunk").results(Static)
-        assert isinstance(chunk.content, RichMarkdown)
-        assert chunk.content.markup == "# Title\n\nSome **bold** words.\n\n- one\n- two\n\n"
+        assert (
+            _markdown(chunk.content).markup == "# Title\n\nSome **bold** words.\n\n- one\n- two\n\n"
+        )
         assert live.query_one(".live", Static).content.plain == "Still **open"
         assert "Still **open" in screen_text(app) and "Some bold words." in screen_text(app)
 
@@ -173,3 +182,75 @@ async def test_a_long_paragraph_keeps_its_finished_lines_apart_and_loses_nothing
 )
 def test_the_open_block_starts_after_the_last_finished_one(text, start):
     assert open_block_start(text) == start
+
+
+async def test_text_growing_into_its_room_is_painted_without_laying_the_view_out():
+    view = MessageView("assistant", status="streaming")
+    app = _Shown(view)
+    async with app.run_test(size=(40, 40)) as pilot:
+        live = view.query_one(LiveReply)
+        heights = []
+        for i in range(40):  # ~20 lines of 40 cells, with a frame after each piece
+            await view.append_text(f"w{i:02d} " + "x" * 14 + " ")
+            await wait_until(pilot, lambda: live.shown == view.content)
+            await pilot.pause()
+            assert f"w{i:02d}" in screen_text(app), "a new word is never cut off"
+            heights.append(view.region.height)
+        assert heights[-1] - heights[0] >= 15, "the reply grew line by line"
+        changes = sum(a != b for a, b in itertools.pairwise(heights))
+        assert changes <= (heights[-1] - heights[0]) / 2, heights  # laid out every few lines
+
+
+def test_a_render_is_kept_for_the_width_it_was_made_at():
+    from rich.console import Console
+
+    renders = []
+
+    class Counted:
+        def __rich_console__(self, console, options):
+            renders.append(options.max_width)
+            yield from console.render(RichMarkdown("# Title\n\nSome *words* here."), options)
+
+    once = RenderedOnce(Counted())
+    console = Console(width=30, file=io.StringIO(), force_terminal=True)
+    first = console.render_lines(once, console.options)
+    assert console.render_lines(once, console.options) == first
+    assert renders == [30]
+    console.render_lines(once, console.options.update_width(20))
+    assert renders == [30, 20]
+    assert first == console.render_lines(Counted(), console.options)
+
+
+async def test_a_finished_block_is_rendered_even_when_no_more_text_comes():
+    app = _OneMessage()
+    async with app.run_test(size=(60, 30)) as pilot:
+        view = app.query_one(MessageView)
+        live = view.query_one(LiveReply)
+        await view.append_text("# Title\n\nSome")
+        await wait_until(pilot, lambda: live.shown == view.content)
+        await view.append_text(" more words\n\nNext")  # fits the room the live text has
+        await wait_until(
+            pilot,
+            lambda: any(
+                "Some more words" in _markdown(c.content).markup
+                for c in live.query(".chunk").results(Static)
+            ),
+            what="the finished paragraph rendered as Markdown",
+        )
+        assert live.query_one(".live", Static).content.plain == "Next"
+
+
+async def test_a_reply_that_ends_before_its_blocks_render_stays_finished():
+    app = _OneMessage()
+    async with app.run_test(size=(60, 30)) as pilot:
+        view = app.query_one(MessageView)
+        live = view.query_one(LiveReply)
+        await view.append_text("Intro\n\nSome")
+        await wait_until(pilot, lambda: live.shown == view.content)
+        await view.append_text(" more\n\nEnd")  # a block finished: its render is due later
+        await wait_until(pilot, lambda: live.shown == view.content)
+        await view.finish(_stored(view.content))
+        await wait_until(pilot, lambda: live.finished, what="the rest rendered")
+        live._schedule()  # what the render's deadline does when it comes after the end
+        await pilot.pause()
+        assert live.finished, "a frame after the end must not leave the reply unfinished"

@@ -23,6 +23,7 @@ from assistant.errors import ConfigError, ModelNotFound, OllamaError, OllamaUnre
 from assistant.terminal import visible
 from ui.screens.chat_commands import ChatCommands, forget_sent, needs_engine
 from ui.slash import SlashCommand, parse_slash
+from ui.turn_inbox import TAKE_RATE, TurnInbox
 from ui.widgets import Conversation, MessageView, PromptInput, StatusLine
 from ui.widgets.footer import Footer
 
@@ -53,6 +54,14 @@ _EDITING = "Editing your last message: Enter replaces it and its reply, Esc keep
 # A reply silent this long says what it waits for (a model loading, most often).
 _QUIET_S = 1.5
 _WAIT_TICK_S = 0.5
+
+
+@dataclass(frozen=True)
+class _Crashed:
+    """The turn broke off with an exception instead of a final event."""
+
+    text: str
+    error: Exception
 
 
 @dataclass(frozen=True)
@@ -123,12 +132,16 @@ class ChatScreen(ChatCommands):
         Binding("ctrl+n", "new_session", "New session", show=False),
     ]
 
-    class Turn(Message):
-        """An event of the streaming turn, posted from the worker thread."""
+    class TurnsLeft(Message):
+        """The turn's thread left events in the inbox, and no take of them is due yet.
 
-        def __init__(self, event: TurnEvent) -> None:
+        ``urgent``: take them now, not with the next take (anything but a piece of text:
+        the reply's end shows its last words at once).
+        """
+
+        def __init__(self, urgent: bool) -> None:
             super().__init__()
-            self.event = event
+            self.urgent = urgent
 
     class Command(Message):
         """A slash command was typed (``/remember X``); the app carries it out."""
@@ -136,13 +149,6 @@ class ChatScreen(ChatCommands):
         def __init__(self, command: SlashCommand) -> None:
             super().__init__()
             self.command = command
-
-    class TurnCrashed(Message):
-        """The turn broke off with an exception instead of a final event."""
-
-        def __init__(self, text: str, error: Exception) -> None:
-            super().__init__()
-            self.text, self.error = text, error
 
     class Painted(Message):
         """The chat's first frame is on screen: slow start-up work may begin."""
@@ -162,6 +168,9 @@ class ChatScreen(ChatCommands):
         self._cancel: threading.Event | None = None
         self._idle = threading.Event()  # clear while a turn's thread runs
         self._idle.set()
+        self._inbox: TurnInbox[TurnEvent | _Crashed] = TurnInbox()
+        self._taking = False
+        self._last_take = float("-inf")
         self._wait = _Wait()
         self._wait_ticks: Timer | None = None
         self._waiting_said = ""  # what the line under the conversation says now
@@ -470,13 +479,44 @@ class ChatScreen(ChatCommands):
             else:
                 events = self.engine.send(session_id, text, cancel=cancel, pasted=pasted)
             for event in events:
-                self.post_message(self.Turn(event))
+                self._leave(event)
         except Exception as exc:  # whatever broke, the chat must stay usable
-            self.post_message(self.TurnCrashed(text, exc))
+            self._leave(_Crashed(text, exc))
         finally:
             self._idle.set()
 
-    async def on_chat_screen_turn(self, message: Turn) -> None:
+    def _leave(self, item: TurnEvent | _Crashed) -> None:
+        """Leave an event for the screen (from the turn's thread); wake it if no take is due."""
+        from assistant.llm.values import TextDelta, ThinkingDelta
+
+        piece = isinstance(item, TextDelta | ThinkingDelta)
+        if self._inbox.put(item) or not piece:
+            self.post_message(self.TurnsLeft(urgent=not piece))
+
+    async def on_chat_screen_turns_left(self, message: TurnsLeft) -> None:
+        wait = self._last_take + 1 / TAKE_RATE - time.monotonic()
+        if wait > 0 and not message.urgent:
+            self.set_timer(wait, self._take_turns)  # what arrives meanwhile comes along
+        else:
+            await self._take_turns()
+
+    async def _take_turns(self) -> None:
+        """Apply what the turn's thread left, in order (one take at a time)."""
+        if self._taking:
+            return  # the take under way takes it too
+        self._taking = True
+        try:
+            while items := self._inbox.take():
+                self._last_take = time.monotonic()
+                for item in items:
+                    if isinstance(item, _Crashed):
+                        await self._turn_crashed(item)
+                    else:
+                        await self._apply_turn(item)
+        finally:
+            self._taking = False
+
+    async def _apply_turn(self, event: TurnEvent) -> None:
         from assistant.turns import (
             MemoryWritten,
             PromptTooLong,
@@ -486,7 +526,6 @@ class ChatScreen(ChatCommands):
             UserSaved,
         )
 
-        event = message.event
         if isinstance(event, ReplyFailed) and isinstance(event.error, ModelNotFound):
             # The stored error says what to do in the shell; here, the models screen (F2).
             shown = dataclasses.replace(event.message, error=event.error.in_app)
@@ -542,7 +581,7 @@ class ChatScreen(ChatCommands):
         self._waiting_said = ""
         self.query_one("#waiting", Static).display = False
 
-    async def on_chat_screen_turn_crashed(self, message: TurnCrashed) -> None:
+    async def _turn_crashed(self, message: _Crashed) -> None:
         self._end_wait()
         self._cancel = None
         self._replacing = None  # an edit that failed replaced nothing

@@ -10,6 +10,12 @@ their own, so each frame wraps a line or two, not the whole block. When the repl
 ends (`finish`), only its open block is rendered as Markdown: the chunks render as the
 whole reply does, each finished block being one Rich renders on its own, with the blank
 line Rich puts between blocks as a margin.
+
+What a frame costs is mostly what it makes Textual paint. While the conversation follows
+the reply's end, a reply that grows taller moves the whole view, which is painted again;
+so the plain text keeps a few blank lines to grow into (a frame then paints it alone),
+and finished blocks, whose rendering changes the reply's height too, are rendered when
+the view moves anyway, or a second after they end.
 """
 
 from __future__ import annotations
@@ -42,6 +48,13 @@ _DRAW_SHARE = 0.2
 # ...but never further apart than this, so the newest words show within ~200 ms of
 # arriving (one interval, then the frame itself).
 _SLOWEST_S = 0.15
+# Blank lines kept below the live text for it to grow into (see `_update_in_place`): the
+# view is laid out and painted whole once per this many lines and one, not at each line.
+_SLACK_LINES = 3
+# A finished Markdown block is shown rendered at the latest this long after it ended
+# (sooner if the screen is laid out before): rendering one changes the reply's height,
+# and a block ends every line or two in a list or a code-heavy reply.
+_SETTLE_WITHIN_S = 1.0
 
 # A chunk of finished blocks is extended until it holds this many characters; a new
 # block then starts a new chunk (re-rendering a chunk costs in proportion to its size).
@@ -104,6 +117,29 @@ def _wrap_offsets(line: str, width: int) -> list[int]:
         space = line.rfind(" ", 0, max(0, len(line) - width))
         return [space + 1] if space >= 0 else []
     return compute_wrap_offsets(line, width, tab_size=8)
+
+
+def _update_in_place(live: Static, content: Content) -> bool:
+    """Show ``content`` in ``live``, laying the screen out only when it outgrows its room.
+
+    While the conversation follows the reply's end, a layout that makes the reply taller
+    moves everything above it, and the whole view is painted again: 20-30 ms a frame on
+    a slow machine. So the live text is given `_SLACK_LINES` blank lines to grow into;
+    until it fills them, a frame paints only the live text.
+
+    Returns:
+        Whether it fitted (no layout).
+    """
+    live.update(content, layout=False)
+    width = live.content_region.width
+    room = live.content_region.height
+    if width <= 0:
+        live.refresh(layout=True)
+        return False
+    height = live.get_content_height(live.content_region.size, live.content_region.size, width)
+    if height > room or height + _SLACK_LINES < room:
+        live.styles.min_height = height + _SLACK_LINES  # laid out again
+    return height <= room
 
 
 class FramePacer:
@@ -175,6 +211,8 @@ class LiveReply(Vertical):
         self._pieces: list[Static] = []  # the open block's finished lines, as plain text
         self._live_from = 0  # text[live_from:] is in the live Static
         self._scanned = 0  # text[:scanned] was looked at for block ends
+        self._finished_end = 0  # text[:finished_end] is finished blocks, shown or not
+        self._settle_by = float("inf")  # when those not shown yet must be
         self._parsed_size = 0  # the open block's size when it was last parsed
         self._shown_upto = 0
         self._finished = False
@@ -208,8 +246,8 @@ class LiveReply(Vertical):
         self._schedule()
 
     def _schedule(self) -> None:
-        if self._due:
-            return  # the next frame will show this text too
+        if self._due or self._finished:
+            return  # the next frame will show this text too (or `finish` showed it all)
         self._due = True
         wait = self._last_frame + self.pacer.interval - time.monotonic()
         if wait > 0:
@@ -223,32 +261,54 @@ class LiveReply(Vertical):
         self._due = False
         self._last_frame = time.monotonic()
         self.pacer.framed()
-        await self._settle()
-        await self._frame_text()
+        end = self._finished_blocks_end()
+        if end > self._settled and self._last_frame >= self._settle_by:
+            await self._render_blocks(end)
+        if not await self._frame_text() and end > self._settled:
+            # The screen is laid out for the live text anyway: the blocks settle with it.
+            await self._render_blocks(end)
+            await self._frame_text()
 
-    async def _frame_text(self) -> None:
-        """Bring the plain text shown up to date."""
+    async def _frame_text(self, *, layout: bool = False) -> bool:
+        """Bring the plain text shown up to date (``layout``: lay the screen out even so).
+
+        Returns:
+            Whether it fitted the room it had (no layout was needed).
+        """
         self.frames += 1
         await self._split_open_block()
         self._shown_upto = len(self.text)
         live = self.query_one(".live", Static)
-        live.update(Content(self.text[self._live_from :]))
         live.styles.margin = (self._gap() if self._live_from == self._settled else 0, 0, 0, 0)
+        text = Content(self.text[self._live_from :])
+        if layout:
+            live.update(text)
+            return False
+        return _update_in_place(live, text)
 
-    async def _settle(self) -> None:
-        """Render the blocks that have finished since the last frame as Markdown."""
+    def _finished_blocks_end(self) -> int:
+        """Where the blocks finished so far end (`_settled` if none has since the last render).
+
+        A finished block is rendered as Markdown when the screen is laid out anyway (the
+        live text outgrew its room), or `_SETTLE_WITHIN_S` after it was found: each
+        render changes the reply's height, and so the whole view is painted again.
+        """
+        if self._finished_end <= self._settled:
+            self._finished_end = self._settled
+            self._settle_by = float("inf")
         if self.text.find("\n", self._scanned) < 0:
-            return  # a block ends only at a line's end
+            return self._finished_end  # a block ends only at a line's end
         open_size = len(self.text) - self._settled
         if open_size > _PARSE_FREELY and open_size < self._parsed_size * 1.25:
-            return
+            return self._finished_end
         self._scanned, self._parsed_size = len(self.text), open_size
         start = open_block_start(self.text[self._settled :])
-        if start <= 0:
-            return
-        end = self._settled + start
-        await self._render_blocks(end)
-        self._parsed_size = 0
+        if start > 0 and self._settled + start > self._finished_end:
+            self._finished_end = self._settled + start
+            if self._settle_by == float("inf"):
+                self._settle_by = time.monotonic() + _SETTLE_WITHIN_S
+                self.set_timer(_SETTLE_WITHIN_S, self._schedule)  # a frame then, text or not
+        return self._finished_end
 
     async def _render_blocks(self, end: int) -> None:
         """Show ``text[settled:end]`` (whole blocks) as Markdown, instead of plain text."""
@@ -261,6 +321,7 @@ class LiveReply(Vertical):
             self._chunk.styles.margin = (0 if blank else self._gap(), 0, 0, 0)
             await self.mount(self._chunk, before=self.query_one(".live"))
         self._settled = self._live_from = end
+        self._parsed_size = 0
         if self._pieces:
             await self.remove_children(self._pieces)
             self._pieces = []
@@ -294,7 +355,9 @@ class LiveReply(Vertical):
         takes a moment, and the reader should not wait for it to see them.
         """
         self._finished, self._due = True, True
-        await self._frame_text()
+        # Laid out, so the frame showing the last words is drawn before `_render_rest`
+        # (a repaint alone might be overtaken by it, and those words shown only later).
+        await self._frame_text(layout=True)
         self.call_after_refresh(self._render_rest)
 
     async def _render_rest(self) -> None:

@@ -19,7 +19,8 @@ from assistant.terminal import visible
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from rich.console import RenderableType
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+    from rich.segment import Segment
     from textual.app import ComposeResult
     from textual.widgets import Collapsible
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from assistant.memory.retrieval import MemoryItem
     from ui.widgets.live_reply import LiveReply
 
-__all__ = ["MessageView"]
+__all__ = ["MessageView", "RenderedOnce"]
 
 _WHO = {"user": "You", "assistant": "Hippo", "system": "System", "tool": "Tool"}
 _STATUS_NOTE = {
@@ -38,11 +39,48 @@ _STATUS_NOTE = {
 }
 
 
+class RenderedOnce:
+    """A Rich renderable whose render is kept for the width it was rendered at.
+
+    Textual renders a Static's content twice per change: once to measure its height for
+    the layout, again to paint it. Rendering Markdown is the costly part of both, and
+    while a reply streams, its finished blocks change every few frames.
+
+    Args:
+        renderable: what to render.
+    """
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self._key: tuple[object, ...] | None = None
+        self._segments: list[Segment] = []
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # What a render depends on, except height: Markdown and code blocks ignore it.
+        key = (
+            console.color_system,
+            options.max_width,
+            options.min_width,
+            options.justify,
+            options.overflow,
+            options.no_wrap,
+            options.highlight,
+            options.markup,
+            options.ascii_only,
+            options.legacy_windows,
+            options.is_terminal,
+        )
+        if key != self._key:
+            self._segments = list(console.render(self.renderable, options))
+            self._key = key
+        return self._segments
+
+
 def _markdown(content: str) -> RenderableType:
     """A reply's Markdown as Rich renders it (never parsed as Textual markup)."""
     from rich.markdown import Markdown as RichMarkdown
 
-    return RichMarkdown(content, code_theme="ansi_dark")
+    return RenderedOnce(RichMarkdown(content, code_theme="ansi_dark"))
 
 
 def _settled_body(role: str, content: str) -> Static:
