@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sys
@@ -37,6 +38,17 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
     return len(os.sched_getaffinity(0)) + 2 if hasattr(os, "sched_getaffinity") else None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what collection made (modules, test items) out of the garbage collector's sight.
+
+    Those objects live for the whole run, yet every full collection walked them all
+    again: ~0.1 s each (pytest ends a run with five), ~0.6 s of CPU a worker. Frozen,
+    a collection walks only what the tests make.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 # The data file's key in tests: every file a test makes is encrypted with it, and no
