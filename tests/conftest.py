@@ -40,6 +40,36 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return len(os.sched_getaffinity(0)) + 2 if hasattr(os, "sched_getaffinity") else None
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist, start the `heavy` tests first, spread evenly over the workers.
+
+    `--dist worksteal` gives each worker one contiguous share of the collection and lets
+    idle workers steal from the end of the others' queues. The ten injection-channel
+    tests (~5 s of CPU each) sat together in the first share, so one worker ran them all
+    in turn while the others ran out of work. Every worker orders the items alike (xdist
+    requires it): each share gets its heavy tests at its head, then its light ones.
+    """
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    if workers > 1:
+        items[:] = spread_heavy(items, workers)
+
+
+def spread_heavy(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
+    """``items`` cut as worksteal cuts them into ``workers`` shares, heavy ones dealt first."""
+    heavy = [item for item in items if item.get_closest_marker("heavy")]
+    light = [item for item in items if not item.get_closest_marker("heavy")]
+    ordered: list[pytest.Item] = []
+    left = len(items)
+    for share in range(workers):
+        size = left // (workers - share)  # as xdist's WorkStealingScheduling.check_schedule
+        left -= size
+        mine = heavy[share::workers]
+        ordered += mine + light[: max(size - len(mine), 0)]
+        del light[: max(size - len(mine), 0)]
+    return ordered + light  # none left unless a share had more heavy tests than room
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Freeze what collection made (modules, test items) out of the garbage collector's sight.
 

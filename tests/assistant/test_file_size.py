@@ -30,6 +30,7 @@ def _day_of_chat(engine: Hippo, turns: int) -> None:
     engine.background.embed_pending(max_batches=None)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("embedder", ["all-minilm", "embeddinggemma"])  # 384-d and 768-d
 def test_a_day_of_chat_leaves_a_file_under_2_mb(tmp_path, fake_ollama, clock, embedder):
     engine = Hippo(

@@ -103,6 +103,7 @@ items = st.tuples(
 # layout is reported as drawn, and the assertion names the tier and the path that leaked.
 # Fifteen files take ~60 s of wall time on a loaded 2-core machine (58 s before encryption,
 # which adds ~20% CPU here): the limit is for hangs, not speed (bench/ measures that).
+@pytest.mark.heavy
 @pytest.mark.timeout(180)
 @settings(
     max_examples=15,
