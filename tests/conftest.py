@@ -156,7 +156,17 @@ def sleep_backups() -> bool:
 
 
 @pytest.fixture
-def engine(config, clock, blank_data_file, sleep_backups):
+def ollama_transport() -> object | None:
+    """What carries `engine`'s requests to the fake Ollama: None, HTTP over loopback.
+
+    A folder whose tests are not about the network and send thousands of requests (the
+    injection corpus) overrides it with ``fake_ollama.transport()``: answered in process.
+    """
+    return None
+
+
+@pytest.fixture
+def engine(config, clock, blank_data_file, sleep_backups, ollama_transport):
     from assistant.llm.gateway import OllamaGateway
 
     # Only where the engine would make the file with the same key: a test that took the
@@ -165,7 +175,7 @@ def engine(config, clock, blank_data_file, sleep_backups):
         copy_blank_data_file(blank_data_file, config.db_path)
     hippo = Hippo(
         config.db_path,
-        OllamaGateway(config.ollama.host),
+        OllamaGateway(config.ollama.host, transport=ollama_transport),
         chat_model=config.models.chat,
         embedding_model=config.models.embedding,
         clock=clock,
