@@ -35,7 +35,7 @@ def _day_of_chat(engine: Hippo, turns: int) -> None:
 def test_a_day_of_chat_leaves_a_file_under_2_mb(tmp_path, fake_ollama, clock, embedder):
     engine = Hippo(
         tmp_path / "hippo.db",
-        OllamaGateway(fake_ollama.host),
+        OllamaGateway(fake_ollama.host, transport=fake_ollama.transport()),  # not about HTTP
         chat_model="qwen3:1.7b",
         embedding_model=embedder,
         clock=clock,

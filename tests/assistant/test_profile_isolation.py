@@ -115,7 +115,8 @@ items = st.tuples(
 @given(profiles=st.integers(2, 4), layout=st.lists(items, min_size=2, max_size=20))
 def test_every_retrieval_path_stays_inside_its_profile(fake_ollama, profiles, layout):
     with tempfile.TemporaryDirectory() as folder:
-        llm = OllamaGateway(fake_ollama.host)
+        # In process: the property is about profiles, not the network (tests/llm is).
+        llm = OllamaGateway(fake_ollama.host, transport=fake_ollama.transport())
         clock = ManualClock()
         first = Hippo(
             Path(folder) / "hippo.db",
