@@ -41,6 +41,7 @@ class OllamaServer:
         self._failures: dict[str, deque[str]] = {}
         self._requests: list[RecordedRequest] = []
         self._token: str | None = None
+        self.refused: list[str] = []  # what the in-process transport could not act out
         self._httpd: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -96,7 +97,11 @@ class OllamaServer:
         ``OllamaGateway(server.host, transport=server.transport())``.
         """
         return InProcessTransport(
-            self._record, self._answer, self._signals, lambda: self._httpd is not None
+            self._record,
+            self._answer,
+            self._signals,
+            lambda: self._httpd is not None,
+            self.refused,
         )
 
     def __enter__(self) -> Self:

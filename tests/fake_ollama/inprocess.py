@@ -33,6 +33,8 @@ class InProcessTransport(httpx.BaseTransport):
         answer: The server's answer to a request.
         signals: The server's shared state (whether it is silent).
         running: Whether the server is started (a stopped one refuses connections).
+        refused: Where each refusal is noted too, for the fixture to fail the test on
+            even where the engine catches the error (a background thread logs it).
     """
 
     def __init__(
@@ -41,11 +43,13 @@ class InProcessTransport(httpx.BaseTransport):
         answer: Callable[[RecordedRequest], Response],
         signals: Signals,
         running: Callable[[], bool],
+        refused: list[str],
     ) -> None:
         self._record = record
         self._answer = answer
         self._signals = signals
         self._running = running
+        self._refused = refused
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """The server's answer to ``request``, as an HTTP response."""
@@ -63,11 +67,15 @@ class InProcessTransport(httpx.BaseTransport):
             response = error(400, "invalid JSON request body")
         else:
             response = self._answer(recorded)
-        _refuse_what_needs_a_connection(response, silent=self._signals.silent)
+        refusal = _what_needs_a_connection(response, silent=self._signals.silent)
+        if refusal:
+            self._refused.append(refusal)
+            raise AssertionError(refusal)
         return _http_response(response, request)
 
 
-def _refuse_what_needs_a_connection(response: Response, *, silent: bool) -> None:
+def _what_needs_a_connection(response: Response, *, silent: bool) -> str:
+    """Why the response can't be acted out in process ('' when it can)."""
     needs = {
         "a silent server": silent,
         "a hang": response.hang,
@@ -78,11 +86,12 @@ def _refuse_what_needs_a_connection(response: Response, *, silent: bool) -> None
         "a held stream": response.hold_after is not None,
     }
     asked = [what for what, wanted in needs.items() if wanted]
-    if asked:
-        raise AssertionError(
-            f"the in-process fake can't act out {', '.join(asked)}: use the fake over HTTP "
-            "(an OllamaGateway without transport=) in this test"
-        )
+    if not asked:
+        return ""
+    return (
+        f"the in-process fake can't act out {', '.join(asked)}: use the fake over HTTP "
+        "(an OllamaGateway without transport=) in this test"
+    )
 
 
 def _http_response(response: Response, request: httpx.Request) -> httpx.Response:

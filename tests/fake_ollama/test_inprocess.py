@@ -50,6 +50,8 @@ def test_what_needs_a_connection_fails_the_test_loudly(fake_ollama: FakeOllama):
     fake_ollama.script(Reply(content="slowly", delay=0.01))
     with pytest.raises(AssertionError, match="a delay between lines"):
         _chat(gateway)
+    assert len(fake_ollama.refused) == 2  # the fixture fails the test on these too
+    fake_ollama.refused.clear()
 
 
 def test_a_stopped_fake_refuses_as_a_closed_port_does(fake_ollama: FakeOllama):
