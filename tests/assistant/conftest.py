@@ -20,11 +20,11 @@ def busy_timeout_ms() -> int:
 
 
 @pytest.fixture
-def parts(tmp_path, fake_ollama, busy_timeout_ms):
+def parts(tmp_path, fake_ollama, busy_timeout_ms, ollama_transport):
     """The parts `Hippo` wires, over a fresh data file and the fake Ollama."""
     built = build_parts(
         Database(tmp_path / "hippo.db", busy_timeout_ms=busy_timeout_ms),
-        OllamaGateway(fake_ollama.host),
+        OllamaGateway(fake_ollama.host, transport=ollama_transport),
         TurnSettings(CHAT_MODEL, context_tokens=4096),
         SleepSettings(),
         embedding_model=EMBEDDING_MODEL,
@@ -35,3 +35,9 @@ def parts(tmp_path, fake_ollama, busy_timeout_ms):
     built.background.stop()
     built.memory.db.close()
     built.host.gateway.close()
+
+
+@pytest.fixture
+def ollama_transport(fake_ollama):
+    """In process: these tests are about the engine's parts, not the network (tests/llm is)."""
+    return fake_ollama.transport()
