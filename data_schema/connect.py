@@ -137,7 +137,11 @@ def _open_keyed(name: str, keys: KeySource | None) -> apsw.Connection:
 
 
 def connect(
-    path: Path | str, *, migrate: bool = True, keys: KeySource | None = None
+    path: Path | str,
+    *,
+    migrate: bool = True,
+    keys: KeySource | None = None,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
 ) -> apsw.Connection:
     """Open (creating if needed) the data file with Hippo's settings.
 
@@ -146,6 +150,8 @@ def connect(
         migrate: bring the schema up to date before returning.
         keys: where the key comes from (default: keyring, HIPPO_DB_KEY or the key file,
             as `default_keys` finds them).
+        busy_timeout_ms: how long a statement waits for another connection's write lock
+            before it fails with `apsw.BusyError`.
 
     Returns:
         An open apsw connection in autocommit mode (use ``with conn:`` for transactions).
@@ -169,7 +175,7 @@ def connect(
         conn = _open_keyed(name, keys)
         if isinstance(conn, DataConnection):
             conn.shown_path = name
-        conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        conn.setbusytimeout(busy_timeout_ms)
         _load_sqlite_vec(conn)
         conn.execute("PRAGMA foreign_keys = ON")
         if name != ":memory:":
@@ -212,11 +218,20 @@ class Database:
     Args:
         path: the SQLite file.
         keys: where its key comes from (see `connect`); asked once, then kept.
+        busy_timeout_ms: how long each connection waits for another's write lock (see
+            `connect`).
     """
 
-    def __init__(self, path: Path | str, keys: KeySource | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        keys: KeySource | None = None,
+        *,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> None:
         self.path = Path(path)
         self.keys = keys or default_keys()
+        self.busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[apsw.Connection] = []
@@ -236,7 +251,12 @@ class Database:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             with self._lock:
-                conn = connect(self.path, migrate=not self._migrated, keys=self.keys)
+                conn = connect(
+                    self.path,
+                    migrate=not self._migrated,
+                    keys=self.keys,
+                    busy_timeout_ms=self.busy_timeout_ms,
+                )
                 self._migrated = True
                 self._all.append(conn)
             self._local.conn = conn

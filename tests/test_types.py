@@ -29,6 +29,7 @@ def test_mypy_checks_strictly_and_names_what_it_checks():
     assert {"data_schema", "assistant"} <= set(settings["files"])
 
 
+@pytest.mark.heavy  # seconds with a warm cache, ~20 s cold
 def test_mypy_finds_no_errors_in_the_strict_packages():
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed (pip install -e '.[test]')")

@@ -81,6 +81,9 @@ class OllamaGateway:
             generous, as Ollama may first have to load the model.
         stall_timeout: Seconds a streamed answer may pause between two parts, and the
             wait for answers that load no model (the list of models, a model's details).
+        transport: What carries the requests (httpx's seam, as ``httpx.Client`` takes
+            it): a server in the same process, for tests. None: the network. Stopping a
+            call then stops waiting on it, but cannot shut a socket down.
 
     Raises:
         ConfigError: `host` (or OLLAMA_HOST) is not a valid address.
@@ -94,8 +97,10 @@ class OllamaGateway:
         connect_timeout: float = 5.0,
         load_timeout: float = 120.0,
         stall_timeout: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.host = resolve_host(host)
+        self._transport = transport
         self.connect_timeout = connect_timeout
         self.load_timeout = load_timeout
         self.stall_timeout = stall_timeout
@@ -197,6 +202,8 @@ class OllamaGateway:
             "event_hooks": {"request": [Calls.attach]},
             "verify": _tls_context(trust_env),
         }
+        if self._transport is not None:
+            options["transport"] = self._transport
         if self._token:
             options["headers"] = {"Authorization": f"Bearer {self._token}"}
         return options

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_HEURISTIC", "rate_importance"]
+__all__ = ["MAX_HEURISTIC", "RATED_CHARS", "rate_importance"]
 
 MAX_HEURISTIC = 9.0
 _BASE = 3.0
+# Only a text's beginning is rated: each pattern below scans what it is given, and a
+# pasted megabyte took ~1 s of CPU to rate whole; its first pages tell as much.
+RATED_CHARS = 16_000
 
 # Whole-message filler: if nothing else is left once these are removed, it is noise.
 _FILLER = re.compile(
@@ -112,14 +115,14 @@ def rate_importance(text: str, role: str = "user") -> float:
     """Guess how much ``text`` matters to remember, on Hippo's 1-10 scale.
 
     Args:
-        text: the message or event text.
+        text: the message or event text (its first `RATED_CHARS` characters count).
         role: who said it; the assistant's and tools' words rate a point lower, and
             their first-person statements are not taken as facts about the user.
 
     Returns:
         A score in [1, 9]: 1-2 for filler, about 3 for chit-chat, 6-9 for personal facts.
     """
-    stripped = text.strip()
+    stripped = text.strip()[:RATED_CHARS]
     if not _NOT_TEXT.sub("", stripped):
         return 1.0
     if _is_filler(stripped):

@@ -65,8 +65,14 @@ def has_cjk(text: str) -> bool:
 
 def cjk_characters(text: str) -> list[str]:
     """The distinct CJK characters of ``text`` that carry content, in order."""
+    return list(_cjk_characters(text))
+
+
+# Asked once per tier searched, like `_split_terms` below: kept for the last few texts.
+@functools.lru_cache(maxsize=4)
+def _cjk_characters(text: str) -> tuple[str, ...]:
     found = "".join(_CJK_RUN.findall(text))
-    return [ch for ch in dict.fromkeys(found) if ch not in _CJK_FUNCTION]
+    return tuple(ch for ch in dict.fromkeys(found) if ch not in _CJK_FUNCTION)
 
 
 def split_terms(text: str) -> tuple[list[str], list[str]]:

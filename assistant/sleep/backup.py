@@ -6,8 +6,9 @@ readable by their owner only. The newest ``keep`` are kept, as long as together 
 take at most `BACKUPS_SHARE` times the newest one (the compacted file): seven full
 copies of a 16 MB file took 110 MB. The newest is always kept.
 
-After the night's work, `compact_file` gives the pages its deletes freed back to the
-file system (see `data_schema.compact`).
+After the night's work, `compact_file` merges the keyword indexes' segments (see
+`data_schema.keyword_indexes`) and gives the pages its deletes freed back to the file
+system (see `data_schema.compact`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import apsw
 
 from assistant.errors import StorageError
 from data_schema.compact import compact
+from data_schema.keyword_indexes import merge_keyword_indexes
 from data_schema.snapshot import copy_into
 
 if TYPE_CHECKING:
@@ -107,12 +109,18 @@ def _prune(copies: list[Path], keep: int, budget: int) -> None:
 
 
 def compact_file(ctx: SleepContext) -> None:
-    """Give back to the file system the pages the night's deletes freed (see `compact`).
+    """Merge the keyword indexes, then give back the pages freed (see `compact`).
 
-    Busy (the chat was writing for longer than the busy timeout): the next night goes
-    on. Not counted in the run's report: a preview, on a compact copy, would differ.
+    The merge first: the segments it replaces are pages to give back. Busy (the chat
+    was writing for longer than the busy timeout): the next night goes on. Not counted
+    in the run's report: a preview, on a compact copy, would differ.
     """
+    conn = ctx.deps.db.conn
     try:
-        compact(ctx.deps.db.conn)
+        merge_keyword_indexes(conn)
+    except apsw.Error as exc:  # searches stay right, only slower: nothing lost
+        ctx.error("compact", f"the keyword indexes could not be merged: {exc}")
+    try:
+        compact(conn)
     except apsw.Error as exc:  # a full disk, say: the file stays as it was, nothing lost
         ctx.error("compact", f"the file's free space could not be given back: {exc}")

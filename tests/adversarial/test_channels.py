@@ -23,6 +23,7 @@ def _where(outcome: Outcome) -> str:
     return "core" if outcome.in_core else "active fact" if outcome.active else "prompt"
 
 
+@pytest.mark.heavy  # ~5 s of CPU each: 72 attacks, each a turn, a sleep run and a probe
 @pytest.mark.parametrize("mode", ["review", "apply"])
 @pytest.mark.parametrize("channel", CHANNELS)
 def test_no_injected_claim_is_trusted_without_approval(

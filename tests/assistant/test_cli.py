@@ -118,6 +118,7 @@ def test_scope_starts_a_scoped_session_and_a_bad_name_is_refused(ollama_up, caps
 
 def test_ask_warns_when_the_message_is_longer_than_the_model_reads(ollama_up, capsys):
     # ~12,750 tokens: half again the 8,192 the model is given (more only costs time).
+    ollama_up.script(Reply(content="Read it."))  # the fake's echo: 12,000 chunks of 4 chars
     assert main(["ask", "a pasted report, " * 3_000]) == 0
     assert "more than the 8,192 the model is given" in capsys.readouterr().err
 

@@ -30,11 +30,12 @@ def _day_of_chat(engine: Hippo, turns: int) -> None:
     engine.background.embed_pending(max_batches=None)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("embedder", ["all-minilm", "embeddinggemma"])  # 384-d and 768-d
 def test_a_day_of_chat_leaves_a_file_under_2_mb(tmp_path, fake_ollama, clock, embedder):
     engine = Hippo(
         tmp_path / "hippo.db",
-        OllamaGateway(fake_ollama.host),
+        OllamaGateway(fake_ollama.host, transport=fake_ollama.transport()),  # not about HTTP
         chat_model="qwen3:1.7b",
         embedding_model=embedder,
         clock=clock,

@@ -103,6 +103,7 @@ items = st.tuples(
 # layout is reported as drawn, and the assertion names the tier and the path that leaked.
 # Fifteen files take ~60 s of wall time on a loaded 2-core machine (58 s before encryption,
 # which adds ~20% CPU here): the limit is for hangs, not speed (bench/ measures that).
+@pytest.mark.heavy
 @pytest.mark.timeout(180)
 @settings(
     max_examples=15,
@@ -114,7 +115,8 @@ items = st.tuples(
 @given(profiles=st.integers(2, 4), layout=st.lists(items, min_size=2, max_size=20))
 def test_every_retrieval_path_stays_inside_its_profile(fake_ollama, profiles, layout):
     with tempfile.TemporaryDirectory() as folder:
-        llm = OllamaGateway(fake_ollama.host)
+        # In process: the property is about profiles, not the network (tests/llm is).
+        llm = OllamaGateway(fake_ollama.host, transport=fake_ollama.transport())
         clock = ManualClock()
         first = Hippo(
             Path(folder) / "hippo.db",

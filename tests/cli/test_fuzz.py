@@ -364,6 +364,7 @@ _FUZZ = settings(
 )
 
 
+@pytest.mark.heavy
 @pytest.mark.timeout(600)
 @pytest.mark.usefixtures("no_keyring", "ollama_up")
 @_FUZZ
@@ -372,6 +373,7 @@ def test_any_command_line_exits_0_or_1_without_a_traceback_and_loses_nothing(pri
     _check(pristine, argv, stdin)
 
 
+@pytest.mark.heavy
 @pytest.mark.timeout(600)
 @pytest.mark.usefixtures("no_keyring", "ollama_up")
 @_FUZZ

@@ -27,6 +27,18 @@ def test_the_file_runs_in_wal_with_foreign_keys_and_a_busy_timeout(tmp_path):
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
 
 
+def test_a_database_waits_for_the_write_lock_as_long_as_it_was_told(tmp_path):
+    db = Database(tmp_path / "hippo.db", busy_timeout_ms=150)
+    assert db.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 150
+    other = connect(tmp_path / "hippo.db", migrate=False)
+    other.execute("BEGIN IMMEDIATE")
+    with pytest.raises(apsw.BusyError):
+        db.conn.execute("CREATE TABLE t (x)")
+    other.execute("ROLLBACK")
+    other.close()
+    db.close()
+
+
 def test_sqlite_vec_is_loaded(tmp_path):
     assert sqlite_vec_version(connect(tmp_path / "hippo.db")).startswith("v0.")
 

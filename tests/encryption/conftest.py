@@ -35,3 +35,9 @@ def ollama_up(fake_ollama, monkeypatch):
     """The fake Ollama answers at OLLAMA_HOST, for commands run through `main`."""
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     return fake_ollama
+
+
+@pytest.fixture
+def ollama_transport(fake_ollama):
+    """In process: these tests are about the data file's key, not the network (tests/llm is)."""
+    return fake_ollama.transport()

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Self
 
+from tests.fake_ollama.inprocess import InProcessTransport
 from tests.fake_ollama.transport import LoopbackHTTPServer, Signals
 from tests.fake_ollama.wire import FAILURE_KINDS, RecordedRequest, Response, error
 
@@ -40,6 +41,7 @@ class OllamaServer:
         self._failures: dict[str, deque[str]] = {}
         self._requests: list[RecordedRequest] = []
         self._token: str | None = None
+        self.refused: list[str] = []  # what the in-process transport could not act out
         self._httpd: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -87,6 +89,20 @@ class OllamaServer:
         self._httpd = self._thread = None
         with self._lock:
             self._lock.notify_all()
+
+    def transport(self) -> InProcessTransport:
+        """An httpx transport that answers here, in the caller's thread, as the server would.
+
+        For tests whose subject is not the network (see `tests.fake_ollama.inprocess`):
+        ``OllamaGateway(server.host, transport=server.transport())``.
+        """
+        return InProcessTransport(
+            self._record,
+            self._answer,
+            self._signals,
+            lambda: self._httpd is not None,
+            self.refused,
+        )
 
     def __enter__(self) -> Self:
         self.start()

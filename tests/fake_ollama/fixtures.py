@@ -16,3 +16,5 @@ def fake_ollama() -> Iterator[FakeOllama]:
     """A started fake Ollama with the default models, stopped after the test."""
     with FakeOllama() as server:
         yield server
+    # Raised in the engine's thread, a refusal may have been caught there (and logged).
+    assert not server.refused, server.refused

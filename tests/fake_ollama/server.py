@@ -425,8 +425,15 @@ class FakeOllama(OllamaServer):
         texts = [unprefixed(name, t) for t in texts]
         with self._lock:
             given = self._embeds.get(canonical(name))
+        # As Ollama does (`truncate`, true unless asked otherwise): a text longer than the
+        # model's window is cut to it; asked not to, it is an error.
+        window = model.context_length
+        if body.get("truncate") is False and any(
+            len(tokens(t, window + 1)) > window for t in texts
+        ):
+            return error(400, "the input length exceeds the context length")
         if given is None:
-            vectors = [normalised(embedding(t, full, model.revision)[:dim]) for t in texts]
+            vectors = [normalised(embedding(t, full, model.revision, window)[:dim]) for t in texts]
         else:
             padded = [[*given(t), *[0.0] * full][:full] for t in texts]
             vectors = [normalised(vector[:dim]) for vector in padded]
@@ -436,6 +443,6 @@ class FakeOllama(OllamaServer):
                 "embeddings": vectors,
                 "total_duration": 14_000_000,
                 "load_duration": 1_000_000,
-                "prompt_eval_count": sum(len(tokens(t)) for t in texts),
+                "prompt_eval_count": sum(len(tokens(t, window)) for t in texts),
             }
         )

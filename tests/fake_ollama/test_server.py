@@ -271,6 +271,17 @@ def test_dimensions_truncate_and_renormalise(client):
     assert len(vector) == 128 and math.isclose(_cosine(vector, vector), 1.0)
 
 
+def test_a_text_longer_than_the_window_is_cut_to_it_unless_asked_not_to(client):
+    window = " ".join(f"word{n}" for n in range(512))  # all-minilm reads 512 tokens
+    longer = client.embed("all-minilm", [window + " and many more words after it"])
+    assert longer.embeddings == client.embed("all-minilm", [window]).embeddings
+    assert longer.prompt_eval_count == 512
+    with pytest.raises(ollama.ResponseError) as caught:
+        client.embed("all-minilm", [window + " more"], truncate=False)
+    assert caught.value.status_code == 400 and "context length" in caught.value.error
+    assert client.embed("all-minilm", [window], truncate=False).embeddings
+
+
 def test_a_model_embeds_as_told_padded_to_its_size_and_unprefixed(fake_ollama, client):
     from assistant.llm.prefixes import prefixed
 

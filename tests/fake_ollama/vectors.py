@@ -13,14 +13,20 @@ _RUN = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
 _CJK_START = re.compile(rf"[{_CJK}]")
 
 
-def tokens(text: str) -> list[str]:
-    """Lower-case words; CJK runs become character bigrams, since they have no spaces."""
+def tokens(text: str, limit: int | None = None) -> list[str]:
+    """Lower-case words; CJK runs become character bigrams, since they have no spaces.
+
+    ``limit``: at most that many, the first (a model's window; the rest is not read).
+    """
     found: list[str] = []
-    for run in _RUN.findall(text.lower()):
+    for match in _RUN.finditer(text.lower()):
+        run = match.group()
         if _CJK_START.match(run) and len(run) > 1:
             found.extend(run[i : i + 2] for i in range(len(run) - 1))
         else:
             found.append(run)
+        if limit is not None and len(found) >= limit:
+            return found[:limit]
     return found
 
 
@@ -32,8 +38,8 @@ def normalised(vector: list[float]) -> list[float]:
     return [v / norm for v in vector]
 
 
-def embedding(text: str, dim: int, revision: int = 0) -> list[float]:
-    """A hashed bag of `tokens(text)` in `dim` dimensions, L2-normalised.
+def embedding(text: str, dim: int, revision: int = 0, limit: int | None = None) -> list[float]:
+    """A hashed bag of `tokens(text, limit)` in `dim` dimensions, L2-normalised.
 
     An empty text still gets a valid unit vector, as a real model gives some vector.
     Each `revision` of a model's weights hashes words to other places, so vectors of
@@ -41,7 +47,7 @@ def embedding(text: str, dim: int, revision: int = 0) -> list[float]:
     """
     vector = [0.0] * dim
     salt = f"{revision}:" if revision else ""
-    for token in tokens(text):
+    for token in tokens(text, limit):
         digest = hashlib.blake2b((salt + token).encode(), digest_size=8).digest()
         index = int.from_bytes(digest[:4], "little") % dim
         # A signed hash keeps collisions of unrelated words from adding up to similarity.

@@ -12,3 +12,9 @@ from assistant.clock import ManualClock
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock(datetime(2026, 11, 23, 9, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def ollama_transport(fake_ollama):
+    """In process: sleep's tests are about what it keeps, not the network (tests/llm is)."""
+    return fake_ollama.transport()

@@ -12,6 +12,8 @@ a miss lets an injected claim into memory.
 
 from __future__ import annotations
 
+import functools
+
 from assistant.memory.injection.families import FAMILIES, WEAK_COMPANION
 from assistant.memory.injection.hidden import hidden_texts
 from assistant.memory.injection.normalise import fold, hidden_tag_text, variants
@@ -28,10 +30,27 @@ __all__ = [
 INSTRUCTION_REASON = "looks like an instruction to the assistant"
 
 
+# A turn checks the memories quoted into its prompt, and sleep the messages it cites,
+# again and again: short texts' answers are kept (each pattern of each family runs on
+# each reading of the text). A long one is rarely seen twice.
+_KEPT_CHARS = 2_000
+
+
 def instruction_signals(text: str) -> tuple[str, ...]:
     """The instruction families ``text`` shows (``hidden`` for hidden text), sorted; () if none."""
     if not text:
         return ()
+    if len(text) <= _KEPT_CHARS:
+        return _kept_signals(text)
+    return _signals(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _kept_signals(text: str) -> tuple[str, ...]:
+    return _signals(text)
+
+
+def _signals(text: str) -> tuple[str, ...]:
     readings = variants(text)
     found = {f.name for f in FAMILIES for r in readings if f.pattern.search(r)}
     if hidden_texts(text) or hidden_texts(fold(text)) or hidden_tag_text(text):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.memory.importance import rate_importance
+from assistant.memory.importance import RATED_CHARS, rate_importance
 
 FILLER = ["hi", "Thanks!", "ok", "lol", "thank you so much!", "好的", "谢谢", "哈哈", "嗯嗯"]
 CHIT_CHAT = [
@@ -63,3 +63,12 @@ def test_the_assistants_first_person_is_not_a_fact_about_the_user():
 def test_empty_or_punctuation_only_text_rates_lowest():
     assert rate_importance("") == 1
     assert rate_importance("?!…") == 1
+
+
+def test_a_pasted_megabyte_is_rated_by_its_first_pages():
+    # Rating it whole cost ~1 s of CPU a megabyte; its beginning decides, as it would.
+    report = "".join(f"line {n}: the quarterly numbers look fine\n" for n in range(26_000))
+    assert rate_importance(report) == rate_importance(report[:RATED_CHARS])
+    late = "x " * RATED_CHARS + "Remember that my sister Anna is allergic to peanuts"
+    assert rate_importance(late) == rate_importance("x " * RATED_CHARS) < 6
+    assert rate_importance(LIFE_FACTS[0] + " x" * RATED_CHARS) >= 6
