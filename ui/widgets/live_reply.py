@@ -42,9 +42,10 @@ FRAME_RATE = 15
 
 # Drawing a frame costs what the terminal's size and the conversation make it cost
 # (~8 ms on a fast machine, ~20 ms on a slow one, to repaint a scrolled 100x40 view),
-# and most people run the model on the same CPU: frames are spaced so that the UI
-# thread uses at most this share of a core while a reply streams...
-_DRAW_SHARE = 0.2
+# and most people run the model on the same CPU: frames are spaced so that the whole
+# app (drawing, and the thread that reads and stores the reply: ~0.05 of a core at 100
+# tokens/s) uses at most this share of a core while a reply streams...
+_STREAM_SHARE = 0.2
 # ...but never further apart than this, so the newest words show within ~200 ms of
 # arriving (one interval, then the frame itself).
 _SLOWEST_S = 0.15
@@ -143,20 +144,22 @@ def _update_in_place(live: Static, content: Content) -> bool:
 
 
 class FramePacer:
-    """How far apart to draw frames, so that drawing takes at most a share of a core.
+    """How far apart to draw frames, so that the app takes at most a share of a core.
 
-    Each frame is told (`framed`); the UI thread's CPU time since the frame before, over
-    the share allowed, is the interval that share allows, kept between `FRAME_RATE`'s
-    and `_SLOWEST_S`. On a machine where frames are cheap that is `FRAME_RATE` frames a
-    second; where they cost more, fewer, rather than a busier core.
+    Each frame is told (`framed`); the app's CPU time since the frame before, over the
+    share allowed, is the interval that share allows, kept between `FRAME_RATE`'s and
+    `_SLOWEST_S`. On a machine where frames are cheap that is `FRAME_RATE` frames a
+    second; where they cost more, fewer, rather than a busier core. The whole process is
+    counted, not only the thread that draws: what the others spend while a reply streams
+    (reading and storing it) leaves drawing less.
 
     Args:
-        share: the share of a core drawing may use.
-        cpu: CPU time of the thread that draws (Textual draws on the event loop's).
+        share: the share of a core the app may use while a reply streams.
+        cpu: the app's CPU time (every thread's).
     """
 
     def __init__(
-        self, share: float = _DRAW_SHARE, cpu: Callable[[], float] = time.thread_time
+        self, share: float = _STREAM_SHARE, cpu: Callable[[], float] = time.process_time
     ) -> None:
         self._share = share
         self._cpu = cpu
