@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sys
@@ -37,6 +38,22 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
     return len(os.sched_getaffinity(0)) + 2 if hasattr(os, "sched_getaffinity") else None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Keep the garbage collector off what every test shares, and run it less often.
+
+    After collection a worker holds a few hundred thousand long-lived objects (modules,
+    test items, Textual's classes), and each full collection walked all of them again:
+    in the UI tests, whose apps make many objects, the collector took ~12% of the CPU,
+    most of it full collections. Frozen, they are never walked again; and young objects
+    are collected after 10,000 allocations rather than 700, full collections after 100
+    young rounds rather than 10 (cyclic garbage waits a little longer; nothing in the
+    tests relies on when it goes). Measured on 3 UI files: 2.5 s of collection -> 1.0 s.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 50, 100)
 
 
 # The data file's key in tests: every file a test makes is encrypted with it, and no
