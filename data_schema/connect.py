@@ -15,6 +15,7 @@ import functools
 import importlib.util
 import os
 import threading
+import weakref
 from pathlib import Path
 
 import apsw
@@ -240,7 +241,20 @@ class Database:
                 self._migrated = True
                 self._all.append(conn)
             self._local.conn = conn
+            # Closed when its thread ends: the app runs each background job (counting
+            # the queues every few seconds, say) in a new thread, and each one's
+            # connection, with its file descriptors, stayed open until the engine closed.
+            weakref.finalize(threading.current_thread(), self._release, conn)
         return conn
+
+    def _release(self, conn: apsw.Connection) -> None:
+        """Close the connection of a thread that ended (unless `close` did already)."""
+        with self._lock:
+            if not any(open_ is conn for open_ in self._all):
+                return
+            self._all = [open_ for open_ in self._all if open_ is not conn]
+        with contextlib.suppress(apsw.Error):
+            conn.close()
 
     def close(self) -> None:
         """Close every connection this object opened."""
