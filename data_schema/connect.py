@@ -15,6 +15,7 @@ import functools
 import importlib.util
 import os
 import threading
+import weakref
 from pathlib import Path
 
 import apsw
@@ -35,6 +36,10 @@ __all__ = [
 ]
 
 BUSY_TIMEOUT_MS = 5000
+# Connections of ended threads kept for the next threads: the app runs each background
+# job in a new thread, and opening a connection (key, sqlite-vec, pragmas, pages to
+# decrypt again) costs more than most of those jobs.
+_IDLE_KEPT = 2
 CACHE_KIB = 32 * 1024
 
 
@@ -215,6 +220,9 @@ def sqlite_vec_version(conn: apsw.Connection) -> str:
 class Database:
     """One data file, with one connection per thread (SQLite's rule for WAL safety).
 
+    A thread that ends hands its connection to the next new thread (a few are kept), or
+    closes it.
+
     Args:
         path: the SQLite file.
         keys: where its key comes from (see `connect`); asked once, then kept.
@@ -235,6 +243,7 @@ class Database:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[apsw.Connection] = []
+        self._idle: list[apsw.Connection] = []  # of ended threads, for the next ones
         self._migrated = False
 
     def write_failed(self, exc: apsw.Error) -> StorageError:
@@ -247,20 +256,41 @@ class Database:
 
     @property
     def conn(self) -> apsw.Connection:
-        """This thread's connection, opened on first use."""
+        """This thread's connection: one an ended thread left, or a new one."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
             with self._lock:
-                conn = connect(
-                    self.path,
-                    migrate=not self._migrated,
-                    keys=self.keys,
-                    busy_timeout_ms=self.busy_timeout_ms,
-                )
-                self._migrated = True
-                self._all.append(conn)
+                if self._idle:
+                    conn = self._idle.pop()
+                else:
+                    conn = connect(
+                        self.path,
+                        migrate=not self._migrated,
+                        keys=self.keys,
+                        busy_timeout_ms=self.busy_timeout_ms,
+                    )
+                    self._migrated = True
+                    self._all.append(conn)
             self._local.conn = conn
+            # Handed on or closed when its thread ends: the app runs each background job
+            # (counting the queues every few seconds, say) in a new thread, and each one's
+            # connection, with its file descriptors, stayed open until the engine closed.
+            weakref.finalize(threading.current_thread(), self._release, conn)
         return conn
+
+    def _release(self, conn: apsw.Connection) -> None:
+        """A thread ended: keep its connection for the next thread, or close it."""
+        with self._lock:
+            if not any(open_ is conn for open_ in self._all):
+                return  # `close` closed it
+            # Only one at rest: a cursor abandoned mid-loop would hold a read snapshot,
+            # and the next thread would read the file as it was.
+            if len(self._idle) < _IDLE_KEPT and conn.txn_state() == apsw.SQLITE_TXN_NONE:
+                self._idle.append(conn)
+                return
+            self._all = [open_ for open_ in self._all if open_ is not conn]
+        with contextlib.suppress(apsw.Error):
+            conn.close()
 
     def close(self) -> None:
         """Close every connection this object opened."""
@@ -271,4 +301,5 @@ class Database:
                 with contextlib.suppress(apsw.ThreadingViolationError):
                     conn.close()
             self._all.clear()
+            self._idle.clear()
         self._local = threading.local()

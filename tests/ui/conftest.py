@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pickle
 import shutil
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -123,14 +128,35 @@ def make_engine(config: Config, clock: ManualClock | None = None) -> Hippo:
 
 @pytest.fixture(scope="session")
 def seeded_template(tmp_path_factory):
-    """A data file seeded (and embedded) once per run; each test gets a copy."""
+    """A data file seeded (and embedded) once per run; each test gets a copy.
+
+    Once per run, not per xdist worker: seeding and embedding it costs about a second of
+    CPU, and every worker used to do it again. The first worker to need it makes it in the
+    run's temporary folder, which all the workers share, while the others wait on a lock.
+    """
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own
+    folder = root / "seeded"
+    with (root / "seeded.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not folder.exists():
+                _seed_template(Path(tempfile.mkdtemp(dir=root)), folder)
+            db_path, memories, end = pickle.loads((folder / "seeded.pickle").read_bytes())
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return db_path, memories, end
+
+
+def _seed_template(building: Path, folder: Path) -> None:
+    """Seed a data file in ``building``, then move it to ``folder`` whole (or not at all)."""
     from tests.fake_ollama import FakeOllama
     from tests.ui.seed import SEED_START, seed_memories
 
-    folder = tmp_path_factory.mktemp("seeded")
     with FakeOllama(port=0) as server:
         config = Config(
-            data_dir=folder, config_dir=folder / "cfg", ollama=OllamaSettings(host=server.host)
+            data_dir=building, config_dir=building / "cfg", ollama=OllamaSettings(host=server.host)
         )
         clock = ManualClock(SEED_START)
         engine = make_engine(config, clock)
@@ -142,7 +168,9 @@ def seeded_template(tmp_path_factory):
         engine.memory.search_messages("tiles")
         engine.background.take_notices()
         engine.close()
-    return config.db_path, memories, clock.now()
+    db_path = folder / config.db_path.relative_to(building)
+    (building / "seeded.pickle").write_bytes(pickle.dumps((db_path, memories, clock.now())))
+    building.rename(folder)
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import io
 import tempfile
@@ -50,8 +51,15 @@ async def wait_until(
 ) -> None:
     """Let the app run until ``predicate()`` is true.
 
+    The app runs on this same event loop, so sleeping between looks is all it needs to
+    go on. Not `pilot.pause`: each of those also posts a message to every widget on the
+    screen, waits for all of them, and lays the screen out at once, though Textual's own
+    update timer does that within a frame anyway; over the UI tests' thousands of looks
+    that was about a sixth of their CPU, spent while waiting.
+
     Raises:
-        AssertionError: it stayed false for ``timeout`` seconds.
+        AssertionError: it stayed false for ``timeout`` seconds, or the app failed
+            meanwhile (its exception is the cause).
     """
     deadline = time.monotonic() + timeout
     while True:
@@ -60,11 +68,15 @@ async def wait_until(
                 return
         except NoMatches:  # the screen it looks at isn't up yet
             pass
+        if pilot.app._exception is not None:  # it crashed: nothing more will change
+            raise AssertionError(f"the app failed waiting for {what or predicate}") from (
+                pilot.app._exception
+            )
         if time.monotonic() > deadline:
             raise AssertionError(
                 f"timed out after {timeout}s waiting for {what or predicate}; {_state(pilot.app)}"
             )
-        await pilot.pause(0.02)
+        await asyncio.sleep(0.02)
 
 
 def _state(app: App) -> str:
@@ -130,7 +142,7 @@ async def sees(pilot: Pilot[None], *texts: str, timeout: float = WAIT_S) -> str:
     try:
         await wait_until(pilot, shows, timeout, what=f"the screen to show {texts}")
     except AssertionError as exc:  # say what it showed instead
-        raise AssertionError(f"{exc}; it shows:\n{screen_text(pilot.app)}") from None
+        raise AssertionError(f"{exc}; it shows:\n{screen_text(pilot.app)}") from exc.__cause__
     return str(seen["text"])  # the screen as it was when it showed them
 
 
