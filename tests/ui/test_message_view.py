@@ -26,6 +26,14 @@ def _markdown(content: object) -> RichMarkdown:
     return content.renderable
 
 
+async def _drawn_piece(pilot, view: MessageView, piece: str) -> LiveReply:
+    """Stream ``piece`` into ``view`` and wait for the frame that shows it; the live body."""
+    live = view.query_one(LiveReply)
+    await view.append_text(piece)
+    await wait_until(pilot, lambda: live.shown == view.content)
+    return live
+
+
 def _stored(content: str, status: str = "complete", error: str = "") -> Message:
     moment = datetime(2026, 1, 1, tzinfo=UTC)
     return Message(1, 1, "assistant", content, moment, status=status, error=error)  # type: ignore[arg-type]
@@ -225,9 +233,7 @@ async def test_a_finished_block_is_rendered_even_when_no_more_text_comes():
     app = _OneMessage()
     async with app.run_test(size=(60, 30)) as pilot:
         view = app.query_one(MessageView)
-        live = view.query_one(LiveReply)
-        await view.append_text("# Title\n\nSome")
-        await wait_until(pilot, lambda: live.shown == view.content)
+        live = await _drawn_piece(pilot, view, "# Title\n\nSome")
         await view.append_text(" more words\n\nNext")  # fits the room the live text has
         await wait_until(
             pilot,
@@ -244,11 +250,8 @@ async def test_a_reply_that_ends_before_its_blocks_render_stays_finished():
     app = _OneMessage()
     async with app.run_test(size=(60, 30)) as pilot:
         view = app.query_one(MessageView)
-        live = view.query_one(LiveReply)
-        await view.append_text("Intro\n\nSome")
-        await wait_until(pilot, lambda: live.shown == view.content)
-        await view.append_text(" more\n\nEnd")  # a block finished: its render is due later
-        await wait_until(pilot, lambda: live.shown == view.content)
+        await _drawn_piece(pilot, view, "Intro\n\nSome")
+        live = await _drawn_piece(pilot, view, " more\n\nEnd")  # a block's render is due
         await view.finish(_stored(view.content))
         await wait_until(pilot, lambda: live.finished, what="the rest rendered")
         live._schedule()  # what the render's deadline does when it comes after the end

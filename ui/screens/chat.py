@@ -487,7 +487,7 @@ class ChatScreen(ChatCommands):
 
     def _leave(self, item: TurnEvent | _Crashed) -> None:
         """Leave an event for the screen (from the turn's thread); wake it if no take is due."""
-        from assistant.llm.values import TextDelta, ThinkingDelta
+        from assistant.turns import TextDelta, ThinkingDelta
 
         piece = isinstance(item, TextDelta | ThinkingDelta)
         if self._inbox.put(item) or not piece:
