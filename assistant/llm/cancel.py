@@ -25,12 +25,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from assistant.llm.watchdog import Alarm, Tally, start, tally
+from assistant.llm.watchdog import Alarm, start
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["Call", "Calls", "Reason", "Tally", "tally"]
+__all__ = ["Call", "Calls", "Reason"]
 
 _CANCEL_POLL_S = 0.05  # how soon a set cancel event shuts the call's connection
 _LINGER_S = 5.0  # how long an idle watchdog waits for the next call before it ends
@@ -124,12 +124,16 @@ class Call:
         if reason is not None:
             self.stop(reason)
             return None
-        if self._later is not None and now >= self._later[0]:
-            start(self._later[1], self._later[2])
-            self._later = None
-        times = [t for t in (self.deadline, self._later and self._later[0]) if t is not None]
-        if self.polled:
-            times.append(now + _CANCEL_POLL_S)
+        times = [now + _CANCEL_POLL_S] if self.polled else []
+        if self.deadline is not None:
+            times.append(self.deadline)
+        if self._later is not None:
+            at, action, name = self._later
+            if now >= at:
+                self._later = None
+                start(action, name)
+            else:
+                times.append(at)
         return min(times, default=None)
 
 

@@ -7,17 +7,20 @@ The figures come from `tally()`, the process's count of what the watchdogs did.
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
 from assistant.errors import OllamaTimeout
 from assistant.llm import Done, OllamaGateway, TextDelta
-from assistant.llm.cancel import Calls, tally
+from assistant.llm.cancel import Calls
+from assistant.llm.watchdog import tally
 from tests.fake_ollama import FakeOllama, Reply
 
 CHAT = "qwen3:1.7b"
 HELLO = [{"role": "user", "content": "hello there"}]
 CALLS = 20
+GAP_S = 0.01  # between two calls: an app does other work meanwhile (not a wait for a state)
 
 
 def _watchdogs() -> set[threading.Thread]:
@@ -29,7 +32,9 @@ def test_calls_one_after_another_share_one_watchdog_thread(fake_ollama: FakeOlla
         before = tally().threads
         for _ in range(CALLS // 2):
             gateway.embed("all-minilm", ["x"])
+            time.sleep(GAP_S)
             gateway.show(CHAT)
+            time.sleep(GAP_S)
         # One watchdog; a second only if the machine froze for the linger between two calls.
         assert tally().threads - before <= 2
 
@@ -51,8 +56,9 @@ def test_a_call_answered_before_its_liveness_check_is_due_starts_no_thread_for_i
 def test_a_long_stream_wakes_the_watchdog_far_less_often_than_it_sends_parts(
     fake_ollama: FakeOllama,
 ):
-    parts = 300
-    fake_ollama.script(Reply(content="x" * parts, chunk_size=1))
+    parts = 200
+    # Paced, as a model's tokens are, so that each part is read on its own.
+    fake_ollama.script(Reply(content="x" * parts, chunk_size=1, delay=0.002))
     with OllamaGateway(fake_ollama.host) as gateway:
         gateway.probe()  # the watchdog runs
         before = tally().rounds
