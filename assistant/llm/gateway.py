@@ -123,7 +123,7 @@ class OllamaGateway:
 
     def close(self) -> None:
         """Stop the calls in flight and close the clients; used again, the gateway reopens."""
-        self.abort()
+        self._calls.close()
         with self._lock:
             clients, self._clients = list(self._clients.values()), {}
         for client in clients:
@@ -569,8 +569,9 @@ class OllamaGateway:
                         if call.reason == "cancelled":  # the broken read is the cancel's doing
                             return
                         raise
-                    if check is not None:
+                    if check is not None:  # the first part came
                         check.cancel()
+                        check = None
                     if part is None or call.cancelled:
                         return
                     call.midway = True

@@ -6,7 +6,6 @@ answer it either is stuck: waiting out the whole load timeout would only delay t
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 
@@ -15,10 +14,15 @@ from assistant.llm.cancel import Call
 
 __all__ = ["LivenessCheck"]
 
+_THREAD = "ollama-liveness"  # the name of the thread that runs a check
+
 
 class LivenessCheck:
     """While `call` waits for its first byte, asks the host for its version every `every`
-    seconds (in a daemon timer); if the host can't answer, the call is stopped at once.
+    seconds; if the host can't answer, the call is stopped at once.
+
+    The call's watchdog starts a thread for the (blocking) check only when one falls due
+    (`Call.after`): most calls have their first byte long before.
 
     Args:
         call: the waiting call.
@@ -36,32 +40,22 @@ class LivenessCheck:
     ) -> None:
         self._call, self._probe, self._every, self._stop = call, probe, every, stop
         self._started = time.monotonic()
-        self._timer: threading.Timer | None = None
-        self._over = threading.Event()
-        self._schedule()
+        self._over = False
+        call.after(every, self._check, _THREAD)
 
     def cancel(self) -> None:
         """The first byte came, or the call ended: no more checks."""
-        self._over.set()
-        if self._timer is not None:
-            self._timer.cancel()
-
-    def _schedule(self) -> None:
-        if self._over.is_set():
-            return
-        self._timer = threading.Timer(self._every, self._check)
-        self._timer.daemon = True
-        self._timer.name = "ollama-liveness"
-        self._timer.start()
+        self._over = True
+        self._call.forget()
 
     def _check(self) -> None:
         call = self._call
-        if self._over.is_set() or call.midway or call.reason is not None:
+        if self._over or call.midway or call.reason is not None:
             return
         try:
             self._probe()
         except OllamaTimeout:
-            if not (self._over.is_set() or call.midway):
+            if not (self._over or call.midway):
                 call.unresponsive = True
                 call.waited = time.monotonic() - self._started
                 self._stop(call)
@@ -70,4 +64,5 @@ class LivenessCheck:
             pass  # it answered, if badly: the call's own wait decides
         except RuntimeError:  # httpx: the gateway was closed meanwhile, so is the call
             return
-        self._schedule()
+        if not self._over:
+            call.after(self._every, self._check, _THREAD)
