@@ -15,7 +15,7 @@ from assistant.cli import args as cli_args
 from assistant.cli import ask as cli_ask
 from assistant.cli import memory as cli_memory
 from assistant.cli import profiles as cli_profiles
-from assistant.cli.parser import build_parser
+from assistant.cli.parser import build_parser, parse_line
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError, InvalidInput, StorageError
 from assistant.terminal import raw_stream, safe_streams
@@ -55,7 +55,7 @@ def _main(argv: Sequence[str] | None) -> int:
     """`main` inside its streams: every refusal and failure becomes exit status 1."""
     out = sys.stdout
     try:
-        args = build_parser(lazy=True).parse_args(argv)
+        args = parse_line(argv)
         cli_args.check_text(args)
         config = load_config(data_dir=args.data_dir)
         if args.profile:

@@ -140,11 +140,13 @@ class Retriever:
     def retrieve(self, query: Query) -> list[MemoryItem]:
         """The best memories for ``query``, best first, at most ``query.limit``."""
         query_terms = coverage_terms(query.text)
+        # Which model's vectors to search, read once: every tier searches the same ones.
+        model = self._model() if query.vector is not None else None
         scored: list[MemoryItem] = []
         for kind in query.kinds:
             tier = self.tiers.get(kind)
             if tier is not None:
-                scored.extend(self._score_tier(tier, query, query_terms))
+                scored.extend(self._score_tier(tier, query, query_terms, model))
         # The assistant's own replies are not evidence about the user: they come after
         # everything else, so that one never outranks, or takes the place of, the user's
         # own words (a small model's confident nonsense would otherwise be recalled first).
@@ -152,17 +154,16 @@ class Retriever:
         return self._deduplicate(scored, query.limit)
 
     def _candidates(
-        self, tier: Tier, query: Query
+        self, tier: Tier, query: Query, model: EmbeddingModel | None
     ) -> tuple[dict[int, float], dict[int, float], float]:
         """Keyword and vector scores of both candidate lists, and the vector background.
 
         A keyword candidate outside the vector top-n keeps its real similarity (scored
         directly), rather than none at all. The background is the median similarity of
-        the vector top-n.
+        the vector top-n. ``model``: whose vectors to search (None: keywords only).
         """
         n = self.weights.candidates
         keyword = dict(tier.keyword(query, n))
-        model = self._model() if query.vector is not None else None
         if model is None or query.vector is None:
             return keyword, {}, 0.0
         nearest = self._vectors.nearest(model, tier.kind, query.profile_id, query.vector, n)
@@ -173,16 +174,20 @@ class Retriever:
         return keyword, vector, background
 
     def _score_tier(
-        self, tier: Tier, query: Query, query_terms: frozenset[str]
+        self,
+        tier: Tier,
+        query: Query,
+        query_terms: frozenset[str],
+        model: EmbeddingModel | None,
     ) -> list[MemoryItem]:
-        keyword, vector, background = self._candidates(tier, query)
+        keyword, vector, background = self._candidates(tier, query, model)
         ids = [i for i in keyword.keys() | vector.keys() if (tier.kind, i) not in query.exclude]
         if not ids:
             return []
         # BM25 is scaled by the best eligible hit: an excluded one (the message being
         # answered matches itself best of all) would push every other hit down.
         best = max((keyword[i] for i in ids if i in keyword), default=0.0)
-        searched_vectors = query.vector is not None and self._model() is not None
+        searched_vectors = query.vector is not None and model is not None
         w = self.weights
         rated: dict[int, MemoryItem] = {}
         for item_id, memory in tier.load(ids, query).items():
@@ -197,7 +202,7 @@ class Retriever:
             rated[item_id] = replace(
                 memory, keyword=kw, vector=vec, vector_trust=query.vector_trust, relevance=rel
             )
-        self._follow_references(tier, query, rated, background)
+        self._follow_references(tier, query, rated, background, model)
         self._resolve_pronouns(tier, query, query_terms, rated, keyword, best, background)
         # Nothing is recalled unless something clears the floor; once something does,
         # weaker memories that still bear on the query may follow it.
@@ -210,7 +215,12 @@ class Retriever:
         return [self._score(m, rated, query, words, bonus[m.item_id]) for m in kept]
 
     def _follow_references(
-        self, tier: Tier, query: Query, rated: dict[int, MemoryItem], background: float
+        self,
+        tier: Tier,
+        query: Query,
+        rated: dict[int, MemoryItem],
+        background: float,
+        model: EmbeddingModel | None,
     ) -> None:
         """A turn that refers back lends its relevance to the turn it continues.
 
@@ -222,7 +232,6 @@ class Retriever:
         lent = antecedent_relevance(query.text, rated.values())
         missing = [i for i in lent if i not in rated and (tier.kind, i) not in query.exclude]
         if missing:
-            model = self._model() if query.vector is not None else None
             similar_to = None
             if model is not None and query.vector is not None:
                 similar_to = self._vectors.similarities(model, tier.kind, missing, query.vector)

@@ -327,3 +327,15 @@ def test_the_message_being_answered_does_not_scale_down_the_others(archive):
     assert hit.item_id == said
     said_terms = coverage_terms("Mel I am allergic to peanuts.")
     assert hit.keyword == pytest.approx(coverage(coverage_terms(text), said_terms))
+
+
+def test_a_recall_reads_which_model_s_vectors_to_search_once_for_every_tier(archive):
+    # Reading it is a query of the file; each tier, and steps within one, read it again.
+    (said,) = archive.session([("Caroline", "We adopted a puppy called Oscar")])
+    archive.embed({said: [1, 0, 0, 0]})
+    model, reads = archive.model, []
+    archive.retriever = Retriever(
+        [MessageTier(archive.store)], archive.vectors, lambda: reads.append(model) or model
+    )
+    assert [m.item_id for m in archive.recall("What is the puppy called?", vector=[1, 0, 0, 0])]
+    assert len(reads) == 1

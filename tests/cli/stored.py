@@ -6,7 +6,7 @@ from pathlib import Path
 
 import apsw
 
-__all__ = ["STORED_TABLES", "lost", "stored_rows"]
+__all__ = ["STORED_TABLES", "Keys", "lost", "rows_of", "stored_rows"]
 
 STORED_TABLES = (
     "profiles",
@@ -34,9 +34,14 @@ def stored_rows(path: Path) -> Keys:
 
     conn = connect(path, migrate=False)
     try:
-        return {table: _keys(conn, table) for table in STORED_TABLES}
+        return rows_of(conn)
     finally:
         conn.close()
+
+
+def rows_of(conn: apsw.Connection) -> Keys:
+    """Every row's key in the tables that hold memories, read through ``conn``."""
+    return {table: _keys(conn, table) for table in STORED_TABLES}
 
 
 def _keys(conn: apsw.Connection, table: str) -> set[tuple]:

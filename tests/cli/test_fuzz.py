@@ -31,7 +31,7 @@ from keyring.backends import fail
 from assistant.cli import main
 from data_schema.connect import connect
 from tests.cli.parsers import whole_parser
-from tests.cli.stored import lost, stored_rows
+from tests.cli.stored import Keys, lost, rows_of, stored_rows
 
 Draw = Callable[[st.SearchStrategy], object]
 
@@ -287,18 +287,27 @@ json_lines = st.lists(
 
 @dataclass(frozen=True)
 class Pristine:
-    """A copy of the seeded data file, and an export of it."""
+    """A copy of the seeded data file, an export of it, and the rows it holds."""
 
     db: Path
     export: bytes = field(repr=False)
+    rows: Keys = field(repr=False)
 
 
 @pytest.fixture
 def pristine(seeded, engine, tmp_path) -> Pristine:
-    """The seeded data file, copied whole, and its export."""
+    """The seeded data file, copied whole, its export, and its rows.
+
+    Each example starts from a byte copy of the file, so what a copy holds before the
+    command is read once here (from a copy too: opening a file may change its bytes).
+    """
     path = tmp_path / "pristine.db"
     engine.admin.export.backup(path)
-    return Pristine(path, json.dumps(engine.admin.export.data()).encode())
+    counted = tmp_path / "counted" / "hippo.db"
+    counted.parent.mkdir()
+    shutil.copyfile(path, counted)
+    rows = stored_rows(counted)
+    return Pristine(path, json.dumps(engine.admin.export.data()).encode(), rows)
 
 
 @pytest.fixture
@@ -341,16 +350,15 @@ def _check(pristine: Pristine, argv: list[str], stdin: bytes) -> None:
         _make_places(Path(work, "places"), pristine.export)
         os.environ["HIPPO_CONFIG_DIR"] = str(Path(work, "config"))
         argv = [arg.replace(PLACE, str(Path(work, "places"))) for arg in argv]
-        before = stored_rows(data_dir / "hippo.db")
         code, err = _run(argv, stdin, data_dir)
         event(f"exit {code}{' (usage)' if 'usage: hippo' in err else ''}")
         assert code in (0, 1), (code, err)
         assert "Traceback" not in err, err
-        gone = lost(before, stored_rows(data_dir / "hippo.db"))
-        deleting = code == 0 and _deletes(argv)
-        assert not gone or deleting, (gone, err)
         conn = connect(data_dir / "hippo.db", migrate=False)  # with the file's key
         try:
+            gone = lost(pristine.rows, rows_of(conn))
+            deleting = code == 0 and _deletes(argv)
+            assert not gone or deleting, (gone, err)
             assert conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
         finally:
             conn.close()

@@ -17,6 +17,7 @@ from importlib.metadata import version
 import pytest
 
 from assistant.cli import aliases, build_parser, main
+from assistant.cli.parser import parse_line
 from tests.cli.parsers import whole_parser
 from tests.cli.stored import stored_rows
 
@@ -315,6 +316,16 @@ def test_review_approve_kind_without_all_is_refused(seeded, capsys):
 def test_the_lazy_parser_main_uses_parses_as_the_whole_one(new):
     argv = shlex.split(new)
     assert vars(build_parser(lazy=True).parse_args(argv)) == vars(whole_parser().parse_args(argv))
+
+
+def test_the_parser_main_keeps_parses_each_line_as_a_whole_one_whatever_came_before():
+    # `main` parses every line with one parser a process: lines before, which built
+    # other commands' verbs, or gave options a value, leave no trace in the next line.
+    lines = [shlex.split(new) for new in sorted(set(ALIASES.values()))]
+    lines += [["memory", "forget", "Anna", "--keep", "1,2"], ["memory", "forget", "Anna"]]
+    for argv in [*lines, *reversed(lines)]:
+        assert vars(parse_line(argv)) == vars(whole_parser().parse_args(argv)), argv
+    assert parse_line(["memory", "forget", "Anna"]).keep == []
 
 
 def test_the_lazy_parser_lists_every_command_and_a_used_commands_verbs(capsys):

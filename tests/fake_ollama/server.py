@@ -433,7 +433,8 @@ class FakeOllama(OllamaServer):
         ):
             return error(400, "the input length exceeds the context length")
         if given is None:
-            vectors = [normalised(embedding(t, full, model.revision, window)[:dim]) for t in texts]
+            whole = [embedding(t, full, model.revision, window) for t in texts]  # unit length
+            vectors = whole if dim == full else [normalised(vector[:dim]) for vector in whole]
         else:
             padded = [[*given(t), *[0.0] * full][:full] for t in texts]
             vectors = [normalised(vector[:dim]) for vector in padded]

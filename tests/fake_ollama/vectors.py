@@ -32,7 +32,7 @@ def tokens(text: str, limit: int | None = None) -> list[str]:
 
 def normalised(vector: list[float]) -> list[float]:
     """`vector` scaled to length 1 (a zero vector becomes the first unit vector)."""
-    norm = math.sqrt(sum(v * v for v in vector))
+    norm = math.hypot(*vector)  # in C: a Python sum took most of the fake's embedding time
     if norm == 0.0:
         return [1.0] + [0.0] * (len(vector) - 1)
     return [v / norm for v in vector]
