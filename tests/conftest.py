@@ -26,18 +26,20 @@ from tests.fake_ollama.fixtures import fake_ollama  # noqa: E402, F401  (a fixtu
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto`: two workers more than the machine has cores.
+    """`-n auto`: three workers more than the machine has cores.
 
     Many tests spend part of their time waiting, not computing: on a fake Ollama's
-    socket, a subprocess, a timeout that is the point of the test. With a worker a core
-    that time leaves a core idle; on the 2-core machine, 4 workers ran the suite in
-    139 s, 3 in 150 s and 2 in 175 s, for the same CPU. More would add each worker's
-    start-up (~4 s of CPU) for little. PYTEST_XDIST_AUTO_NUM_WORKERS still decides
-    where it is set.
+    socket, a subprocess, a timeout that is the point of the test (about 75 s of the
+    workers' time in all). With a worker a core that time leaves a core idle. On the
+    2-core machine, 2 workers ran the suite in 175 s, 3 in 150 s, 4 in 139 s (2026-12-01);
+    on 2026-12-02, back to back in pairs, 4 took 99 and 106 s where 5 took 86 and 94 s,
+    and 6 took 108 and 100 s where 5 took 103 and 84 s: past five, each worker's start-up
+    (~2.5 s of CPU) and the contention cost more than the waits they fill.
+    PYTEST_XDIST_AUTO_NUM_WORKERS still decides where it is set.
     """
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
-    return len(os.sched_getaffinity(0)) + 2 if hasattr(os, "sched_getaffinity") else None
+    return len(os.sched_getaffinity(0)) + 3 if hasattr(os, "sched_getaffinity") else None
 
 
 @pytest.hookimpl(trylast=True)
