@@ -227,9 +227,8 @@ class Calls:
 
     def close(self) -> None:
         """`abort`, and let the watchdog end once no call is left; a later call restarts it."""
-        with self._wake:
-            for call in self._calls:
-                call.stop("aborted")
+        with self._wake:  # a reentrant lock: `abort` takes it again
+            self.abort()
             self._closed = True
             self._wake.notify()
 
