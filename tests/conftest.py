@@ -22,6 +22,7 @@ from assistant.config import Config  # noqa: E402
 from assistant.engine import Hippo  # noqa: E402
 from assistant.settings import ModelSettings, OllamaSettings  # noqa: E402
 from tests.fake_ollama.fixtures import fake_ollama  # noqa: E402, F401  (a fixture)
+from tests.warm_caches import wants_warm_caches, warm_caches  # noqa: E402
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -40,6 +41,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
     return len(os.sched_getaffinity(0)) + 3 if hasattr(os, "sched_getaffinity") else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under xdist, write the byte-code caches before the workers start (tests/warm_caches.py)."""
+    if wants_warm_caches(session.config):
+        warm_caches(session.config, session.config.rootpath)
 
 
 @pytest.hookimpl(trylast=True)
