@@ -22,6 +22,7 @@ from assistant.config import Config  # noqa: E402
 from assistant.engine import Hippo  # noqa: E402
 from assistant.settings import ModelSettings, OllamaSettings  # noqa: E402
 from tests.fake_ollama.fixtures import fake_ollama  # noqa: E402, F401  (a fixture)
+from tests.scratch import use_memory_for_temp_folders  # noqa: E402
 from tests.warm_caches import wants_warm_caches, warm_caches  # noqa: E402
 
 
@@ -41,6 +42,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
     return len(os.sched_getaffinity(0)) + 3 if hasattr(os, "sched_getaffinity") else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's temporary folders in memory where there is room (tests/scratch.py)."""
+    if not hasattr(config, "workerinput"):  # a worker is given its folder by the controller
+        use_memory_for_temp_folders(config)
 
 
 @pytest.hookimpl(tryfirst=True)
