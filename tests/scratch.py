@@ -3,11 +3,11 @@
 The tests make ~1,700 folders and data files, and each engine's SQLite file is synced
 when it closes. On this 2-core machine's virtual disk those syncs left the workers
 waiting: the engine, sleep, admin and encryption tests took 36-40 s on disk and 30-33 s
-in memory, back to back, with 3-4 s less system CPU. So the run's folders go to /dev/shm when it is a memory file
-system with room to spare, and each passing test's folder is removed as it ends
-(`tmp_path_retention_policy = "failed"` in pyproject.toml): what a run holds there at
-once is the few folders of the tests running and those that failed. Hippo's own code
-runs as it would on disk; only the syncs cost nothing. `--basetemp` or
+in memory, back to back, with 3-4 s less system CPU. So the run's folders go to /dev/shm
+when it is a memory file system with room to spare, and each passing test's folder is
+removed as it ends (`tmp_path_retention_policy = "failed"` in pyproject.toml): what a
+run holds there at once is the few folders of the tests running and those that failed.
+Hippo's own code runs as it would on disk; only the syncs cost nothing. `--basetemp` or
 PYTEST_DEBUG_TEMPROOT set by the person running the tests still decide.
 """
 
