@@ -160,6 +160,31 @@ async def test_finished_blocks_show_as_markdown_and_the_open_one_as_plain_text()
         assert "Still **open" in screen_text(app) and "Some bold words." in screen_text(app)
 
 
+async def test_words_rendered_as_markdown_never_show_twice_on_the_way():
+    # Rendering finished blocks mounts a chunk, and the mount is awaited: on a busy
+    # machine the app handles other messages (and may paint) meanwhile. The plain words
+    # the chunk takes over must be gone from the live text by then, not after it.
+    shown_twice: list[str] = []
+
+    def look(_message: object) -> None:  # at every message the app handles
+        if not app.screen_stack:
+            return  # not started yet, or ended
+        chunks = app.query(".chunk")
+        live = app.query(".live")
+        if chunks and live and "Some **bold**" in live.first(Static).content.plain:
+            shown_twice.append(live.first(Static).content.plain)
+
+    app = _OneMessage()
+    async with app.run_test(message_hook=look) as pilot:
+        view = app.query_one(MessageView)
+        live = view.query_one(LiveReply)
+        text = "# Title\n\nSome **bold** words.\n\n- one\n- two\n\nStill **open"
+        await view.append_text(text)
+        await wait_until(pilot, lambda: live.query(".chunk"), what="the blocks rendered")
+        await pilot.pause()
+    assert not shown_twice
+
+
 async def test_a_long_paragraph_keeps_its_finished_lines_apart_and_loses_nothing():
     app = _OneMessage()
     async with app.run_test(size=(60, 20)) as pilot:

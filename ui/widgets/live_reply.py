@@ -281,9 +281,7 @@ class LiveReply(Vertical):
         self.frames += 1
         await self._split_open_block()
         self._shown_upto = len(self.text)
-        live = self.query_one(".live", Static)
-        live.styles.margin = (self._gap() if self._live_from == self._settled else 0, 0, 0, 0)
-        text = Content(self.text[self._live_from :])
+        live, text = self._live_text()
         if layout:
             live.update(text)
             return False
@@ -314,7 +312,13 @@ class LiveReply(Vertical):
         return self._finished_end
 
     async def _render_blocks(self, end: int) -> None:
-        """Show ``text[settled:end]`` (whole blocks) as Markdown, instead of plain text."""
+        """Show ``text[settled:end]`` (whole blocks) as Markdown, instead of plain text.
+
+        The plain text they replace (the live text's start, the pieces split off it)
+        goes in the same step as they appear, before any await: no frame, however late
+        the mount comes on a busy machine, shows those words twice.
+        """
+        mounting = None
         if self._chunk is not None and end - self._chunk_from <= _CHUNK_CHARS:
             self._chunk.update(self._markdown(self._chunk_text(end)))
         else:
@@ -322,12 +326,24 @@ class LiveReply(Vertical):
             self._chunk.update(self._markdown(self._chunk_text(end)))
             blank = _opens_with_blank(self._chunk_text(end))
             self._chunk.styles.margin = (0 if blank else self._gap(), 0, 0, 0)
-            await self.mount(self._chunk, before=self.query_one(".live"))
+            mounting = self.mount(self._chunk, before=self.query_one(".live"))
         self._settled = self._live_from = end
         self._parsed_size = 0
-        if self._pieces:
-            await self.remove_children(self._pieces)
-            self._pieces = []
+        live, text = self._live_text()
+        live.update(text)
+        pieces, self._pieces = self._pieces, []
+        for piece in pieces:
+            piece.display = False
+        if mounting is not None:
+            await mounting
+        if pieces:
+            await self.remove_children(pieces)
+
+    def _live_text(self) -> tuple[Static, Content]:
+        """The live text's widget, its margin set, and the text it is to show."""
+        live = self.query_one(".live", Static)
+        live.styles.margin = (self._gap() if self._live_from == self._settled else 0, 0, 0, 0)
+        return live, Content(self.text[self._live_from :])
 
     def _chunk_text(self, end: int) -> str:
         return self.text[self._chunk_from : end]
