@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from tests.fake_ollama.inprocess import InProcessTransport
+from tests.fake_ollama.ports import bind_outside_ephemeral
 from tests.fake_ollama.transport import LoopbackHTTPServer, Signals
 from tests.fake_ollama.wire import FAILURE_KINDS, RecordedRequest, Response, error
 
@@ -28,7 +29,8 @@ class OllamaServer:
     """An Ollama-protocol server on 127.0.0.1, started in a daemon thread.
 
     Args:
-        port: The port to bind; 0 picks a free one (kept across `stop()` and `start()`).
+        port: The port to bind; 0 picks a free one below the kernel's ephemeral range
+            (`tests.fake_ollama.ports`), kept across `stop()` and `start()`.
         verbose: Log each request to stderr.
     """
 
@@ -56,13 +58,18 @@ class OllamaServer:
         if self._thread is not None:
             raise RuntimeError(f"{type(self).__name__} is already running")
         self._signals.stopping.clear()
-        self._httpd = LoopbackHTTPServer(
-            self._port,
-            record=self._record,
-            answer=self._answer,
-            signals=self._signals,
-            verbose=self.verbose,
-        )
+
+        def serve_on(port: int) -> LoopbackHTTPServer:
+            return LoopbackHTTPServer(
+                port,
+                record=self._record,
+                answer=self._answer,
+                signals=self._signals,
+                verbose=self.verbose,
+            )
+
+        # Its own port, first time (see `ports`); the same one again after a stop().
+        self._httpd = serve_on(self._port) if self._port else bind_outside_ephemeral(serve_on)
         self._port = self._httpd.server_address[1]
         self.host = f"http://127.0.0.1:{self._port}"
         self._thread = threading.Thread(

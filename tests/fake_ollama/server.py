@@ -51,7 +51,8 @@ class FakeOllama(OllamaServer):
     """A scriptable, protocol-faithful Ollama server on 127.0.0.1.
 
     Args:
-        port: The port to bind; 0 picks a free one (kept across `stop()` and `start()`).
+        port: The port to bind; 0 picks a free one below the kernel's ephemeral range,
+            kept across `stop()` and `start()`.
         default_models: Install "qwen3:1.7b", "embeddinggemma" and "all-minilm".
         reply_delay: Seconds between streamed chunks when a `Reply` sets none (for demos).
         version: What `/api/version` answers.

@@ -7,6 +7,7 @@ import json
 import math
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -18,7 +19,7 @@ import httpx
 import ollama
 import pytest
 
-from tests.fake_ollama import FakeOllama, Reply, schema_instance
+from tests.fake_ollama import FakeOllama, Reply, ports, schema_instance
 
 CHAT = "qwen3:1.7b"
 HELLO = [{"role": "user", "content": "hello there"}]
@@ -619,3 +620,22 @@ def test_running_it_as_a_module_serves_until_interrupted():
         process.send_signal(signal.SIGINT)
         assert process.wait(30) == 0
         process.stdout.close()
+
+
+def test_its_own_port_is_one_the_kernel_gives_no_outgoing_connection(fake_ollama):
+    # Or a connection could take it while the server is down, and a restart fail.
+    port = int(fake_ollama.host.rsplit(":", 1)[1])
+    assert 10_000 <= port < ports.ephemeral_start()
+
+
+def test_a_port_found_taken_is_passed_over(monkeypatch):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        picks = iter([busy, 0])  # the one taken, then any free one
+        monkeypatch.setattr(ports.random, "randrange", lambda low, high: next(picks))
+        monkeypatch.setattr(ports, "ephemeral_start", lambda: 65_000)
+        with FakeOllama() as server:
+            assert not server.host.endswith(f":{busy}")
+            assert httpx.get(f"{server.host}/api/version").is_success
