@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from assistant.config import Config
     from assistant.engine import Hippo
-    from assistant.sleep import SleepReport
+    from assistant.sleep import Progress, SleepReport
     from scheduler.runner import SleepScheduler
     from ui.checks import OllamaCheck
     from ui.screens.chat import SessionShown
@@ -201,7 +201,7 @@ class HippoApp(App[None]):
     async def on_chat_screen_command(self, event: ChatScreen.Command) -> None:
         await self._memory.run_slash(event.command)
 
-    def get_default_screen(self) -> Screen:
+    def get_default_screen(self) -> Screen[Any]:
         return self._chat
 
     def on_load(self) -> None:
@@ -348,13 +348,15 @@ class HippoApp(App[None]):
             self.call_from_thread(
                 self.notify, notice.text, title="Memory", timeout=12, markup=False
             )
+        def slept(report: SleepReport) -> None:
+            self.post_message(self.Slept(report))
+
+        def progressed(p: Progress) -> None:
+            self.post_message(self.SleepProgress(f"sleep: {p.step} {p.done}/{p.total}"))
+
         self._scheduler = SleepScheduler(
             self.engine, self.config.sleep,
-            on_report=lambda report: self.post_message(self.Slept(report)),
-            on_error=self._sleep_refused,
-            on_progress=lambda p: self.post_message(
-                self.SleepProgress(f"sleep: {p.step} {p.done}/{p.total}")
-            ),
+            on_report=slept, on_error=self._sleep_refused, on_progress=progressed,
         )  # fmt: skip
         self._scheduler.start(catch_up=True)
 
@@ -458,7 +460,7 @@ class HippoApp(App[None]):
         if choice is not None:
             await self.chat.open_session(choice.session_id)
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         if not self.chat.ready:
             return  # everything below needs the data file

@@ -110,12 +110,16 @@ class ChatCommands(Screen[None]):
     _editing: Editing | None = None
 
     if TYPE_CHECKING:
-        engine: Hippo
         session_id: int | None
         incognito: bool
         scope: str
-        streaming: bool
-        status: StatusLine
+
+        @property
+        def engine(self) -> Hippo: ...
+        @property
+        def streaming(self) -> bool: ...
+        @property
+        def status(self) -> StatusLine: ...
 
         def require_engine(self) -> bool: ...
         def ensure_session(self) -> int: ...

@@ -213,10 +213,11 @@ class ModelPickerScreen(Screen[ModelChoice | None]):
             return
         from ui.screens.dialogs import ConfirmDialog
 
-        self.app.push_screen(
-            ConfirmDialog(self._delete_question(model), yes="Delete"),
-            lambda yes: self._delete(model) if yes else None,
-        )
+        def chosen(yes: bool | None) -> None:
+            if yes:
+                self._delete(model)
+
+        self.app.push_screen(ConfirmDialog(self._delete_question(model), yes="Delete"), chosen)
 
     def _delete_question(self, model: str) -> str:
         info = next((i for i in self.models or [] if i.name == model), None)

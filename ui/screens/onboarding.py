@@ -71,7 +71,9 @@ class OnboardingScreen(Screen[OllamaCheck]):
         self._checking = False  # a check (Retry, or a typed token) is under way
         # The token box where Ollama asks for one, else Retry. Focused by Textual as the
         # screen shows: a query in on_mount failed when the app quit as it mounted.
-        self.AUTO_FOCUS = "#token" if isinstance(error, OllamaAuthError) else "#retry"
+        # (Textual reads it from the instance, so one screen class serves both cases.)
+        focus = "#token" if isinstance(error, OllamaAuthError) else "#retry"
+        self.AUTO_FOCUS = focus  # type: ignore[misc]
 
     def compose(self) -> ComposeResult:
         host = self.engine.host.ollama_host

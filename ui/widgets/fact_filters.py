@@ -93,8 +93,10 @@ class FactFilters(Horizontal):
     def _selected(self, event: Select.Changed) -> None:
         event.stop()
         value = event.value if isinstance(event.value, str) and event.value else None
-        field = "status" if event.select.id == "filter-status" else "source_kind"
-        self._post(**{field: value})
+        if event.select.id == "filter-status":
+            self._post(status=value)
+        else:
+            self._post(source_kind=value)
 
     @on(Input.Submitted)
     def _typed(self, event: Input.Submitted) -> None:

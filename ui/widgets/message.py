@@ -238,9 +238,9 @@ class MessageView(Vertical, can_focus=True):
         self.content, self.status, self.error = content, status, error
         self.set_class(self.status != "complete", f"-{self.status}")
         self.query_one(".header", Static).update(self._header())
-        error = self.query_one(".error", Static)
-        error.update(Content(visible(self.error)))
-        error.display = bool(self.error)
+        error_line = self.query_one(".error", Static)
+        error_line.update(Content(visible(self.error)))
+        error_line.display = bool(self.error)
         live, self._live = self._live, None
         if live is not None and self.content and live.renders_whole(visible(self.content)):
             await live.finish()  # its finished blocks are drawn already: not again

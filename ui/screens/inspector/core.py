@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -89,9 +90,7 @@ class CoreMemoryPane(InspectorPane):
             text = self.query_one(f"#core-{label}", TextArea).text
             stored = self._stored.get(label, "")
             text = stored if text == visible(stored) else text  # untouched: keep it exact
-            block = self.attempt(
-                lambda label=label, text=text: self.admin.browse.edit_core(label, text)
-            )
+            block = self.attempt(partial(self.admin.browse.edit_core, label, text))
             if block is not None:  # the other block keeps any unsaved edit
                 self._show(block)
                 self.notify(f"Saved the {label} block.", title="Memory", markup=False)

@@ -54,7 +54,9 @@ class EventsDocsPane(InspectorPane):
             gone = event.expires_at is not None and event.expires_at <= now
             text = Text(clip(event.text, 200), style="dim" if gone else "")
             expires = (
-                Text(f"expired {event.expires_at.astimezone():%b %d}", "dim") if gone else None
+                Text(f"expired {event.expires_at.astimezone():%b %d}", "dim")
+                if event.expires_at is not None and gone
+                else None
             )
             cells = (stamp(event.occurred_at), text, event.source,
                      expires or stamp(event.expires_at), f"{event.importance:.0f}")  # fmt: skip

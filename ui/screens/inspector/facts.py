@@ -36,7 +36,7 @@ STATUS_STYLE = {
     "expired": "dim",
     "rejected": "red",
 }
-COLUMNS = (
+COLUMNS: tuple[tuple[str, int], ...] = (
     ("Statement", 30),
     ("Scope", 8),
     ("Source", 10),
@@ -125,18 +125,25 @@ class FactsPane(FactActions):
 
     @work(thread=True, exclusive=True, group="facts-load", exit_on_error=False)
     def _load(self, query: FactQuery) -> None:
-        filters = {
-            "status": query.status,
-            "scope": query.scope,
-            "source_kind": query.source_kind,
-            "query": query.text or None,
-            "semantic": query.semantic,
-        }
+        facts_admin, text = self.admin.facts, query.text or None
         try:
-            facts = self.admin.facts.list(
-                **filters, order=query.order, limit=PAGE, offset=query.page * PAGE
+            facts = facts_admin.list(
+                status=query.status,
+                scope=query.scope,
+                source_kind=query.source_kind,
+                query=text,
+                semantic=query.semantic,
+                order=query.order,
+                limit=PAGE,
+                offset=query.page * PAGE,
             )
-            total = self.admin.facts.count(**filters)
+            total = facts_admin.count(
+                status=query.status,
+                scope=query.scope,
+                source_kind=query.source_kind,
+                query=text,
+                semantic=query.semantic,
+            )
         except HippoError as exc:
             self.app.call_from_thread(self.notify, str(exc), severity="error", markup=False)
             return

@@ -35,7 +35,7 @@ class ForgetPane(InspectorPane):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_input", "New forget"),
-        Binding("space", "toggle", "Keep/forget row"),
+        Binding("space", "toggle_row", "Keep/forget row"),
         Binding("a", "select_all", "Select all"),
         Binding("n", "select_none", "Select none"),
         Binding("f", "forget", "Forget selected"),
@@ -154,7 +154,7 @@ class ForgetPane(InspectorPane):
         key = keys.get(table.selected_id)
         return next((hit for hit in self.previewed.rows if hit.key == key), None)
 
-    def action_toggle(self) -> None:
+    def action_toggle_row(self) -> None:
         """Keep the row under the cursor, or forget it again."""
         hit, preview = self._line(), self.previewed
         if hit is None or preview is None:

@@ -16,6 +16,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from assistant.admin.views import CoreReviewItem, ReviewItem
 from assistant.terminal import visible
 from ui.format import clip, stamp
 from ui.screens.dialogs import ConfirmDialog, TextDialog
@@ -26,10 +27,10 @@ from ui.widgets.fact_filters import SOURCE_LABELS
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
-    from assistant.admin.views import CoreReviewItem, EvidenceView, ReviewItem
+    from assistant.admin.views import EvidenceView
     from assistant.engine import Hippo
 
-    Item = ReviewItem | CoreReviewItem
+Item = ReviewItem | CoreReviewItem
 
 __all__ = ["ReviewPane", "review_detail"]
 
@@ -95,15 +96,11 @@ def core_detail(item: CoreReviewItem) -> Content:
 
 
 def _kind(item: Item) -> str:
-    return _CORE if _is_core(item) else item.proposal  # type: ignore[union-attr]
-
-
-def _is_core(item: Item) -> bool:
-    return not hasattr(item, "fact")
+    return _CORE if isinstance(item, CoreReviewItem) else item.proposal
 
 
 def _key(item: Item) -> int:
-    return -item.id if _is_core(item) else item.id
+    return -item.id if isinstance(item, CoreReviewItem) else item.id
 
 
 class ReviewPane(InspectorPane):
@@ -159,7 +156,7 @@ class ReviewPane(InspectorPane):
 
     @staticmethod
     def _cells(item: Item) -> tuple[str | Text, ...]:
-        if _is_core(item):
+        if isinstance(item, CoreReviewItem):
             return ("core", Text(clip(item.statement, 300)), "", "agent", "agent")
         return (
             _KIND.get(item.proposal, item.proposal),
@@ -172,7 +169,11 @@ class ReviewPane(InspectorPane):
     def _describe(self, key: int | None) -> None:
         item = self.items.get(key) if key is not None else None
         detail = (
-            "" if item is None else core_detail(item) if _is_core(item) else review_detail(item)
+            ""
+            if item is None
+            else core_detail(item)
+            if isinstance(item, CoreReviewItem)
+            else review_detail(item)
         )
         self.query_one("#review-detail", Static).update(detail)
 
@@ -196,16 +197,15 @@ class ReviewPane(InspectorPane):
     def action_approve(self) -> None:
         """Approve the proposal: it becomes an active fact (replacing the old one, if any)."""
         if (item := self._item()) is not None:
-            approve = (
-                self.admin.review.approve_core if _is_core(item) else self.admin.review.approve
-            )
+            review = self.admin.review
+            approve = review.approve_core if isinstance(item, CoreReviewItem) else review.approve
             self.attempt(lambda: approve(item.id), f"Approved: {clip(item.statement, 60)}")
 
     def action_edit_approve(self) -> None:
         """Correct the proposal's wording, then approve it."""
         if (item := self._item()) is None:
             return
-        if _is_core(item):
+        if isinstance(item, CoreReviewItem):
             self.notify(
                 "A core memory edit is approved as proposed: approve it (a) or reject it (r), "
                 "then change the block in the Core tab.",
@@ -223,7 +223,8 @@ class ReviewPane(InspectorPane):
     def action_reject(self) -> None:
         """Reject the proposal; it is not proposed again from the same evidence."""
         if (item := self._item()) is not None:
-            reject = self.admin.review.reject_core if _is_core(item) else self.admin.review.reject
+            review = self.admin.review
+            reject = review.reject_core if isinstance(item, CoreReviewItem) else review.reject
             self.attempt(lambda: reject(item.id), f"Rejected: {clip(item.statement, 60)}")
 
     def action_all(self, verb: str) -> None:
