@@ -9,7 +9,7 @@ from assistant.config import Config
 from assistant.datakey import KeyStore
 from assistant.encryption import StepProgress, prepare_data_file
 from assistant.engine import Hippo
-from assistant.starting import open_gateway
+from assistant.gateways import open_gateway
 from data_schema.connect import Database
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ import threading
 from typing import TYPE_CHECKING
 
 from assistant.errors import ConfigError, OllamaResponseError, OllamaTimeout
-from assistant.llm.hosts import is_loopback, resolve_host
+from assistant.gateways import open_gateway
+from assistant.llm.hosts import resolve_host
 from assistant.llm.version import ask_version, quick_probe_fits
 from assistant.secrets import load_token
 
@@ -29,23 +30,7 @@ if TYPE_CHECKING:
     from assistant.engine import Hippo
     from assistant.llm.gateway import OllamaGateway
 
-__all__ = ["Starter", "open_gateway"]
-
-
-def open_gateway(config: Config) -> OllamaGateway:
-    """The Ollama gateway for ``config``, with a bearer token where one is set."""
-    from assistant.llm.gateway import OllamaGateway
-
-    ollama = config.ollama
-    gateway = OllamaGateway(
-        ollama.host,
-        connect_timeout=ollama.connect_timeout,
-        load_timeout=ollama.load_timeout,
-        stall_timeout=ollama.stall_timeout,
-    )
-    # The keyring is asked only for remote hosts: it can be slow, and local Ollama has no auth.
-    token = load_token(gateway.host, use_keyring=not is_loopback(gateway.host))
-    return gateway.with_token(token) if token else gateway
+__all__ = ["Starter"]
 
 
 def _local_host(config: Config) -> str | None:

@@ -35,7 +35,7 @@ def _kind(path: Path) -> str:
 
 def backups_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     """List the backups, newest first, with how to restore one."""
-    from assistant.cli.memory import dump_json
+    from assistant.cli.shared import dump_json
 
     files = backup_files(config.db_path)
     folder = config.db_path.parent / BACKUP_DIR

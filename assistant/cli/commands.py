@@ -16,6 +16,7 @@ from assistant.cli import ask as cli_ask
 from assistant.cli import memory as cli_memory
 from assistant.cli import profiles as cli_profiles
 from assistant.cli.parser import build_parser, parse_line
+from assistant.cli.shared import dump_json
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError, InvalidInput, StorageError
 from assistant.terminal import raw_stream, safe_streams
@@ -205,7 +206,7 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             if same_model(info.name, name)
         ]
         if args.json:
-            cli_memory.dump_json(
+            dump_json(
                 {
                     "name": info.name,
                     "size": info.size,
@@ -307,7 +308,7 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     for hit in hits:
         msg = hit.message
         if args.json:
-            cli_memory.dump_json(
+            dump_json(
                 {
                     "score": hit.score,
                     "keyword": hit.keyword,
@@ -360,7 +361,7 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     try:
         for session in engine.conversations.sessions(args.limit):
             if args.json:
-                cli_memory.dump_json(_session_json(session), out)
+                dump_json(_session_json(session), out)
                 continue
             scope = f"[{session.scope}] " if session.scope else ""
             mark = "incognito  " if session.incognito else ""
@@ -518,7 +519,7 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         print(note, file=sys.stderr)
     for m in memories:
         if args.json:
-            cli_memory.dump_json(
+            dump_json(
                 {
                     "score": m.score,
                     "relevance": m.relevance,

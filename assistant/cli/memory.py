@@ -11,7 +11,6 @@ re-keyed. `memory_command` runs every verb that works on the admin side of the e
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from contextlib import contextmanager
@@ -20,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from assistant.cli import args as cli_args
+from assistant.cli.shared import ask_passphrase
 from assistant.cli.tree import Verbs, noun, verb
 from assistant.config import Config
 from assistant.errors import InvalidInput
-from assistant.terminal import json_visible
 from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
@@ -410,37 +409,6 @@ def _export_text(path: Path, data: bytes) -> str:
             f"0x{data[exc.start]:02x} at offset {exc.start}). Export one with `hippo profile "
             "export`."
         ) from None
-
-
-def ask_passphrase(prompt: str, *, confirm: bool) -> str:
-    """A passphrase typed at the terminal (not echoed), or the first line of piped stdin."""
-    import getpass
-
-    if not sys.stdin.isatty():
-        return sys.stdin.readline().rstrip("\r\n")
-    typed = getpass.getpass(prompt)
-    if confirm and getpass.getpass("The same again: ") != typed:
-        raise InvalidInput("The two passphrases differ; nothing was written.")
-    return typed
-
-
-def parse_time(value: str) -> datetime:
-    """A date or ISO time typed by a person (local time when it has no zone)."""
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise InvalidInput(
-            f"{value!r} is not a date like 2026-03-01 or 2026-03-01T18:00."
-        ) from None
-    try:
-        return moment.astimezone()
-    except (ValueError, OverflowError):  # the years 1 and 9999, shifted by a time zone
-        raise InvalidInput(f"{value!r} is too near the ends of the calendar to use.") from None
-
-
-def dump_json(value: object, out: TextIO) -> None:
-    """Write ``value`` as one line of JSON (terminal controls as JSON escapes)."""
-    out.write(json_visible(json.dumps(value, ensure_ascii=False, default=str)) + "\n")
 
 
 COMMANDS = {"memory": memory_command, "import": import_command}

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from assistant.admin import MemoryAdmin, text
 from assistant.admin.views import ForgetPreview, ForgetReceipt
 from assistant.cli import args as cli_args
-from assistant.cli.memory import ask_passphrase, dump_json, parse_time
+from assistant.cli.shared import ask_passphrase, dump_json, parse_time
 from assistant.cli.storage import ACTIONS as STORAGE_ACTIONS
 from assistant.errors import InvalidInput
 from assistant.files import writable_target

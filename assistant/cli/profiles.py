@@ -129,7 +129,7 @@ def profile_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
 
 
 def _list(store: ProfileStore, args: argparse.Namespace, out: TextIO) -> int:
-    from assistant.cli.memory import dump_json
+    from assistant.cli.shared import dump_json
 
     for p in store.summaries():
         if args.json:

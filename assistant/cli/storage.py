@@ -7,7 +7,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, TextIO
 
 from assistant.cli import args as cli_args
-from assistant.cli.memory import dump_json
+from assistant.cli.shared import dump_json
 from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
