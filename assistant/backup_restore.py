@@ -44,7 +44,7 @@ def find_backup(db_path: Path, name: str) -> Path:
     """The backup ``name`` names: a path, or a file name in ``backups/`` next to the data file.
 
     Raises:
-        StorageError: there is no such file.
+        NotFound: there is no such file.
     """
     given = Path(name).expanduser()
     for candidate in (given, Path(db_path).parent / BACKUP_DIR / given.name):

@@ -7,14 +7,16 @@ where it draws one, must agree with the classes too.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 from pathlib import Path
 
 import apsw
+import pytest
 
 import assistant.errors
-from assistant.errors import HippoError, SQLiteError
+from assistant.errors import HippoError, NotFound, SQLiteError
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("assistant", "data_schema", "scheduler")
@@ -96,3 +98,49 @@ def test_sqlite_errors_are_hippos_and_still_apsws_own_kind(tmp_path):
             raise AssertionError("the duplicate was accepted")
     finally:
         conn.close()
+
+
+def _raises_entries(tree: ast.AST) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str, str]]:
+    """Each (function, exception, what it says) of every ``Raises:`` section in a module."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        doc = ast.get_docstring(node) or ""
+        _, _, raises = doc.partition("Raises:")
+        for entry in re.finditer(r"^\s+(\w+): (.+)$", raises, re.MULTILINE):
+            found.append((node, entry[1], entry[2]))
+    return found
+
+
+def _raised_directly(function: ast.AST) -> set[str]:
+    return {
+        node.exc.func.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Raise)
+        and isinstance(node.exc, ast.Call)
+        and isinstance(node.exc.func, ast.Name)
+    }
+
+
+_MISSING = re.compile(r"there is no such|not in (this|the) profile|none of them is")
+
+
+def test_docstrings_name_not_found_for_what_is_missing():
+    """A missing item raises NotFound, and a ``Raises:`` entry for it says so."""
+    wrong = []
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for function, name, says in _raises_entries(tree):
+                direct = _raised_directly(function)
+                missing = _MISSING.search(says) is not None
+                documents_storage = name == "StorageError" and "StorageError" not in direct
+                if (missing and name != "NotFound") or (documents_storage and "NotFound" in direct):
+                    wrong.append(f"{path.relative_to(ROOT)}:{function.lineno} {name}: {says}")
+    assert wrong == []
+
+
+def test_a_missing_event_is_not_found(engine):
+    with pytest.raises(NotFound):
+        engine.admin.browse.event(987_654)

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from assistant.admin.views import EvidenceView
-from assistant.errors import NotFound, StorageError
+from assistant.errors import NotFound
 from assistant.memory.archival import Document
 from assistant.memory.core import CoreBlock
 from assistant.memory.episodes import Episode
@@ -110,11 +110,11 @@ class BrowseAdmin:
         """One event of the profile.
 
         Raises:
-            StorageError: there is no such event in this profile.
+            NotFound: there is no such event in this profile.
         """
         found = self._events.get_many([event_id], self._pid)
         if event_id not in found:
-            raise StorageError(f"There is no event {event_id} in this profile.")
+            raise NotFound(f"There is no event {event_id} in this profile.")
         return found[event_id]
 
     def documents(self) -> list[Document]:
@@ -166,7 +166,7 @@ class BrowseAdmin:
         """One message of the profile.
 
         Raises:
-            StorageError: there is no such message in this profile.
+            NotFound: there is no such message in this profile.
         """
         found = self._messages.messages_by_id([message_id], self._pid)
         if message_id not in found:
@@ -177,7 +177,7 @@ class BrowseAdmin:
         """What went into a reply, in prompt order, with scores and the item's text and date.
 
         Raises:
-            StorageError: there is no such reply in this profile.
+            NotFound: there is no such reply in this profile.
         """
         self.message(reply_id)
         uses = self._usage.for_reply(reply_id)

@@ -180,7 +180,7 @@ class FactsAdmin:
         """One fact of the profile.
 
         Raises:
-            StorageError: there is no such fact in this profile.
+            NotFound: there is no such fact in this profile.
         """
         return self._facts.get(fact_id, profile_id=self._pid)
 
@@ -220,7 +220,7 @@ class FactsAdmin:
 
         Raises:
             HippoError: nothing to change.
-            StorageError: there is no such fact in this profile.
+            NotFound: there is no such fact in this profile.
             ValueError: an importance outside 1-10.
         """
         changes: dict[str, object] = {
@@ -281,7 +281,7 @@ class FactsAdmin:
 
         Raises:
             MemoryWriteError: the text is empty.
-            StorageError: there is no such session.
+            NotFound: there is no such session.
         """
         with self._atomic():
             said = self._messages.add_message(session_id, "user", text)

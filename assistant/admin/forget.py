@@ -189,7 +189,7 @@ class ForgetAdmin:
         """One session of the profile.
 
         Raises:
-            StorageError: there is no such session.
+            NotFound: there is no such session.
             HippoError: it belongs to another profile.
         """
         session = self._messages.session(session_id)
@@ -201,7 +201,7 @@ class ForgetAdmin:
         """Delete a session with everything derived from it only, and scrub the file.
 
         Raises:
-            HippoError: there is no such session in this profile.
+            NotFound: there is no such session in this profile.
         """
         self._session(session_id)
         return self._carry_out(
@@ -244,7 +244,7 @@ class ForgetAdmin:
         """Delete an event (and facts whose only evidence it was).
 
         Raises:
-            StorageError: there is no such event in this profile.
+            NotFound: there is no such event in this profile.
         """
         return self.delete_items("event", [event_id], f"event {event_id}")
 
@@ -272,7 +272,7 @@ class ForgetAdmin:
         """Delete items by id (with what goes with them); ``scrub`` also housekeeps the file.
 
         Raises:
-            StorageError: none of them is in this profile.
+            NotFound: none of them is in this profile.
         """
         pid = self._pid
         plan = self._purge.plans.by_items(pid, kind, ids)

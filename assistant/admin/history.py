@@ -81,7 +81,7 @@ class HistoryAdmin:
         """Put a fact or core block back as it was before a change (recorded as a new change).
 
         Raises:
-            StorageError: there is no such change in this profile.
+            NotFound: there is no such change in this profile.
         """
         if kind == "core":
             return self._core.undo(change_id, actor="user", profile_id=self._pid)

@@ -148,7 +148,7 @@ class ReviewAdmin:
 
         Raises:
             MemoryWriteError: the fact is not pending.
-            StorageError: there is no such fact in this profile.
+            NotFound: there is no such fact in this profile.
         """
         fact = self._facts.get(fact_id)
         if statement is not None and statement.strip() and statement.strip() != fact.statement:
@@ -172,7 +172,7 @@ class ReviewAdmin:
         """Apply a proposed core memory edit to its block; return the block.
 
         Raises:
-            StorageError: there is no such proposal in this profile.
+            NotFound: there is no such proposal in this profile.
             MemoryWriteError: it was decided before, or it no longer fits or applies.
         """
         return self._proposals.approve(proposal_id, self._core, profile_id=self._pid)

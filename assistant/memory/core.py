@@ -223,7 +223,7 @@ class CoreMemory(Store):
         """Take change ``history_id`` out of its block, keeping later edits (recorded as a change).
 
         Raises:
-            StorageError: there is no such change (in ``profile_id``, when given).
+            NotFound: there is no such change (in ``profile_id``, when given).
             UndoConflict: a later change rewrote the text this one wrote (it is named).
             CoreMemoryError: the old text no longer fits the block's limit, or a non-user
                 tried to restore an instruction.

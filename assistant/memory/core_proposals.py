@@ -110,7 +110,7 @@ class CoreProposals(Store):
         """One proposal of the profile.
 
         Raises:
-            StorageError: there is no such proposal in this profile.
+            NotFound: there is no such proposal in this profile.
         """
         row = (
             self._conn()
@@ -150,7 +150,7 @@ class CoreProposals(Store):
         """Apply a pending proposal to its block, as the user's own edit; return the block.
 
         Raises:
-            StorageError: there is no such proposal in this profile.
+            NotFound: there is no such proposal in this profile.
             MemoryWriteError: it was decided before.
             CoreMemoryError: the edit no longer fits or no longer applies (it stays pending).
         """
@@ -170,7 +170,7 @@ class CoreProposals(Store):
         """Reject a pending proposal: the block stays as it is.
 
         Raises:
-            StorageError: there is no such proposal in this profile.
+            NotFound: there is no such proposal in this profile.
             MemoryWriteError: it was decided before.
         """
         with self._conn():

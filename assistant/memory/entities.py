@@ -185,7 +185,7 @@ class EntityStore(Store):
 
         Raises:
             ValueError: ``kind`` is not a linkable kind.
-            StorageError: the item does not exist in this profile.
+            NotFound: the item does not exist in this profile.
         """
         if kind not in LINK_KINDS:
             raise ValueError(f"Can't link a {kind!r}; kinds: {', '.join(LINK_KINDS)}.")

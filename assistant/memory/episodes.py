@@ -96,7 +96,7 @@ class EpisodeStore(Store):
         Raises:
             HippoError: the summary is empty, the span runs backwards, or the
                 importance is outside 1-10.
-            StorageError: the session or a message is not the profile's (or does not exist).
+            NotFound: the session or a message is not the profile's (or does not exist).
         """
         topic_list = (topics,) if isinstance(topics, str) else tuple(topics)
         cited = tuple(dict.fromkeys(message_ids))
@@ -164,7 +164,7 @@ class EpisodeStore(Store):
         """The episode with this id.
 
         Raises:
-            StorageError: there is no such episode.
+            NotFound: there is no such episode.
         """
         found = self.get_many([episode_id])
         if episode_id not in found:

@@ -194,7 +194,7 @@ class MessageStore(Store):
         """The session with this id.
 
         Raises:
-            StorageError: there is no such session.
+            NotFound: there is no such session.
         """
         row = self._conn().execute(f"{_SESSION_SELECT} WHERE s.id = ?", (session_id,)).fetchone()
         if row is None:
@@ -255,7 +255,7 @@ class MessageStore(Store):
         """Give a session a title (the user's words; the first message's are the default).
 
         Raises:
-            StorageError: there is no such session.
+            NotFound: there is no such session.
         """
         self._conn().execute(
             "UPDATE sessions SET title = ? WHERE id = ?", (" ".join(title.split()), session_id)

@@ -134,7 +134,7 @@ class ProfileStore(Store):
         """Delete a profile and everything in it; return the rows per table it held.
 
         Raises:
-            HippoError: there is no such profile.
+            NotFound: there is no such profile.
         """
         pid = self.require(name)
         conn = self._conn()

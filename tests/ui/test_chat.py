@@ -225,3 +225,21 @@ async def test_a_message_the_engine_refuses_is_given_back_to_the_box(
         await sees(pilot, "Not sent", "belongs to another")
         assert app.chat.query_one(PromptInput).text == "keep my words"
         assert not app.chat.streaming and messages_shown(app) == []
+
+
+async def test_a_bug_in_a_turn_is_called_a_bug_and_the_words_come_back(
+    engine, config, fake_ollama, monkeypatch
+):
+    def broken(*args: object, **kwargs: object) -> object:
+        raise KeyError("turn_state")
+
+    monkeypatch.setattr(engine, "send", broken)
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await chat_ready(pilot)
+        await type_text(pilot, "keep my words")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: notified(app, "A bug in Hippo stopped this turn"))
+        assert notified(app, "KeyError: 'turn_state'")
+        assert app.chat.query_one(PromptInput).text == "keep my words"
+        assert not app.chat.streaming

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -19,7 +20,13 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Header, Static
 
-from assistant.errors import ConfigError, ModelNotFound, OllamaError, OllamaUnreachable
+from assistant.errors import (
+    ConfigError,
+    HippoError,
+    ModelNotFound,
+    OllamaError,
+    OllamaUnreachable,
+)
 from assistant.terminal import visible
 from ui.screens.chat_commands import ChatCommands, forget_sent, needs_engine
 from ui.slash import SlashCommand, parse_slash
@@ -44,6 +51,7 @@ __all__ = ["HISTORY_LIMIT", "ChatScreen", "SessionShown", "read_last_session", "
 HISTORY_LIMIT = 100
 """How many messages of a session are shown: never all, a file may hold 100k."""
 
+_log = logging.getLogger(__name__)
 _STOP_WAIT_S = 3.0
 _HISTORY_SESSIONS = 10  # up/down reach the messages of this many recent sessions
 _PLACEHOLDER = "Message Hippo: Enter sends, shift+enter adds a line, /help lists commands"
@@ -480,7 +488,7 @@ class ChatScreen(ChatCommands):
                 events = self.engine.send(session_id, text, cancel=cancel, pasted=pasted)
             for event in events:
                 self._leave(event)
-        except Exception as exc:  # whatever broke, the chat must stay usable
+        except Exception as exc:  # whatever broke, the chat stays usable (see _turn_crashed)
             self._leave(_Crashed(text, exc))
         finally:
             self._idle.set()
@@ -589,8 +597,20 @@ class ChatScreen(ChatCommands):
         prompt = self.query_one(PromptInput)
         if not prompt.text:  # give the words back, so nothing typed is lost
             prompt.text = message.text
+        error = message.error
+        if isinstance(error, HippoError):  # a refusal the engine explains
+            self.notify(str(error), title="Not sent", severity="error", timeout=10, markup=False)
+            return
+        # Anything else is a bug. The chat is not torn down for it (the person's words
+        # matter more), but it is called one, with its traceback in the log.
+        _log.error("A chat turn failed with a bug", exc_info=error)
         self.notify(
-            str(message.error), title="Not sent", severity="error", timeout=10, markup=False
+            f"A bug in Hippo stopped this turn ({type(error).__name__}: {error}). Your "
+            "message is back in the box; please report the bug.",
+            title="Not sent: a bug",
+            severity="error",
+            timeout=15,
+            markup=False,
         )
 
     def action_cancel_reply(self) -> None:

@@ -60,7 +60,7 @@ class FactHistory:
         later change set one of those fields again, nothing is written.
 
         Raises:
-            StorageError: there is no such change.
+            NotFound: there is no such change.
             UndoConflict: a later change touched the same field; it names that change.
         """
         change = self._change_row(change_id)

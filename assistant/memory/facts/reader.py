@@ -40,7 +40,7 @@ class FactReader(Store):
         """The fact with this id, with its evidence.
 
         Raises:
-            StorageError: there is no such fact (in ``profile_id``, when given).
+            NotFound: there is no such fact (in ``profile_id``, when given).
         """
         conn = self._conn()
         row = self.row(conn, fact_id)

@@ -208,7 +208,7 @@ class FactStore:
         Raises:
             ValueError: a field that can't be changed here, or an invalid value.
             MemoryWriteError: the assistant tried to approve or relabel the fact.
-            StorageError: there is no such fact (in ``profile_id``, when given).
+            NotFound: there is no such fact (in ``profile_id``, when given).
         """
         unknown = set(changes) - set(EDITABLE) | ({"superseded_by"} & set(changes))
         if unknown:
