@@ -35,32 +35,21 @@ def _kind(path: Path) -> str:
 
 def backups_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     """List the backups, newest first, with how to restore one."""
-    from assistant.cli.shared import dump_json
+    from assistant.cli.shared import dump_listing, wants_json
 
     files = backup_files(config.db_path)
     folder = config.db_path.parent / BACKUP_DIR
+    if wants_json(args):
+        dump_listing(map(_backup_json, files), args, out)
+        return 0
     for path in files:
         stat = path.stat()
         made = datetime.fromtimestamp(stat.st_mtime).astimezone()
-        if args.json:
-            dump_json(
-                {
-                    "name": path.name,
-                    "path": str(path),
-                    "bytes": stat.st_size,
-                    "made_at": made.isoformat(),
-                    "kind": _kind(path),
-                },
-                out,
-            )
-        else:
-            print(
-                f"{made:%Y-%m-%d %H:%M}  {stat.st_size / 1e6:8.1f} MB  {_kind(path):<14} "
-                f"{path.name}",
-                file=out,
-            )
-    if args.json:
-        return 0
+        print(
+            f"{made:%Y-%m-%d %H:%M}  {stat.st_size / 1e6:8.1f} MB  {_kind(path):<14} "
+            f"{path.name}",
+            file=out,
+        )
     if not files:
         print(f"No backups yet in {folder}. Make one with `hippo backup create`.", file=out)
     else:
@@ -70,3 +59,15 @@ def backups_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
             file=out,
         )
     return 0
+
+
+def _backup_json(path: Path) -> dict[str, object]:
+    stat = path.stat()
+    made = datetime.fromtimestamp(stat.st_mtime).astimezone()
+    return {
+        "name": path.name,
+        "path": str(path),
+        "bytes": stat.st_size,
+        "made_at": made.isoformat(),
+        "kind": _kind(path),
+    }

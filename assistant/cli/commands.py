@@ -16,14 +16,15 @@ from assistant.cli import ask as cli_ask
 from assistant.cli import memory as cli_memory
 from assistant.cli import profiles as cli_profiles
 from assistant.cli.parser import build_parser, parse_line
-from assistant.cli.shared import dump_json
+from assistant.cli.shared import dump_listing, wants_json
 from assistant.config import Config, load_config, save_config
 from assistant.errors import HippoError, InvalidInput, StorageError
 from assistant.terminal import raw_stream, safe_streams
 from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
-    from assistant.memory.records import Session
+    from assistant.memory.records import MessageHit, Session
+    from assistant.memory.retrieval import MemoryItem
 
 __all__ = ["build_parser", "main"]
 
@@ -199,26 +200,28 @@ def _models(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         return _use_models(args, config, out)
     with open_gateway(config) as gateway:
         listed = gateway.list_models()
+    rows = []
     for info in listed:
         marks = [
             m
             for m, name in (("*chat", config.models.chat), ("*embedding", config.models.embedding))
             if same_model(info.name, name)
         ]
-        if args.json:
-            dump_json(
-                {
-                    "name": info.name,
-                    "size": info.size,
-                    "capabilities": sorted(info.capabilities),
-                    "used_for": [m.lstrip("*") for m in marks],
-                },
-                out,
-            )
+        rows.append(
+            {
+                "name": info.name,
+                "size": info.size,
+                "capabilities": sorted(info.capabilities),
+                "used_for": [m.lstrip("*") for m in marks],
+            }
+        )
+        if wants_json(args):
             continue
         caps = ", ".join(sorted(info.capabilities))
         size = human_size(info.size)
         print(f"{info.name:<28} {size:>9}  {caps:<36} {' '.join(marks)}", file=out)
+    if wants_json(args):
+        dump_listing(rows, args, out)
     return 0
 
 
@@ -305,23 +308,11 @@ def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         print("No messages match.", file=sys.stderr)
     elif note := _trust_note(hits[0].vector_trust, hits[0].vector is not None):
         print(note, file=sys.stderr)
+    if wants_json(args):
+        dump_listing(map(_hit_json, hits), args, out)
+        return 0
     for hit in hits:
         msg = hit.message
-        if args.json:
-            dump_json(
-                {
-                    "score": hit.score,
-                    "keyword": hit.keyword,
-                    "vector": hit.vector,
-                    "message_id": msg.id,
-                    "session_id": msg.session_id,
-                    "role": msg.role,
-                    "created_at": msg.created_at.isoformat(),
-                    "content": msg.content,
-                },
-                out,
-            )
-            continue
         vector = f"{hit.vector:.2f}" if hit.vector is not None else "-"
         text = " ".join(msg.content.split())
         print(
@@ -359,10 +350,11 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     engine = open_engine(config)
     try:
-        for session in engine.conversations.sessions(args.limit):
-            if args.json:
-                dump_json(_session_json(session), out)
-                continue
+        sessions = engine.conversations.sessions(args.limit)
+        if wants_json(args):
+            dump_listing(map(_session_json, sessions), args, out)
+            return 0
+        for session in sessions:
             scope = f"[{session.scope}] " if session.scope else ""
             mark = "incognito  " if session.incognito else ""
             print(
@@ -373,6 +365,36 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     finally:
         engine.close()
     return 0
+
+
+def _hit_json(hit: MessageHit) -> dict[str, object]:
+    msg = hit.message
+    return {
+        "score": hit.score,
+        "keyword": hit.keyword,
+        "vector": hit.vector,
+        "message_id": msg.id,
+        "session_id": msg.session_id,
+        "role": msg.role,
+        "created_at": msg.created_at.isoformat(),
+        "content": msg.content,
+    }
+
+
+def _memory_json(m: MemoryItem) -> dict[str, object]:
+    return {
+        "score": m.score,
+        "relevance": m.relevance,
+        "keyword": m.keyword,
+        "vector": m.vector,
+        "recency": m.recency,
+        "importance": m.importance,
+        "kind": m.kind,
+        "id": m.item_id,
+        "at": m.at.isoformat(),
+        "source": m.source,
+        "text": m.text,
+    }
 
 
 def _session_json(session: Session) -> dict[str, object]:
@@ -517,25 +539,10 @@ def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         print("Nothing relevant is remembered.", file=sys.stderr)
     elif note := _trust_note(memories[0].vector_trust, memories[0].vector is not None):
         print(note, file=sys.stderr)
+    if wants_json(args):
+        dump_listing(map(_memory_json, memories), args, out)
+        return 0
     for m in memories:
-        if args.json:
-            dump_json(
-                {
-                    "score": m.score,
-                    "relevance": m.relevance,
-                    "keyword": m.keyword,
-                    "vector": m.vector,
-                    "recency": m.recency,
-                    "importance": m.importance,
-                    "kind": m.kind,
-                    "id": m.item_id,
-                    "at": m.at.isoformat(),
-                    "source": m.source,
-                    "text": m.text,
-                },
-                out,
-            )
-            continue
         vector = f"{m.vector:.2f}" if m.vector is not None else "-"
         text = " ".join(m.text.split())
         print(

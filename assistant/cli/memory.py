@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from assistant.cli import args as cli_args
-from assistant.cli.shared import ask_passphrase
+from assistant.cli.shared import add_json_options, ask_passphrase
 from assistant.cli.tree import Verbs, noun, verb
 from assistant.config import Config
 from assistant.errors import InvalidInput
@@ -106,7 +106,7 @@ def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--order", choices=FACT_ORDERS, help="how to sort (importance)")
     parser.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
     parser.add_argument("--page", type=cli_args.page, default=1, help="which page (1)")
-    parser.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(parser)
 
 
 def _review_parsers(verbs: Verbs) -> None:
@@ -114,7 +114,7 @@ def _review_parsers(verbs: Verbs) -> None:
     review.add_argument(
         "--kind", help="only this kind: fact, conflict, reflection, sleep, agent, core, ..."
     )
-    review.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(review)
     for name in ("approve", "reject"):
         action = verb(
             verbs, name, f"{name} a proposal, or --all of them", **_mem(name), settle=_every
@@ -145,7 +145,7 @@ def _history_parsers(verbs: Verbs) -> None:
     history = verb(verbs, "list", "every memory change, newest first", **_mem("history"))
     history.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
     history.add_argument("--kind", choices=["fact", "core"], help="only facts or core blocks")
-    history.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(history)
     undo = verb(verbs, "undo", "undo one change (see history list)", **_mem("undo"))
     undo.add_argument(
         "change",
@@ -159,7 +159,7 @@ def _history_parsers(verbs: Verbs) -> None:
         required=True,
         help="a time, e.g. 2026-03-01T18:00, or a date, which means the end of that day",
     )
-    believed.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(believed)
 
 
 def _session_parsers(verbs: Verbs) -> None:
@@ -173,7 +173,7 @@ def _message_parsers(verbs: Verbs) -> None:
     search.set_defaults(command="search")
     search.add_argument("query")
     search.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many hits (10)")
-    search.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(search)
 
 
 def _episode_parsers(verbs: Verbs) -> None:
@@ -190,7 +190,8 @@ def _document_parsers(verbs: Verbs) -> None:
 
 
 def _core_parsers(verbs: Verbs) -> None:
-    verb(verbs, "list", "show the core memory blocks with their limits", **_mem("core"))
+    listing = verb(verbs, "list", "show the core memory blocks with their limits", **_mem("core"))
+    _listing_options(listing)
 
 
 def _event_parsers(verbs: Verbs) -> None:
@@ -218,7 +219,7 @@ def _event_parsers(verbs: Verbs) -> None:
 
 def _listing_options(listing: argparse.ArgumentParser) -> None:
     listing.add_argument("-n", "--limit", type=cli_args.count, default=50, help="how many (50)")
-    listing.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(listing)
 
 
 def _delete(verbs: Verbs, kind: str) -> None:
@@ -231,7 +232,7 @@ def _memory_parsers(verbs: Verbs) -> None:
     recall.set_defaults(command="recall")
     recall.add_argument("query")
     recall.add_argument("-n", "--limit", type=cli_args.count, default=10, help="how many (10)")
-    recall.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(recall)
     verb(verbs, "embed", "embed memories still waiting for vectors, now", command="embed")
     stats = verb(verbs, "stats", "how much is remembered, and where the bytes are", **_mem("stats"))
     stats.add_argument("--json", action="store_true", help="print one line of JSON")
@@ -271,7 +272,7 @@ def _backup_parsers(verbs: Verbs) -> None:
     )
     backup.add_argument("--force", action="store_true", help="replace the file if it exists")
     backups = verb(verbs, "list", "the backups next to the data file", **_mem("backups"))
-    backups.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(backups)
     restore = verb(
         verbs,
         "restore",
@@ -292,7 +293,7 @@ def _db_parsers(db: Verbs) -> None:
 
 def _vector_parsers(verbs: Verbs) -> None:
     listing = verb(verbs, "list", "each model's vectors: how many, their size", **_mem("vectors"))
-    listing.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(listing)
     gone = verb(
         verbs,
         "delete",

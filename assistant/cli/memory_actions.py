@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from assistant.admin import MemoryAdmin, text
 from assistant.admin.views import ForgetPreview, ForgetReceipt
 from assistant.cli import args as cli_args
-from assistant.cli.shared import ask_passphrase, dump_json, parse_time
+from assistant.cli.shared import ask_passphrase, dump_listing, parse_time, wants_json
 from assistant.cli.storage import ACTIONS as STORAGE_ACTIONS
 from assistant.errors import InvalidInput
 from assistant.files import writable_target
@@ -43,9 +43,8 @@ def _facts(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         limit=args.limit,
         offset=(max(args.page, 1) - 1) * args.limit,
     )
-    if args.json:
-        for fact in found:
-            dump_json(dataclasses.asdict(fact), out)
+    if wants_json(args):
+        dump_listing(map(dataclasses.asdict, found), args, out)
         return 0
     total = admin.facts.count(**filters, query=query, semantic=getattr(args, "semantic", False))
     for fact in found:
@@ -106,12 +105,14 @@ def _fact_verb(verb: str) -> Action:
 
 
 def _review(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    if args.json:
-        for item in admin.review.queue(args.kind):
-            dump_json(dataclasses.asdict(item), out)
+    if wants_json(args):
+        items: list[object] = [dataclasses.asdict(i) for i in admin.review.queue(args.kind)]
         if args.kind in (None, "core"):
-            for proposal in admin.review.core_queue():
-                dump_json({"kind": "core", **dataclasses.asdict(proposal)}, out)
+            items += [
+                {"kind": "core", **dataclasses.asdict(proposal)}
+                for proposal in admin.review.core_queue()
+            ]
+        dump_listing(items, args, out)
         return 0
     lines = text.review_lines(admin.review.queue(args.kind))
     if args.kind in (None, "core"):
@@ -155,9 +156,8 @@ def _decide(verb: str) -> Action:
 
 def _history(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     changes = admin.history.changes(limit=args.limit, kind=args.kind)
-    if args.json:
-        for change in changes:
-            dump_json(dataclasses.asdict(change), out)
+    if wants_json(args):
+        dump_listing(map(dataclasses.asdict, changes), args, out)
         return 0
     print("\n".join(map(text.change_line, changes)) or "No changes yet.", file=out)
     return 0
@@ -175,9 +175,8 @@ def _undo(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 def _believed(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     facts = admin.history.believed(args.query, _as_of(args.as_of))
-    if args.json:
-        for fact in facts:
-            dump_json(dataclasses.asdict(fact), out)
+    if wants_json(args):
+        dump_listing(map(dataclasses.asdict, facts), args, out)
         return 0
     for fact in facts:
         print(text.fact_line(fact), file=out)
@@ -199,9 +198,8 @@ def _listing(kind: str) -> Action:
     def run(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
         if args.delete is not None:
             return _remove(admin, kind.rstrip("s"), args.delete, out)
-        if args.json:
-            for item in _items(admin, kind, args.limit):
-                dump_json(dataclasses.asdict(item), out)
+        if wants_json(args):
+            dump_listing(map(dataclasses.asdict, _items(admin, kind, args.limit)), args, out)
             return 0
         for line in _rows(admin, kind, args.limit):
             print(line, file=out)
@@ -247,7 +245,11 @@ def _rm(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _core(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
-    for label, block in admin.browse.core_blocks().items():
+    blocks = list(admin.browse.core_blocks().items())[: args.limit]
+    if wants_json(args):
+        dump_listing((dataclasses.asdict(block) for _, block in blocks), args, out)
+        return 0
+    for label, block in blocks:
         print(f"[{label}] {len(block.value)}/{block.char_limit} chars", file=out)
         print(block.value or "(empty)", file=out)
     return 0

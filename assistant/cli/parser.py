@@ -18,6 +18,7 @@ from assistant.cli import args as cli_args
 from assistant.cli import memory as cli_memory
 from assistant.cli import profiles as cli_profiles
 from assistant.cli.aliases import OldSpellingError, modern
+from assistant.cli.shared import add_json_options
 from assistant.cli.tree import PROG, Nouns, Verbs, add_globals, noun, verb, words_of
 
 __all__ = ["build_parser", "parse_line"]
@@ -193,7 +194,7 @@ def _model_parsers(sub: Verbs) -> None:
 def _model_verbs(verbs: Verbs) -> None:
     listing = verb(verbs, "list", "installed models, and which ones Hippo uses")
     listing.set_defaults(command="models", models_command=None)
-    listing.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(listing)
     use = verb(verbs, "use", "choose the chat and/or embedding model (saved)")
     use.set_defaults(command="models", models_command="use")
     use.add_argument("--chat", help="chat model name")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from assistant.cli import args as cli_args
 from assistant.cli.memory import IMPORT_MAX_MB
+from assistant.cli.shared import add_json_options
 from assistant.cli.tree import Verbs, noun, verb
 from assistant.config import Config
 from assistant.errors import NotFound
@@ -34,7 +35,7 @@ def add_parsers(sub: Verbs) -> None:
 
 def _parsers(verbs: Verbs) -> None:
     listing = verb(verbs, "list", "every profile, with what it holds", command="profile")
-    listing.add_argument("--json", action="store_true", help="print JSON lines")
+    add_json_options(listing)
     rename = verb(verbs, "rename", "rename a profile (its memories stay with it)")
     rename.set_defaults(command="profile")
     rename.add_argument("old")
@@ -129,27 +130,18 @@ def profile_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
 
 
 def _list(store: ProfileStore, args: argparse.Namespace, out: TextIO) -> int:
-    from assistant.cli.shared import dump_json
+    from assistant.cli.shared import dump_listing, wants_json
 
-    for p in store.summaries():
-        if args.json:
-            dump_json(
-                {
-                    "id": p.id,
-                    "name": p.name,
-                    "created_at": p.created_at,
-                    "sessions": p.sessions,
-                    "messages": p.messages,
-                    "facts": p.facts,
-                },
-                out,
-            )
-        else:
-            print(
-                f"{p.name:<20} {p.sessions:>5} sessions {p.messages:>7} messages "
-                f"{p.facts:>6} facts",
-                file=out,
-            )
+    summaries = store.summaries()
+    if wants_json(args):
+        fields = ("id", "name", "created_at", "sessions", "messages", "facts")
+        dump_listing(({f: getattr(p, f) for f in fields} for p in summaries), args, out)
+        return 0
+    for p in summaries:
+        print(
+            f"{p.name:<20} {p.sessions:>5} sessions {p.messages:>7} messages {p.facts:>6} facts",
+            file=out,
+        )
     return 0
 
 

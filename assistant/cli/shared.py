@@ -6,15 +6,24 @@ importing another noun's.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+from collections.abc import Iterable
 from datetime import datetime
 from typing import TextIO
 
 from assistant.errors import InvalidInput
 from assistant.terminal import json_visible
 
-__all__ = ["ask_passphrase", "dump_json", "parse_time"]
+__all__ = [
+    "add_json_options",
+    "ask_passphrase",
+    "dump_json",
+    "dump_listing",
+    "parse_time",
+    "wants_json",
+]
 
 
 def ask_passphrase(prompt: str, *, confirm: bool) -> str:
@@ -45,4 +54,38 @@ def parse_time(value: str) -> datetime:
 
 def dump_json(value: object, out: TextIO) -> None:
     """Write ``value`` as one line of JSON (terminal controls as JSON escapes)."""
-    out.write(json_visible(json.dumps(value, ensure_ascii=False, default=str)) + "\n")
+    out.write(_json_text(value) + "\n")
+
+
+def _json_text(value: object) -> str:
+    return json_visible(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def add_json_options(parser: argparse.ArgumentParser) -> None:
+    """``--json`` (one JSON array, as `llm logs --json` prints) and ``--jsonl`` (a line each)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--json", action="store_true", help="print one JSON array")
+    group.add_argument("--jsonl", action="store_true", help="print one JSON object a line")
+
+
+def wants_json(args: argparse.Namespace) -> bool:
+    """Whether the listing was asked for as JSON (``--json`` or ``--jsonl``)."""
+    return bool(getattr(args, "json", False) or getattr(args, "jsonl", False))
+
+
+def dump_listing(values: Iterable[object], args: argparse.Namespace, out: TextIO) -> None:
+    """Write a listing's items as ``args`` asks: one JSON array, or one object a line.
+
+    The array is written an item at a time (``[``, the items one a line with commas, ``]``),
+    so a long listing is not held twice in memory, and it parses whole (`json.tool`, `jq`).
+    """
+    if getattr(args, "jsonl", False):
+        for value in values:
+            dump_json(value, out)
+        return
+    opened = False
+    for value in values:
+        out.write(",\n" if opened else "[\n")
+        out.write(_json_text(value))
+        opened = True
+    out.write("\n]\n" if opened else "[]\n")

@@ -7,7 +7,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, TextIO
 
 from assistant.cli import args as cli_args
-from assistant.cli.shared import dump_json
+from assistant.cli.shared import dump_json, dump_listing, wants_json
 from assistant.textcheck import printable_path
 
 if TYPE_CHECKING:
@@ -107,9 +107,8 @@ def _stats_json(stats: AdminStats, usage: StorageUsage) -> dict[str, Any]:
 
 def _vectors(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     models = admin.storage.usage().models
-    if args.json:
-        for model in models:
-            dump_json(dataclasses.asdict(model), out)
+    if wants_json(args):
+        dump_listing(map(dataclasses.asdict, models), args, out)
     else:
         print("\n".join(_model_lines(models, indent="")), file=out)
     return 0

@@ -100,9 +100,7 @@ def test_stats_show_where_the_bytes_are_as_text_and_json(two_models, capsys):
 
 
 def test_db_vectors_delete_asks_first_and_refuses_the_model_in_use(two_models, capsys, monkeypatch):
-    listed = [
-        json.loads(line) for line in _run(capsys, "db", "vectors", "list", "--json")[1].splitlines()
-    ]
+    listed = json.loads(_run(capsys, "db", "vectors", "list", "--json")[1])
     assert [m["in_use"] for m in listed] == [False, True]
 
     monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))

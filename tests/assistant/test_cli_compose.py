@@ -74,7 +74,7 @@ def test_an_empty_ask_fails_and_leaves_no_untitled_session(ollama_up, capsys):
     assert main(["ask", "  "]) == 1
     assert "empty" in capsys.readouterr().err
     assert main(["sessions", "--json"]) == 0
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().out == "[]\n"
 
 
 def test_a_failed_ask_keeps_the_question_but_no_empty_reply_and_prints_no_blank_line(capsys):
@@ -138,6 +138,49 @@ def test_an_ask_ends_its_session_for_sleep(ollama_up):
     assert ended is not None
 
 
+LISTINGS = (
+    ["session", "list"],
+    ["message", "search", "Brompton"],
+    ["memory", "recall", "Brompton"],
+    ["model", "list"],
+    ["profile", "list"],
+    ["fact", "list"],
+    ["review", "list"],
+    ["history", "list"],
+    ["episode", "list"],
+    ["event", "list"],
+    ["document", "list"],
+    ["core", "list", "-n", "1"],
+    ["backup", "list"],
+    ["db", "vectors", "list"],
+)
+
+
+def _steady(items: list[dict]) -> list[dict]:
+    """The items without what moves with the clock between two runs (recall's recency)."""
+    return [{k: v for k, v in item.items() if k not in {"recency", "score"}} for item in items]
+
+
+def test_every_listing_prints_one_json_array_or_json_lines(ollama_up, capsys):
+    assert main(["ask", "my bike is a green Brompton"]) == 0
+    assert main(["fact", "add", "My bike is a green Brompton"]) == 0
+    assert main(["embed"]) == 0
+    capsys.readouterr()
+    for command in LISTINGS:
+        assert main([*command, "--json"]) == 0, command
+        whole = json.loads(capsys.readouterr().out)  # one document, as json.tool reads it
+        assert main([*command, "--jsonl"]) == 0, command
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert isinstance(whole, list) and _steady(whole) == _steady(lines), command
+    assert main(["core", "list", "-n", "1", "--json"]) == 0
+    assert [block["label"] for block in json.loads(capsys.readouterr().out)] == ["human"]
+
+
+def test_json_and_jsonl_together_are_refused(ollama_up, capsys):
+    assert main(["fact", "list", "--json", "--jsonl"]) == 1
+    assert "not allowed with" in capsys.readouterr().err
+
+
 def test_listings_print_json_lines(ollama_up, capsys):
     assert main(["ask", "my bike is a green Brompton"]) == 0
     assert main(["embed"]) == 0
@@ -152,7 +195,7 @@ def test_listings_print_json_lines(ollama_up, capsys):
     ):
         assert main(command) == 0, command
         out, _ = capsys.readouterr()
-        listed[command[0]] = [json.loads(line) for line in out.splitlines()]
+        listed[command[0]] = json.loads(out)
         assert listed[command[0]], command
     assert listed["sessions"][0]["messages"] == 2
     assert "Brompton" in listed["search"][0]["content"]
@@ -177,7 +220,7 @@ def test_a_keyword_hit_has_the_words_in_the_message_itself(ollama_up, capsys):
     assert main(["embed"]) == 0
     capsys.readouterr()
     assert main(["search", "hospital", "--json"]) == 0
-    hits = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    hits = json.loads(capsys.readouterr().out)
     assert hits[0]["content"] == "I was in hospital last week" and hits[0]["keyword"] == 1.0
     for hit in hits[1:]:  # the turns next to it come by meaning at most, never as keywords
         assert hit["keyword"] == 0.0, hit

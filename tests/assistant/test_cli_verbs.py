@@ -21,7 +21,7 @@ def ollama_up(fake_ollama, monkeypatch):
 
 
 def _json_lines(out: str) -> list[dict]:
-    return [json.loads(line) for line in out.splitlines()]
+    return json.loads(out)  # --json prints one array
 
 
 # -- memory add ------------------------------------------------------------------------
@@ -77,7 +77,7 @@ def test_believed_as_of_a_date_means_the_end_of_that_day(ollama_up, capsys):
     assert "harbour office" in capsys.readouterr().out
     yesterday = today - timedelta(days=1)
     assert main(["memory", "believed", "--as-of", yesterday.isoformat(), "--json"]) == 0
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().out == "[]\n"
 
 
 # -- profiles ----------------------------------------------------------------------------

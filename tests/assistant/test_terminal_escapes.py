@@ -117,7 +117,7 @@ def test_json_listing_and_export_parse_back_to_the_stored_text(hostile, capsys):
     assert main(["memory", "list", "--json"]) == 0
     out = capsys.readouterr().out
     assert not UNSAFE.search(out)
-    statements = {json.loads(line)["statement"] for line in out.splitlines()}
+    statements = {fact["statement"] for fact in json.loads(out)}
     assert f"The user says {HOSTILE}" in statements
 
     assert main(["memory", "export"]) == 0

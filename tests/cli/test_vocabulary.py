@@ -41,7 +41,7 @@ def _listed(capsys, *argv: str) -> list[dict[str, object]]:
     """What ``hippo ARGV --json`` lists (read through the CLI, as a script would)."""
     code, out, err = _run(capsys, *argv, "--json")
     assert code == 0, err
-    return [json.loads(line) for line in out.splitlines()]
+    return json.loads(out)
 
 
 # Every old spelling and the new one it stands for (as typed in a shell).
@@ -263,7 +263,7 @@ def test_the_old_import_with_profile_restores_into_that_new_profile(
     code, out, _ = _run(capsys, "profile", "import", str(export), "new-way")
     assert code == 0 and "Imported into profile 'new-way'" in out
     code, out, _ = _run(capsys, "profile", "list", "--json")
-    counts = {p["name"]: p["facts"] for p in map(json.loads, out.splitlines())}
+    counts = {p["name"]: p["facts"] for p in json.loads(out)}
     assert counts["old-way"] == counts["new-way"] == counts["default"] > 0
 
 
