@@ -86,7 +86,8 @@ def _fact_parsers(verbs: Verbs) -> None:
     )
     edit = verb(verbs, "edit", "change a fact (recorded; undoable)", **_mem("edit"))
     edit.add_argument("id", type=cli_args.item_id)
-    edit.add_argument("--statement", help="the new wording (makes it user-stated)")
+    edit.add_argument("text", nargs="?", help="the new wording, as in `fact add`")
+    edit.add_argument("--statement", help="the new wording, as TEXT (makes it user-stated)")
     edit.add_argument("--scope", help="e.g. work, health ('' for general)")
     edit.add_argument("--importance", type=cli_args.importance, help="1-10")
     for name, text_ in (

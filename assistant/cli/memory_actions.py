@@ -79,8 +79,14 @@ def _show(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _edit(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
+    if args.text is not None and args.statement is not None and args.text != args.statement:
+        raise InvalidInput(
+            "Give the new wording once: as TEXT (`hippo fact edit ID \"TEXT\"`) or with "
+            "--statement, not both."
+        )
+    statement = args.text if args.text is not None else args.statement
     fact = admin.facts.edit(
-        args.id, statement=args.statement, scope=args.scope, importance=args.importance
+        args.id, statement=statement, scope=args.scope, importance=args.importance
     )
     print(f"Edited: {text.fact_line(fact)}", file=out)
     return 0

@@ -185,3 +185,16 @@ def test_backups_lists_them_and_restore_takes_a_listed_name(ollama_up, monkeypat
     assert listed["kind"] == "memory backup" and listed["bytes"] > 0
     assert main(["memory", "restore", listed["name"], "--yes"]) == 0
     assert "Restored" in capsys.readouterr().out
+
+
+def test_fact_edit_takes_the_new_wording_as_its_text_like_fact_add(ollama_up, capsys):
+    assert main(["fact", "add", "I live in Porto"]) == 0
+    capsys.readouterr()
+    assert main(["fact", "list", "--json"]) == 0
+    (fact,) = _json_lines(capsys.readouterr().out)
+    assert main(["fact", "edit", str(fact["id"]), "I live in Lisbon"]) == 0
+    assert "Edited: " in capsys.readouterr().out
+    assert main(["fact", "list", "--json"]) == 0
+    assert [f["statement"] for f in _json_lines(capsys.readouterr().out)] == ["I live in Lisbon"]
+    assert main(["fact", "edit", str(fact["id"]), "I live in Faro", "--statement", "Braga"]) == 1
+    assert "Give the new wording once" in capsys.readouterr().err
