@@ -59,7 +59,7 @@ class Conversations:
         return self._messages.discard_empty_reply(reply_id)
 
     def last_session(self) -> Session | None:
-        """The most recently active conversation with messages, if any."""
+        """The most recently active chat, if any (never the session of a `hippo fact add`)."""
         return self._messages.last_session(self._profile().id)
 
     def sessions(self, limit: int = 50) -> list[Session]:

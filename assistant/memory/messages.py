@@ -228,12 +228,14 @@ class MessageStore(Store):
         return [(sid, from_iso(at)) for sid, at in rows]
 
     def last_session(self, profile_id: int) -> Session | None:
-        """The profile's most recently active session that has messages, if any."""
+        """The profile's most recently active chat, if any: a session with a message said in
+        it (not one that only keeps words stated from outside, as `hippo fact add` makes)."""
         row = (
             self._conn()
             .execute(
                 f"{_SESSION_SELECT} WHERE s.profile_id = ? AND s.incognito = 0"
-                " AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)"
+                " AND EXISTS (SELECT 1 FROM messages m"
+                "             WHERE m.session_id = s.id AND m.source_id = '')"
                 " ORDER BY s.last_active_at DESC, s.id DESC LIMIT 1",
                 (profile_id,),
             )

@@ -224,3 +224,14 @@ def test_a_keyword_hit_has_the_words_in_the_message_itself(ollama_up, capsys):
     assert hits[0]["content"] == "I was in hospital last week" and hits[0]["keyword"] == 1.0
     for hit in hits[1:]:  # the turns next to it come by meaning at most, never as keywords
         assert hit["keyword"] == 0.0, hit
+
+
+def test_continue_resumes_the_last_chat_never_a_fact_add(ollama_up, capsys):
+    ollama_up.script(Reply(content="Noted."), Reply(content="You said you cycle."))
+    assert main(["ask", "I cycle to work"]) == 0
+    assert main(["fact", "add", "My passport expires in March"]) == 0
+    assert main(["--continue", "ask", "What did I say?"]) == 0
+    capsys.readouterr()
+    assert main(["session", "list", "--json"]) == 0
+    by_messages = sorted(s["messages"] for s in json.loads(capsys.readouterr().out))
+    assert by_messages == [1, 4]  # the fact's own session, and the chat that went on
