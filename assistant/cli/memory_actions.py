@@ -196,6 +196,7 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 def _as_of(value: str) -> datetime:
     """A typed moment; a date alone means the end of that day, so its facts count."""
     if _DATE.fullmatch(value.strip()):
+        parse_time(value.strip())  # refused as typed, not as the moment it stands for
         return parse_time(f"{value.strip()}T23:59:59.999999")
     return parse_time(value)
 

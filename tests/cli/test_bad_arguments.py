@@ -135,6 +135,12 @@ def test_a_date_at_the_ends_of_the_calendar_is_refused(seeded, capsys, moment):
     assert "Traceback" not in err
 
 
+def test_an_impossible_date_is_refused_as_typed(seeded, capsys):
+    code, _, err = _run(capsys, "history", "believed", "--as-of", "2026-13-45")
+    said = "hippo: '2026-13-45' is not a date like 2026-03-01 or 2026-03-01T18:00.\n"
+    assert code == 1 and err == said
+
+
 def test_an_unknown_fact_order_is_a_usage_error_naming_the_orders(seeded, capsys):
     from assistant.cli.memory import FACT_ORDERS as OFFERED
     from assistant.memory.facts.listing import FACT_ORDERS
