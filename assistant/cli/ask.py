@@ -38,7 +38,8 @@ def read_message(text: str | None, stdin: TextIO) -> str:
             "(echo TEXT | hippo ask, or hippo ask - < FILE)."
         )
     if text is None or text == "-":
-        text = _read_all(stdin)
+        # The newline(s) a pipe or a file ends with close the input, not the message.
+        text = _read_all(stdin).rstrip("\r\n")
     if not text.strip():
         raise InvalidInput("The message is empty: nothing was sent.")
     return text
