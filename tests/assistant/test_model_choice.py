@@ -81,3 +81,9 @@ def test_close_names_put_the_same_family_first_and_ignore_case():
     assert close_names("qwen3", installed)[0] == "qwen3:1.7b"
     assert close_names("EmbeddingGema", installed) == ("embeddinggemma",)
     assert close_names("nonexistent-model", installed) == ()
+
+
+def test_a_typo_in_the_family_finds_the_tagged_model():
+    installed = ["qwen3:1.7b", "embeddinggemma:latest", "all-minilm:latest"]
+    assert close_names("qwn3", installed) == ("qwen3:1.7b",)
+    assert close_names("qwen3:1.7", installed)[0] == "qwen3:1.7b"
