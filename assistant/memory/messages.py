@@ -12,6 +12,7 @@ import apsw
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import NotFound
 from assistant.memory.base import Store
+from assistant.memory.profiles import ProfileStore
 from assistant.memory.records import Message, MessageStatus, Profile, Role, Session
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
@@ -149,26 +150,20 @@ class MessageStore(Store):
         common_min: int = _COMMON_MIN,
     ) -> None:
         super().__init__(conn, clock)
+        self._profiles = ProfileStore(conn, clock)
         self._common_share, self._common_min = common_share, common_min
         self._commonness: dict[str, tuple[bool, float]] = {}
 
     # -- profiles ---------------------------------------------------------------
 
     def profile(self, name: str) -> Profile:
-        """The profile called ``name``, created if it does not exist yet."""
-        conn = self._conn()
-        with conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO profiles(name, created_at) VALUES (?, ?)",
-                (name, to_iso(self._clock.now())),
-            )
-            pid = scalar(conn, "SELECT id FROM profiles WHERE name = ?", (name,))
-        return Profile(pid, name)
+        """The profile called ``name``, created if it does not exist yet (by its owner,
+        `ProfileStore`: the sessions hang on it)."""
+        return self._profiles.ensure(name)
 
     def profiles(self) -> list[Profile]:
         """Every profile, by name."""
-        rows = self._conn().execute("SELECT id, name FROM profiles ORDER BY name")
-        return [Profile(*row) for row in rows]
+        return sorted(self._profiles.all(), key=lambda profile: profile.name)
 
     # -- sessions ---------------------------------------------------------------
 

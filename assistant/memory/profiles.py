@@ -80,7 +80,7 @@ class ProfileSummary:
 
 
 class ProfileStore(Store):
-    """Lists, finds, renames and deletes profiles (creating one is ``MessageStore.profile``)."""
+    """The profiles table's one owner: creates, lists, finds, renames and deletes profiles."""
 
     def names(self) -> list[str]:
         """Every profile's name, sorted."""
@@ -165,15 +165,17 @@ class ProfileStore(Store):
         Raises:
             HippoError: not a profile name.
         """
-        name = profile_name(name)
+        return self.ensure(profile_name(name)).id
+
+    def ensure(self, name: str) -> Profile:
+        """The profile called ``name``, created if it does not exist yet."""
         with self._conn() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO profiles(name, created_at) VALUES (?, ?)",
                 (name, to_iso(self._clock.now())),
             )
-        found = self.find(name)
-        assert found is not None
-        return found
+            pid = scalar(conn, "SELECT id FROM profiles WHERE name = ?", (name,))
+        return Profile(pid, name)
 
 
 def unknown_profile(name: str, names: list[str]) -> str:
