@@ -39,7 +39,7 @@ from assistant.turns import (
 )
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.llm.shown import ShownModels
     from assistant.memory.recall import Memory
     from assistant.turn_settings import TurnSettings
@@ -104,7 +104,7 @@ class Turn:
     def __init__(
         self,
         memory: Memory,
-        llm: OllamaGateway,
+        llm: ChatBackend,
         settings: TurnSettings,
         *,
         shown: ShownModels,

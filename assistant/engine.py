@@ -30,7 +30,7 @@ from data_schema.connect import Database
 # load on first use, in the methods that need them.
 if TYPE_CHECKING:
     from assistant.admin import MemoryAdmin
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.memory.context import TurnContext
     from assistant.memory.core_proposals import CoreEditMode
     from assistant.memory.embedder import Probe
@@ -80,7 +80,7 @@ class Hippo:
     def __init__(
         self,
         db: Database | Path | str,
-        llm: OllamaGateway,
+        llm: ChatBackend,
         *,
         chat_model: str,
         embedding_model: str,

@@ -13,7 +13,7 @@ from assistant.gateways import open_gateway
 from data_schema.connect import Database
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
 
 __all__ = ["open_engine", "open_gateway"]
 
@@ -23,7 +23,7 @@ def open_engine(
     *,
     clock: Clock | None = None,
     progress: StepProgress | None = None,
-    gateway: OllamaGateway | None = None,
+    gateway: ChatBackend | None = None,
 ) -> Hippo:
     """Open the data file and connect the engine to Ollama as ``config`` says (through
     ``gateway`` where one is already open: see ``assistant.starting``).

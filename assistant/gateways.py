@@ -13,12 +13,12 @@ from assistant.secrets import load_token
 
 if TYPE_CHECKING:
     from assistant.config import Config
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
 
 __all__ = ["open_gateway"]
 
 
-def open_gateway(config: Config) -> OllamaGateway:
+def open_gateway(config: Config) -> ChatBackend:
     """The Ollama gateway for ``config``, with a bearer token where one is set."""
     # Imported here: the gateway's httpx client costs ~0.5 s, which the first frame
     # must not wait for (see assistant.starting).

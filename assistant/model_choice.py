@@ -22,7 +22,7 @@ from assistant.errors import OllamaError
 from assistant.llm.names import base_name, same_model, short_name
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.llm.values import ModelInfo
 
 __all__ = [
@@ -164,7 +164,7 @@ def problems_in(
     return problems
 
 
-def check_models(llm: OllamaGateway, choices: Mapping[Slot, str]) -> list[ModelProblem]:
+def check_models(llm: ChatBackend, choices: Mapping[Slot, str]) -> list[ModelProblem]:
     """Ask Ollama whether each of ``choices`` is installed and can take its slot.
 
     Blocks on the network (one listing, one ``show`` per installed model).

@@ -18,7 +18,7 @@ from assistant.memory.embedder import Embedder
 from assistant.turn_settings import TurnSettings
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.llm.values import ModelInfo, PullProgress
     from assistant.model_choice import ModelProblem, Slot
 
@@ -41,7 +41,7 @@ class OllamaHost:
 
     def __init__(
         self,
-        gateway: OllamaGateway,
+        gateway: ChatBackend,
         shown: ShownModels,
         embedder: Embedder,
         clock: Clock,
@@ -53,12 +53,12 @@ class OllamaHost:
         self._clock = clock
         self._settings = settings
         self._lock = threading.Lock()
-        self._followers: list[Callable[[OllamaGateway], None]] = []
+        self._followers: list[Callable[[ChatBackend], None]] = []
 
     # -- the gateway -----------------------------------------------------------------
 
     @property
-    def gateway(self) -> OllamaGateway:
+    def gateway(self) -> ChatBackend:
         """The gateway to Ollama now."""
         return self._gateway
 
@@ -67,13 +67,13 @@ class OllamaHost:
         """The URL of the Ollama host the engine talks to."""
         return self._gateway.host
 
-    def follow(self, holder: Callable[[OllamaGateway], None]) -> None:
+    def follow(self, holder: Callable[[ChatBackend], None]) -> None:
         """Hand ``holder`` the gateway now and each one that replaces it."""
         with self._lock:
             self._followers.append(holder)
             holder(self._gateway)
 
-    def use_gateway(self, gateway: OllamaGateway) -> None:
+    def use_gateway(self, gateway: ChatBackend) -> None:
         """Talk to Ollama through ``gateway`` from now on (every part takes it), close the
         old one, and ask afresh what was learnt through it (models' details, digests)."""
         with self._lock:

@@ -25,7 +25,7 @@ from assistant.memory.messages import default_title
 
 if TYPE_CHECKING:
     from assistant.conversations import Conversations
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.llm.shown import ShownModels
     from assistant.memory.recall import Memory
     from assistant.memory.records import Message, Session
@@ -56,7 +56,7 @@ class Redo:
     """
 
     memory: Memory
-    gateway: OllamaGateway
+    gateway: ChatBackend
     settings: TurnSettings
     shown: ShownModels
     chores: Chores

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from assistant.config import Config
     from assistant.encryption import StepProgress
     from assistant.engine import Hippo
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
 
 __all__ = ["Starter"]
 
@@ -59,11 +59,11 @@ class Starter:
         self.config = config
         self._quick_host = _local_host(config)
         self._lock = threading.Lock()
-        self._gateway: OllamaGateway | None = None
+        self._gateway: ChatBackend | None = None
         self._engine: Hippo | None = None
 
     @property
-    def gateway(self) -> OllamaGateway:
+    def gateway(self) -> ChatBackend:
         """The gateway to Ollama, made on first use."""
         with self._lock:
             if self._gateway is None:

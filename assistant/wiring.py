@@ -28,7 +28,7 @@ from assistant.turn_settings import TurnSettings
 from data_schema.connect import Database
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.memory.scoring import RetrievalWeights
     from assistant.memory.vector_cells import CellSizes
 
@@ -48,7 +48,7 @@ class Parts:
 
 def open_memory(
     db: Database,
-    gateway: OllamaGateway,
+    gateway: ChatBackend,
     *,
     embedding_model: str,
     profile: str,
@@ -99,7 +99,7 @@ def open_memory(
 
 def build_parts(
     db: Database,
-    gateway: OllamaGateway,
+    gateway: ChatBackend,
     turn: TurnSettings,
     sleep: SleepSettings,
     *,
@@ -141,7 +141,7 @@ def build_worker(memory: Memory, host: OllamaHost, settings: LiveSettings) -> Em
 
     summaries = Summaries(memory.messages, host.gateway, host.shown, lambda: settings.turn)
 
-    def follow(gateway: OllamaGateway) -> None:
+    def follow(gateway: ChatBackend) -> None:
         summaries.llm = gateway
 
     host.follow(follow)

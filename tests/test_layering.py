@@ -318,3 +318,22 @@ def test_the_public_api_names_what_it_exports_and_loads_lazily():
     code = "import sys, assistant; print('assistant.engine' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_outside_the_llm_package_only_the_gateway_opener_names_the_ollama_gateway():
+    """Every other module talks to a `ChatBackend`: another server is one module in llm/."""
+    naming = set()
+    for package in ("assistant", "scheduler", "ui"):
+        for path in (ROOT / package).rglob("*.py"):
+            relative = path.relative_to(ROOT).as_posix()
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            imported = {
+                alias.name
+                for n in ast.walk(tree)
+                if isinstance(n, ast.ImportFrom)
+                for alias in n.names
+            }
+            if "OllamaGateway" in names | imported and not relative.startswith("assistant/llm/"):
+                naming.add(relative)
+    assert naming == {"assistant/gateways.py"}

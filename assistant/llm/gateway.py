@@ -28,10 +28,11 @@ import os
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from assistant.errors import ModelNotFound, OllamaError, OllamaStopped, OllamaTimeout
 from assistant.llm import failures
+from assistant.llm.backend import Messages, ReplyFormat, Tools
 from assistant.llm.cancel import Call, Calls
 from assistant.llm.failures import error_text
 from assistant.llm.hosts import DEFAULT_HOST, is_loopback, resolve_host
@@ -62,10 +63,6 @@ _SHOW_WORKERS = 4
 _T = TypeVar("_T")
 _BACKSTOP_S = 5.0  # httpx's own read timeout comes this long after the watchdog's
 
-Messages = Sequence[Mapping[str, Any]]
-Tools = Sequence[Mapping[str, Any] | Callable[..., Any]]
-# What `format=` takes, as the `ollama` client types it: "json", or a JSON schema.
-ReplyFormat = Literal["", "json"] | dict[str, Any]
 
 
 class OllamaGateway:

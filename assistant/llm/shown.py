@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from assistant.errors import OllamaError
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.llm.values import ModelInfo
 
 __all__ = ["ShownModels", "full_name"]
@@ -35,7 +35,7 @@ class ShownModels:
     outside it, so a slow host holds up only the thread that asks.
     """
 
-    def __init__(self, llm: OllamaGateway) -> None:
+    def __init__(self, llm: ChatBackend) -> None:
         self.llm = llm
         self._lock = threading.Lock()
         self._shown: dict[str, ModelInfo] = {}

@@ -19,7 +19,7 @@ from assistant.memory.vectors import VectorStore
 from assistant.memory.weights import Digests, renew_if_resized, renew_if_reweighted, stamp
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.llm.prefixes import Purpose
     from assistant.memory.script_probe import Embed, Reading, ReadingProbe
 
@@ -61,7 +61,7 @@ class Embedder:
 
     def __init__(
         self,
-        llm: OllamaGateway,
+        llm: ChatBackend,
         model: str,
         vectors: VectorStore,
         probe: Probe | Callable[[], Probe],

@@ -56,7 +56,7 @@ __all__ = [
 
 
 class Embed(Protocol):
-    """Embeds texts with a model for a purpose, as ``OllamaGateway.embed`` does."""
+    """Embeds texts with a model for a purpose, as ``ChatBackend.embed`` does."""
 
     def __call__(
         self, model: str, texts: Sequence[str], *, purpose: Purpose
@@ -242,7 +242,7 @@ class ReadingProbe:
     """Asks an embedding model, once per script, how well it reads that script.
 
     Args:
-        embed: embeds texts with a model, as ``OllamaGateway.embed`` does.
+        embed: embeds texts with a model, as ``ChatBackend.embed`` does.
         remembered: where answers are kept between runs (None: for this run only).
         on_measured: told (model, script, trust) each time the probe runs, e.g. to
             tell the user once that their model does not read their language.

@@ -15,7 +15,7 @@ from assistant.memory.records import Message
 from assistant.memory.working import working_memory
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.llm.shown import ShownModels
     from assistant.memory.messages import MessageStore
     from assistant.turn_settings import TurnSettings
@@ -31,7 +31,7 @@ SUMMARY_PROMPT = (
 
 
 def fold_into_summary(
-    llm: OllamaGateway, model: str, summary: str, turns: Sequence[Message], *, can_think: bool
+    llm: ChatBackend, model: str, summary: str, turns: Sequence[Message], *, can_think: bool
 ) -> str:
     """The summary rewritten to cover ``turns`` too (one LLM call, thinking off)."""
     lines = "\n".join(
@@ -68,7 +68,7 @@ class Summaries:
     def __init__(
         self,
         messages: MessageStore,
-        llm: OllamaGateway,
+        llm: ChatBackend,
         shown: ShownModels,
         settings: Callable[[], TurnSettings],
     ) -> None:

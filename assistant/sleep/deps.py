@@ -20,7 +20,7 @@ from assistant.clock import Clock
 from assistant.memory.records import Profile
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
     from assistant.memory.entities import EntityStore
     from assistant.memory.episodes import EpisodeStore
     from assistant.memory.facts import FactStore
@@ -79,7 +79,7 @@ class SleepDeps:
     """
 
     db: Database
-    gateway: OllamaGateway
+    gateway: ChatBackend
     clock: Clock
     profile: Profile
     messages: MessageStore

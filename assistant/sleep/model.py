@@ -21,7 +21,7 @@ from assistant.sleep.repair import Reading, read_reply
 from assistant.sleep.schemas import Shape
 
 if TYPE_CHECKING:
-    from assistant.llm.gateway import OllamaGateway
+    from assistant.llm.backend import ChatBackend
 
 __all__ = ["Asker", "ModelUse"]
 
@@ -86,7 +86,7 @@ class Asker:
 
     def __init__(
         self,
-        llm: OllamaGateway,
+        llm: ChatBackend,
         model: str,
         *,
         max_calls: int,
