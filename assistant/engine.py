@@ -212,6 +212,12 @@ class Hippo:
         ``settings`` is given (see ``assistant.sleep.Sleep.run``)."""
         return self.sleep.run(**options)
 
+    def __enter__(self) -> Hippo:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def close(self) -> None:
         """Stop background work, close the data file and the gateway; calls to Ollama in
         flight are stopped first, so that no thread waiting on a hung host delays it."""

@@ -81,8 +81,7 @@ def ask_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.integrity import require_intact_daily
 
     text = read_message(getattr(args, "text", None), sys.stdin)
-    engine = open_engine(config)
-    try:
+    with open_engine(config) as engine:
         # Writing into a damaged b-tree spreads the damage: say so, and what to restore.
         require_intact_daily(engine.memory.db.conn, engine.memory.db.path)
         session = engine.conversations.last_session() if args.resume else None
@@ -95,8 +94,6 @@ def ask_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         for notice in engine.background.take_notices():
             print(f"hippo: {notice}", file=sys.stderr)
         return 1 if failed else 0
-    finally:
-        engine.close()
 
 
 def _stream_reply(engine: Hippo, session_id: int, text: str, out: TextIO) -> bool:

@@ -298,12 +298,9 @@ def _pull(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _search(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
 
-    engine = open_engine(config)
-    try:
+    with open_engine(config) as engine:
         hits = engine.memory.search_messages(args.query, limit=args.limit)
         _tell(engine.background.take_notices())
-    finally:
-        engine.close()
     if not hits:
         print("No messages match.", file=sys.stderr)
     elif note := _trust_note(hits[0].vector_trust, hits[0].vector is not None):
@@ -348,8 +345,7 @@ def _trust_note(trust: float, searched: bool) -> str:
 def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
 
-    engine = open_engine(config)
-    try:
+    with open_engine(config) as engine:
         sessions = engine.conversations.sessions(args.limit)
         if wants_json(args):
             dump_listing(map(_session_json, sessions), args, out)
@@ -362,8 +358,6 @@ def _sessions(args: argparse.Namespace, config: Config, out: TextIO) -> int:
                 f"{session.message_count:>4} msgs  {mark}{scope}{session.title or '(untitled)'}",
                 file=out,
             )
-    finally:
-        engine.close()
     return 0
 
 
@@ -412,13 +406,10 @@ def _session_json(session: Session) -> dict[str, object]:
 def _embed(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
 
-    engine = open_engine(config)
-    try:
+    with open_engine(config) as engine:
         stored = engine.background.embed_pending()
         left = engine.memory.vectors.queued()
         notices = engine.background.take_notices()
-    finally:
-        engine.close()
     for notice in notices:
         print(f"hippo: {notice}", file=sys.stderr)
     print(f"Embedded {stored} message(s); {left} still waiting.", file=out)
@@ -464,8 +455,7 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
     if args.json == bool(args.text):
         raise InvalidInput('Give the event as text (hippo log "TEXT") or use --json with stdin.')
-    engine = open_engine(config)
-    try:
+    with open_engine(config) as engine:
         if args.json:
             with _json_lines(getattr(args, "file", "-")) as lines:
                 result = engine.intake.log_events_json(lines, source=args.source)
@@ -478,8 +468,6 @@ def _log(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         until = f", until {event.expires_at:%Y-%m-%d %H:%M}" if event.expires_at else ""
         print(f"Logged event {event.id} ({event.source}{until}).", file=out)
         return 0
-    finally:
-        engine.close()
 
 
 @contextmanager
@@ -502,9 +490,8 @@ def _json_lines(path: str) -> Iterator[Iterable[str | bytes]]:
 def _ingest(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
 
-    engine = open_engine(config)
     skipped = 0
-    try:
+    with open_engine(config) as engine:
         for path in args.paths:
             try:
                 report = engine.intake.ingest(path)
@@ -521,20 +508,15 @@ def _ingest(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             for where, why in report.skipped:
                 print(f"skipped   {where}: {why}", file=out)
             skipped += len(report.skipped)
-    finally:
-        engine.close()
     return 1 if skipped else 0
 
 
 def _recall(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     from assistant.factory import open_engine
 
-    engine = open_engine(config)
-    try:
+    with open_engine(config) as engine:
         memories = engine.memory.recall(args.query, limit=args.limit)
         _tell(engine.background.take_notices())
-    finally:
-        engine.close()
     if not memories:
         print("Nothing relevant is remembered.", file=sys.stderr)
     elif note := _trust_note(memories[0].vector_trust, memories[0].vector is not None):

@@ -309,11 +309,8 @@ def _vector_parsers(verbs: Verbs) -> None:
 def _admin(config: Config) -> Iterator[MemoryAdmin]:
     from assistant.factory import open_engine
 
-    engine = open_engine(config)
-    try:
+    with open_engine(config) as engine:
         yield engine.admin
-    finally:
-        engine.close()
 
 
 def memory_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:

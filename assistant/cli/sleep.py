@@ -68,8 +68,7 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     settings = config.sleep
     if args.install_timer:
         return _install(args, settings, config, out)
-    engine = open_engine(config)
-    try:
+    with open_engine(config) as engine:
         if getattr(args, "retry", False):
             retried = engine.sleep.retry_given_up()
             print(f"{retried} session(s) given up before are tried again.", file=out)
@@ -96,8 +95,6 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             notes = engine.sleep.skipped_notes(settings)
             if notes:
                 print("Left for later:", *(f"  - {note}" for note in notes), sep="\n", file=out)
-    finally:
-        engine.close()
     if report.status == "locked":
         return EXIT_LOCKED
     return 0 if report.status in ("done", "capped") else 1

@@ -167,3 +167,14 @@ def test_a_restarted_engine_finds_the_last_session_and_its_history(engine, fake_
         assert [m.role for m in reopened.conversations.history(last.id)] == ["user", "assistant"]
     finally:
         reopened.close()
+
+
+def test_the_engine_closes_as_a_with_block_ends(config, clock, blank_data_file):
+    from assistant.factory import open_engine
+
+    wal = config.db_path.with_name(config.db_path.name + "-wal")
+    with pytest.raises(KeyError), open_engine(config, clock=clock) as engine:
+        engine.conversations.new_session()
+        assert wal.exists()  # open, with a write in its journal
+        raise KeyError("a failure inside the block")
+    assert not wal.exists()  # the last connection closed and folded the journal in
