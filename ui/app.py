@@ -155,7 +155,8 @@ class HippoApp(App[None]):
         self._upgrade_shown: tuple[str, int] | None = None
         self._resume = resume
         self._chat = ChatScreen(config, scope=scope, probe=self._early_probe)
-        self._memory = MemoryCommands(self, self._chat)
+        self.memory = MemoryCommands(self, self._chat)
+        """The chat's memory commands: the inspector, /remember, /scope... (and the palette's)."""
         self._schedule_sleep = schedule_sleep
         self._scheduler: SleepScheduler | None = None
         self.opened: Hippo | None = None
@@ -179,14 +180,9 @@ class HippoApp(App[None]):
         """The chat screen, which is always at the bottom of the stack."""
         return self._chat
 
-    @property
-    def memory(self) -> MemoryCommands:
-        """The chat's memory commands: the inspector, /remember, /scope... (and the palette's)."""
-        return self._memory
-
     def action_memory(self, tab: str = "facts", forget: str = "") -> None:
         """Open the memory inspector on ``tab``."""
-        self._memory.open(tab, forget)
+        self.memory.open(tab, forget)
 
     def on_inspector_pane_changed(self, _: InspectorPane.Changed) -> None:
         try:
@@ -196,10 +192,10 @@ class HippoApp(App[None]):
         status.refresh_pending()
 
     def on_message_view_show_memories(self, event: MessageView.ShowMemories) -> None:
-        self._memory.show_memories(event.reply_id)
+        self.memory.show_memories(event.reply_id)
 
     async def on_chat_screen_command(self, event: ChatScreen.Command) -> None:
-        await self._memory.run_slash(event.command)
+        await self.memory.run_slash(event.command)
 
     def get_default_screen(self) -> Screen[Any]:
         return self._chat
@@ -262,7 +258,7 @@ class HippoApp(App[None]):
         # Ollama is asked only now, so its answer finds the engine there.
         self._probe()
         self._check_file()
-        self._memory.purge_incognito()
+        self.memory.purge_incognito()
         self.set_interval(_NOTICES_EVERY_S, self._show_notices)
 
     @work(thread=True, exclusive=True, group="integrity", exit_on_error=False)
