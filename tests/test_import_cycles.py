@@ -262,11 +262,11 @@ def test_the_engines_parts_never_know_the_engine(relative):
     assert "assistant.engine" not in imported
 
 
-# The fronts that are handed the engine whole: the public API, the CLI, the app's start
-# and the scheduler. Every other module is handed the parts it uses (the wiring above
+# The fronts that are handed the engine whole: the public API, the CLI, the MCP server,
+# the app's start and the scheduler. Every other module is handed the parts it uses (the wiring above
 # builds the admin and sleep from the parts, /retry's `Redo` is read from them, and a
 # dry run's copy is made without an engine).
-FRONTS = ("assistant", "assistant.factory", "assistant.starting")
+FRONTS = ("assistant", "assistant.factory", "assistant.starting", "assistant.mcp_server")
 
 
 def test_only_the_fronts_know_the_engine():

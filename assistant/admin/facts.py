@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
+from assistant.admin.provenance import MCP_SPEAKER, proposer
 from assistant.admin.views import FactDetail, ForgetReceipt
 from assistant.clock import Clock
 from assistant.errors import InvalidInput, NotFound
@@ -195,15 +196,15 @@ class FactsAdmin:
                 successor = None
         history = tuple(self._facts.history(fact_id))
         kept_at = next((c.at for c in reversed(history) if c.action == KEPT_ACTION), None)
+        evidence = self._evidence.views(self._pid, fact.evidence, fact_id=fact.id, kept_at=kept_at)
+        actor = self._facts.changes.proposers([fact_id]).get(fact_id, "system")
         return FactDetail(
             fact=fact,
-            evidence=self._evidence.views(
-                self._pid, fact.evidence, fact_id=fact.id, kept_at=kept_at
-            ),
+            evidence=evidence,
             history=history,
             supersedes=tuple(self._listing.superseded_by(fact_id)),
             superseded_by=successor,
-            proposed_by=self._facts.changes.proposers([fact_id]).get(fact_id, "system"),
+            proposed_by=proposer(actor, evidence),
             times_used=self._usage.times_used("fact", fact_id),
         )
 
@@ -288,6 +289,45 @@ class FactsAdmin:
             fact = self._add_stated(text, said.id, scope)
         self._sessions.wake()  # embed the new message and fact
         return said, fact
+
+    def propose(self, text: str, *, client: str, why: str = "", scope: str = "") -> Fact:
+        """A fact another AI tool proposes (MCP ``remember``): pending, for the user's review.
+
+        The tool's words are kept as a message of its own (role ``tool``, its speaker the
+        tool's name, its source ``mcp:NAME``) in a session of their own, and the fact cites
+        them. It is the assistant's inference, never the user's statement: pending until
+        the user approves it, like the chat model's own proposals. Both are stored, or
+        neither.
+
+        Raises:
+            HippoError: the text is empty, or ``scope`` is not a scope name.
+        """
+        from assistant.memory.records import scope_name
+
+        text = text.strip()
+        if not text:
+            raise InvalidInput("Say what to remember: the statement is empty, so nothing was kept.")
+        said_text = f"{text}\n\nWhy: {why.strip()}" if why.strip() else text
+        with self._atomic():
+            session = self._sessions.new(scope_name(scope))
+            said = self._messages.add_message(
+                session.id,
+                "tool",
+                said_text,
+                speaker=f"{client}{MCP_SPEAKER}",
+                source_id=f"mcp:{client}",
+            )
+            fact = self._facts.add(
+                self._pid,
+                text,
+                source_kind="assistant_inferred",
+                actor="agent",
+                scope=session.scope,
+                evidence=[Evidence("message", said.id)],
+            )
+            self._sessions.end(session.id)
+        self._sessions.wake()
+        return fact
 
     def _add_stated(self, text: str, message_id: int, scope: str) -> Fact:
         return self._facts.add(

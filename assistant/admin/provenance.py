@@ -17,13 +17,26 @@ if TYPE_CHECKING:
     from assistant.memory.messages import MessageStore
     from assistant.memory.sensory import EventStore
 
-__all__ = ["KEPT_TEXT", "YOURS", "EvidenceReader"]
+__all__ = ["KEPT_TEXT", "MCP_SPEAKER", "YOURS", "EvidenceReader", "proposer"]
 
 YOURS = "your choice"
 KEPT_TEXT = (
     "You kept this fact when what it was drawn from was forgotten; your choice is its "
     "evidence (what was forgotten is not recorded, so that it stays forgotten)."
 )
+
+MCP_SPEAKER = " (via MCP)"
+"""How the words of another AI tool are marked: its name, then this (see `proposer`)."""
+
+
+def proposer(actor: str, evidence: Sequence[EvidenceView]) -> str:
+    """Who proposed a fact: the AI tool whose words it cites (an MCP client), else the
+    actor of its creation (``sleep``, ``agent``, ``user``, ``system``)."""
+    for view in evidence:
+        if view.source.endswith(MCP_SPEAKER):
+            return view.source.removesuffix(MCP_SPEAKER)
+    return actor
+
 
 # (text, date, session id, source) of a cited item.
 _Found = dict[tuple[str, int], tuple[str, datetime | None, int | None, str]]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from assistant.admin.provenance import proposer
 from assistant.admin.views import CoreReviewItem, EvidenceView, ReviewItem
 from assistant.errors import NotFound
 from assistant.memory.core import CoreBlock
@@ -130,7 +131,7 @@ class ReviewAdmin:
         return ReviewItem(
             fact=fact,
             proposal=proposal,
-            proposed_by=proposers.get(fact.id, "system"),
+            proposed_by=proposer(proposers.get(fact.id, "system"), evidence),
             evidence=evidence,
             replaces=replaces,
             why=why_pending(fact, evidence),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from assistant.cli import args as cli_args
 from assistant.cli import ask as cli_ask
+from assistant.cli import mcp as cli_mcp
 from assistant.cli import memory as cli_memory
 from assistant.cli import profiles as cli_profiles
 from assistant.cli.parser import build_parser, parse_line
@@ -32,7 +33,7 @@ __all__ = ["build_parser", "main"]
 # (The chat does it in the app, with its progress on screen.)
 _DATA_COMMANDS = {
     "ask", "search", "sessions", "embed", "log", "ingest", "recall", "sleep", "memory", "import",
-    "profile",
+    "profile", "mcp",
 }  # fmt: skip
 
 
@@ -559,4 +560,5 @@ _COMMANDS = {
     "sleep": _sleep,
     **cli_memory.COMMANDS,
     **cli_profiles.COMMANDS,
+    **cli_mcp.COMMANDS,
 }

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 
 from assistant.cli import args as cli_args
+from assistant.cli import mcp as cli_mcp
 from assistant.cli import memory as cli_memory
 from assistant.cli import profiles as cli_profiles
 from assistant.cli.aliases import OldSpellingError, modern
@@ -93,6 +94,7 @@ def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
     _sleep_parsers(sub)
     _model_parsers(sub)
     verb(sub, "doctor", "check the data file and Ollama; non-zero exit on problems")
+    cli_mcp.add_parsers(sub)
     return parser
 
 
