@@ -263,10 +263,15 @@ def test_the_engines_parts_never_know_the_engine(relative):
 
 
 # The fronts that are handed the engine whole: the public API, the CLI, the MCP server,
-# the app's start and the scheduler. Every other module is handed the parts it uses (the wiring above
-# builds the admin and sleep from the parts, /retry's `Redo` is read from them, and a
-# dry run's copy is made without an engine).
-FRONTS = ("assistant", "assistant.factory", "assistant.starting", "assistant.mcp_server")
+# the app's start and the scheduler. Every other module is handed the parts it uses (the
+# wiring above builds the admin and sleep from the parts, /retry's `Redo` is read from
+# them, and a dry run's copy is made without an engine).
+FRONTS = (
+    "assistant",
+    "assistant.factory",
+    "assistant.starting",
+    "assistant.mcp_server",
+)
 
 
 def test_only_the_fronts_know_the_engine():

@@ -3,8 +3,11 @@ SDK's own ClientSession, beside an engine of the test's on the same data file.""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import AsyncIterator
+from typing import TextIO
 
 import pytest
 from mcp import ClientSession, StdioServerParameters
@@ -27,18 +30,27 @@ def _server(*options: str) -> StdioServerParameters:
     )
 
 
+@contextlib.asynccontextmanager
+async def _session(server: StdioServerParameters, errlog: TextIO) -> AsyncIterator[ClientSession]:
+    """A client session, initialised, with ``hippo mcp`` launched as a client launches it."""
+    async with (
+        stdio_client(server, errlog=errlog) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
 async def test_a_client_lists_recalls_and_proposes_over_stdio(engine, monkeypatch, config):
     monkeypatch.setenv("OLLAMA_HOST", config.ollama.host)
     engine.admin.facts.state("My sister Anna lives in Porto")
     with open(os.devnull, "w") as quiet:
-        async with stdio_client(_server(), errlog=quiet) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                names = {t.name for t in (await session.list_tools()).tools}
-                recalled = await session.call_tool("recall", {"query": "Where is Anna?"})
-                proposed = await session.call_tool(
-                    "remember", {"statement": "Anna has a cat called Miso"}
-                )
+        async with _session(_server(), quiet) as session:
+            names = {t.name for t in (await session.list_tools()).tools}
+            recalled = await session.call_tool("recall", {"query": "Where is Anna?"})
+            proposed = await session.call_tool(
+                "remember", {"statement": "Anna has a cat called Miso"}
+            )
     assert {"recall", "remember", "log_event"} <= names
     assert "Porto" in recalled.structured_content["memories"][0]["text"]
     assert proposed.structured_content["status"] == "pending"
@@ -50,10 +62,8 @@ async def test_a_client_lists_recalls_and_proposes_over_stdio(engine, monkeypatc
 async def test_read_only_over_stdio_refuses_a_write(engine, monkeypatch, config):
     monkeypatch.setenv("OLLAMA_HOST", config.ollama.host)
     with open(os.devnull, "w") as quiet:
-        async with stdio_client(_server("--read-only"), errlog=quiet) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                names = {t.name for t in (await session.list_tools()).tools}
-                refused = await session.call_tool("remember", {"statement": "x is y"})
+        async with _session(_server("--read-only"), quiet) as session:
+            names = {t.name for t in (await session.list_tools()).tools}
+            refused = await session.call_tool("remember", {"statement": "x is y"})
     assert "remember" not in names and refused.is_error
     assert engine.admin.review.queue() == []
