@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from assistant.memory.sensory import EventStore
     from assistant.memory.usage import UsageStore
 
-__all__ = ["BrowseAdmin", "SearchMessages", "UsedMemory"]
+__all__ = ["BrowseAdmin", "ClientUse", "SearchMessages", "UsedMemory"]
 
 _OVERFETCH = 5
 
@@ -40,6 +40,23 @@ class UsedMemory:
 
     use: MemoryUse
     item: EvidenceView
+
+
+@dataclass(frozen=True, slots=True)
+class ClientUse:
+    """What one MCP client wrote into this profile.
+
+    Attributes:
+        name: the client's name from its handshake.
+        proposals: the facts it proposed (each kept with its words as evidence).
+        events: the events it logged.
+        last_at: its latest write.
+    """
+
+    name: str
+    proposals: int
+    events: int
+    last_at: datetime
 
 
 class BrowseAdmin:
@@ -116,6 +133,19 @@ class BrowseAdmin:
         if event_id not in found:
             raise NotFound(f"There is no event {event_id} in this profile.")
         return found[event_id]
+
+    def mcp_clients(self) -> list[ClientUse]:
+        """Every MCP client that wrote into this profile, the latest first."""
+        prefix = "mcp:"
+        said = {s: (n, at) for s, n, at in self._messages.sources(self._pid, prefix)}
+        logged = {s: (n, at) for s, n, at in self._events.sources(self._pid, prefix)}
+        uses = []
+        for source in said.keys() | logged.keys():
+            proposals, said_at = said.get(source, (0, None))
+            events, logged_at = logged.get(source, (0, None))
+            last = max(at for at in (said_at, logged_at) if at is not None)
+            uses.append(ClientUse(source.removeprefix(prefix), proposals, events, last))
+        return sorted(uses, key=lambda use: use.last_at, reverse=True)
 
     def documents(self) -> list[Document]:
         """Ingested documents with their chunk counts."""

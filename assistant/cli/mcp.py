@@ -7,12 +7,15 @@ reads its stdout, so nothing else may be printed there; notices go to stderr.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from assistant.cli.shared import add_json_options, dump_listing, wants_json
 from assistant.cli.tree import Verbs, verb
 
 if TYPE_CHECKING:
+    from assistant.admin.browse import ClientUse
     from assistant.config import Config
 
 __all__ = ["COMMANDS", "add_parsers"]
@@ -23,8 +26,16 @@ def add_parsers(sub: Verbs) -> None:
     serve = verb(
         sub,
         "mcp",
-        "serve this profile's memory to MCP clients over stdio (recall, facts, proposals)",
+        "serve this profile's memory to MCP clients over stdio (recall, facts, proposals); "
+        "`mcp clients`: which clients wrote what",
     )
+    serve.add_argument(
+        "what",
+        nargs="?",
+        choices=["clients"],
+        help="clients: list each MCP client that wrote here, with its counts and last use",
+    )
+    add_json_options(serve)
     serve.add_argument(
         "--scope", default="", help="serve this scope's facts and the general ones only"
     )
@@ -36,8 +47,12 @@ def add_parsers(sub: Verbs) -> None:
 
 
 def mcp_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    """Serve MCP over stdio until the client closes the stream."""
+    """Serve MCP over stdio until the client closes the stream (or list the clients)."""
     from assistant.factory import open_engine
+
+    if args.what == "clients":
+        with open_engine(config) as engine:
+            return _clients(engine.admin.browse.mcp_clients(), args, out)
     from assistant.mcp_server import build_server
     from assistant.memory.records import scope_name
 
@@ -54,6 +69,21 @@ def mcp_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             server.run("stdio")
         finally:
             sys.stdin, sys.stdout = wrapped
+    return 0
+
+
+def _clients(uses: list[ClientUse], args: argparse.Namespace, out: TextIO) -> int:
+    if wants_json(args):
+        dump_listing((dataclasses.asdict(use) for use in uses), args, out)
+        return 0
+    if not uses:
+        print("No MCP client has written here yet (reading leaves no trace).", file=out)
+    for use in uses:
+        print(
+            f"{use.name:<24} {use.proposals:>5} proposal(s) {use.events:>5} event(s)  "
+            f"last {use.last_at.astimezone():%Y-%m-%d %H:%M}",
+            file=out,
+        )
     return 0
 
 

@@ -156,6 +156,15 @@ class MessageStore(Store):
 
     # -- profiles ---------------------------------------------------------------
 
+    def sources(self, profile_id: int, prefix: str) -> list[tuple[str, int, datetime]]:
+        """Each message source that starts with ``prefix``: how many messages, the newest."""
+        rows = self._conn().execute(
+            "SELECT source_id, count(*), max(created_at) FROM messages"
+            " WHERE profile_id = ? AND substr(source_id, 1, ?) = ? GROUP BY source_id",
+            (profile_id, len(prefix), prefix),
+        )
+        return [(source, count, from_iso(last)) for source, count, last in rows]
+
     def profile(self, name: str) -> Profile:
         """The profile called ``name``, created if it does not exist yet (by its owner,
         `ProfileStore`: the sessions hang on it)."""

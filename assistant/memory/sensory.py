@@ -306,6 +306,15 @@ class EventStore(Store):
         )
         return [_event(row) for row in rows]
 
+    def sources(self, profile_id: int, prefix: str) -> list[tuple[str, int, datetime]]:
+        """Each event source that starts with ``prefix``: how many events, the newest."""
+        rows = self._conn().execute(
+            "SELECT source, count(*), max(occurred_at) FROM events"
+            " WHERE profile_id = ? AND substr(source, 1, ?) = ? GROUP BY source",
+            (profile_id, len(prefix), prefix),
+        )
+        return [(source, count, from_iso(last)) for source, count, last in rows]
+
     def latest(self, profile_id: int, limit: int) -> list[Event]:
         """The latest events, current or expired, newest first."""
         rows = self._conn().execute(

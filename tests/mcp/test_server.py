@@ -117,3 +117,18 @@ async def test_resources_and_the_prompt(engine):
     }
     assert active.contents[0].text == "- I live in Lisbon"
     assert prompt.messages[0].content.text == MEMORY_GUIDE
+
+
+async def test_mcp_clients_lists_what_each_client_wrote(engine, capsys):
+    from assistant.cli import main
+
+    async with _client(engine) as client:
+        await client.call_tool("remember", {"statement": "Sam runs every Sunday"})
+        await client.call_tool("log_event", {"text": "Finished a 5k run"})
+        await client.call_tool("log_event", {"text": "Booked the dentist"})
+    (use,) = engine.admin.browse.mcp_clients()
+    assert (use.name, use.proposals, use.events) == ("mcp", 1, 2)
+    engine.close()  # the CLI opens the file itself
+    assert main(["mcp", "clients", "--json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)
+    assert (listed["name"], listed["proposals"], listed["events"]) == ("mcp", 1, 2)
