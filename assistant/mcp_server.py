@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from assistant.memory.facts import Fact
     from assistant.memory.retrieval import MemoryItem
 
-__all__ = ["MEMORY_GUIDE", "build_server"]
+__all__ = ["LOCAL_HOST", "MEMORY_GUIDE", "build_server", "serve_http"]
 
 _T = TypeVar("_T")
 _UNKNOWN_CLIENT = "an MCP client"
@@ -364,3 +364,53 @@ def _version() -> str:
         return version("hippo-memory")
     except PackageNotFoundError:
         return "0"
+
+
+def serve_http(server: MCPServer, *, port: int, token: str) -> None:
+    """Serve MCP as streamable HTTP on 127.0.0.1:``port`` (path ``/mcp``) until stopped.
+
+    Every request must carry ``Authorization: Bearer TOKEN``; any other is answered 401
+    before it reaches the server. Only this machine can connect.
+    """
+    import uvicorn
+
+    app = _BearerOnly(server.streamable_http_app(host=LOCAL_HOST), token)
+    config = uvicorn.Config(app, host=LOCAL_HOST, port=port, log_level="warning")
+    uvicorn.Server(config).run()
+
+
+LOCAL_HOST = "127.0.0.1"
+
+
+class _BearerOnly:
+    """An ASGI wrapper that lets through only requests with the bearer token."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self._app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        import hmac
+
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._expected):
+                await _refuse(send)
+                return
+        await self._app(scope, receive, send)
+
+
+async def _refuse(send: Any) -> None:
+    body = b'{"error": "Hippo wants its MCP bearer token: see `hippo mcp --help`."}'
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b"Bearer"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

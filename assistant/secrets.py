@@ -11,10 +11,21 @@ from types import ModuleType
 
 from assistant.errors import SecretStoreError
 
-__all__ = ["TOKEN_ENV", "clear_token", "keyring_usable", "load_token", "save_token"]
+__all__ = [
+    "MCP_TOKEN_ENV",
+    "TOKEN_ENV",
+    "clear_token",
+    "keyring_usable",
+    "load_token",
+    "mcp_token",
+    "save_token",
+]
 
 TOKEN_ENV = "HIPPO_OLLAMA_TOKEN"
 _SERVICE = "hippo-ollama"
+MCP_TOKEN_ENV = "HIPPO_MCP_TOKEN"
+_MCP_SERVICE = "hippo-mcp"
+_MCP_ACCOUNT = "http"
 _NO_BACKEND = (
     "No keyring backend is available on this system, so Hippo can't store the token safely. "
     "Install one (e.g. `pip install keyrings.alt` or start a Secret Service such as "
@@ -78,3 +89,28 @@ def clear_token(host: str) -> bool:
     except keyring.errors.PasswordDeleteError:
         return False
     return True
+
+
+def mcp_token(environ: Mapping[str, str] | None = None) -> str:
+    """The bearer token `hippo mcp --http` asks of its clients: the environment's, else the
+    keyring's, made (random, 256 bits) and kept there on first use.
+
+    Raises:
+        SecretStoreError: no token in the environment and no keyring to keep one in.
+    """
+    env = os.environ if environ is None else environ
+    if env.get(MCP_TOKEN_ENV):
+        return env[MCP_TOKEN_ENV]
+    if not keyring_usable():
+        raise SecretStoreError(_NO_BACKEND.format(env=MCP_TOKEN_ENV))
+    keyring = _keyring()
+    try:
+        token: str | None = keyring.get_password(_MCP_SERVICE, _MCP_ACCOUNT)
+        if not token:
+            import secrets
+
+            token = secrets.token_urlsafe(32)
+            keyring.set_password(_MCP_SERVICE, _MCP_ACCOUNT, token)
+    except Exception as exc:
+        raise SecretStoreError(f"The keyring refused the MCP token: {exc}.") from exc
+    return token

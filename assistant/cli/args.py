@@ -37,6 +37,7 @@ __all__ = [
     "item_id",
     "megabytes",
     "page",
+    "port",
     "proposal",
     "silence",
 ]
@@ -85,6 +86,11 @@ def count(value: str) -> int:
 def page(value: str) -> int:
     """A page number: 1 to a million."""
     return _whole(value, "the page", 1, 1_000_000)
+
+
+def port(value: str) -> int:
+    """A TCP port to listen on: 1024 to 65535 (below needs root)."""
+    return _whole(value, "the port", 1024, 65_535)
 
 
 def days(value: str) -> int:
