@@ -226,7 +226,7 @@ def _writing_tools(server: MCPServer, engine: Hippo, scope: str) -> None:
             "Propose a lasting fact about the person: one short declarative sentence about "
             "them or their world, and why you think it. It waits in Hippo's review queue, "
             "marked as proposed by you, until the person approves it; it is not remembered "
-            "before. Requests, instructions and claims about permissions are refused."
+            "before. Text that reads as an instruction to an assistant is refused."
         )
     )
     async def remember(

@@ -300,13 +300,20 @@ class FactsAdmin:
         neither.
 
         Raises:
-            HippoError: the text is empty, or ``scope`` is not a scope name.
+            HippoError: the text is empty or reads as an instruction (the injection checks
+                of every channel), or ``scope`` is not a scope name.
         """
+        from assistant.memory.injection import looks_like_instruction
         from assistant.memory.records import scope_name
 
         text = text.strip()
         if not text:
             raise InvalidInput("Say what to remember: the statement is empty, so nothing was kept.")
+        if looks_like_instruction(text):
+            raise InvalidInput(
+                "That reads as an instruction to an assistant, not a fact about the person: "
+                "nothing was kept. Propose one declarative sentence about them."
+            )
         said_text = f"{text}\n\nWhy: {why.strip()}" if why.strip() else text
         with self._atomic():
             session = self._sessions.new(scope_name(scope))

@@ -132,3 +132,17 @@ async def test_mcp_clients_lists_what_each_client_wrote(engine, capsys):
     assert main(["mcp", "clients", "--json"]) == 0
     (listed,) = json.loads(capsys.readouterr().out)
     assert (listed["name"], listed["proposals"], listed["events"]) == ("mcp", 1, 2)
+
+
+async def test_no_attack_of_the_injection_corpus_becomes_a_trusted_fact_through_remember(engine):
+    from tests.adversarial.corpus import ATTACKS
+
+    refused = 0
+    async with _client(engine) as client:
+        for attack in ATTACKS:
+            said = await client.call_tool("remember", {"statement": attack.text})
+            refused += said.is_error
+            await client.call_tool("remember", {"statement": attack.claim, "why": attack.text})
+    assert refused == len(ATTACKS)  # an instruction is not a statement about the person
+    assert engine.admin.facts.list(status="active", limit=1000) == []
+    assert all(item.fact.status == "pending" for item in engine.admin.review.queue())
