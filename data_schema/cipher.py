@@ -30,6 +30,7 @@ from typing import Literal, Protocol
 import apsw
 
 from data_schema.rows import scalar
+from data_schema.sqlite_errors import write_failed
 
 __all__ = [
     "CIPHER",
@@ -174,17 +175,27 @@ def open_keyed(
     return factory(keyed_uri(path, key, cipher), flags=flags)
 
 
-def opens_with(path: Path, key: DataKey | None, cipher: str = CIPHER) -> bool:
-    """Whether ``key`` (None: no key) under ``cipher`` reads the file at ``path``."""
+def opens_with(
+    path: Path, key: DataKey | None, cipher: str = CIPHER, *, busy_timeout_ms: int = 5000
+) -> bool:
+    """Whether ``key`` (None: no key) under ``cipher`` reads the file at ``path``.
+
+    Raises:
+        StorageError: the file stayed locked by another connection for
+            ``busy_timeout_ms`` (a busy file says nothing about the key).
+    """
     try:
         conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE)
     except apsw.Error:
         return False
+    conn.setbusytimeout(busy_timeout_ms)
     try:
         if key is not None:
             apply_key(conn, key, cipher)
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         return True
+    except (apsw.BusyError, apsw.LockedError) as exc:
+        raise write_failed(exc, path) from exc
     except apsw.Error:
         return False
     finally:

@@ -91,17 +91,20 @@ def default_keys() -> KeySource:
     return KeyStore.from_environment()
 
 
-def _open_with_any_cipher(path: Path, key: DataKey) -> apsw.Connection | None:
+def _open_with_any_cipher(path: Path, key: DataKey, busy_timeout_ms: int) -> apsw.Connection | None:
     """A connection that reads ``path`` with ``key`` under one of `CIPHERS`; None: none does.
 
     The current cipher is tried first: a file of an older Hippo costs one more failed
-    first read (~0.2 ms) until it is rewritten.
+    first read (~0.2 ms) until it is rewritten. The busy timeout is set before that
+    first read: it waits for the file's lock like any other (another connection
+    recovering the WAL or writing in exclusive mode), where it was refused at once.
     """
     for cipher in CIPHERS:
         try:
             conn = open_keyed(path, key, cipher=cipher, create=False, factory=DataConnection)
         except apsw.NotADBError:
             continue
+        conn.setbusytimeout(busy_timeout_ms)
         try:
             conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         except apsw.NotADBError:
@@ -111,7 +114,7 @@ def _open_with_any_cipher(path: Path, key: DataKey) -> apsw.Connection | None:
     return None
 
 
-def _open_keyed(name: str, keys: KeySource | None) -> apsw.Connection:
+def _open_keyed(name: str, keys: KeySource | None, busy_timeout_ms: int) -> apsw.Connection:
     """A connection to ``name``, keyed as its state asks: new, plaintext or encrypted."""
     state = "plaintext" if name == ":memory:" else file_state(Path(name))
     if state == "plaintext":
@@ -124,7 +127,7 @@ def _open_keyed(name: str, keys: KeySource | None) -> apsw.Connection:
         return open_keyed(Path(name), key, factory=DataConnection)
     tried = []
     for key in keys.candidates():
-        conn = _open_with_any_cipher(Path(name), key)
+        conn = _open_with_any_cipher(Path(name), key, busy_timeout_ms)
         if conn is None:
             tried.append(key.origin)
             continue
@@ -177,7 +180,7 @@ def connect(
                 "Choose another place with --data-dir or HIPPO_DATA_DIR."
             ) from exc
     try:
-        conn = _open_keyed(name, keys)
+        conn = _open_keyed(name, keys, busy_timeout_ms)
         if isinstance(conn, DataConnection):
             conn.shown_path = name
         conn.setbusytimeout(busy_timeout_ms)
