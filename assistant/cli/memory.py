@@ -39,6 +39,8 @@ IMPORT_MAX_MB = 200
 _MEMORY_FACTOR = 6
 # As assistant.memory.facts.listing.FACT_ORDERS (not imported here: the parser loads fast).
 FACT_ORDERS = ("importance", "recent", "confidence", "accessed", "relevance")
+# As assistant.memory.facts.fact.STATUSES (likewise).
+FACT_STATUSES = ("pending", "active", "superseded", "rejected", "expired")
 
 
 def _mem(action: str, **more: object) -> dict[str, object]:
@@ -101,7 +103,9 @@ def _fact_parsers(verbs: Verbs) -> None:
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--status", help="pending, active, superseded, rejected or expired")
+    parser.add_argument(
+        "--status", choices=FACT_STATUSES, help="pending, active, superseded, rejected or expired"
+    )
     parser.add_argument("--scope", help="only this scope")
     parser.add_argument("--source", help="user_stated, assistant_inferred, document, ...")
     parser.add_argument("--order", choices=FACT_ORDERS, help="how to sort (importance)")
