@@ -18,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shlex
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
@@ -116,6 +118,7 @@ class KeyStore:
             return None
         except (OSError, UnicodeDecodeError) as exc:
             raise DataKeyError(f"Can't read the data file's key from {path}: {exc}.") from exc
+        _require_private(path)
         return DataKey(_parse(text, str(path)), f"the key file {path}")
 
     def _ask(self, place: str) -> DataKey | None:
@@ -261,6 +264,23 @@ class KeyStore:
                 _keyring().delete_password(KEYRING_SERVICE, KEYRING_ENTRY + _NEXT)
         self.key_file.with_name(KEY_FILE + _NEXT).unlink(missing_ok=True)
         self._asked.clear()
+
+
+def _require_private(path: Path) -> None:
+    """Refuse a key file others may read, as ssh refuses such a private key.
+
+    Raises:
+        DataKeyError: the file's group or others have any access to it.
+    """
+    if os.name == "nt":  # no POSIX modes: the folder's ACL protects it
+        return
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise DataKeyError(
+            f"The key file {path} is open to others (mode {mode:04o}): anyone who can read it "
+            "can read your memories, so Hippo will not use it. Make it yours alone with "
+            f"`chmod 600 {shlex.quote(str(path))}`, then try again."
+        )
 
 
 def _write_private(path: Path, text: str) -> None:
