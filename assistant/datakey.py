@@ -20,7 +20,7 @@ import os
 import secrets
 import shlex
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
@@ -200,6 +200,30 @@ class KeyStore:
             f"keyring or the key file, or set {KEY_ENV} to it. Without it the file can't be "
             "read: move it aside, and restore your memories from an export with "
             "`hippo profile import FILE NAME`."
+        )
+
+    def unreadable(self, path: Path, tried: Sequence[str]) -> str:
+        """Why the keys from ``tried`` don't open ``path``: a damaged file, or a wrong key.
+
+        A key that opens the file's own backups is the file's key: then the file itself
+        is what changed (overwritten, or damaged), and the newest good backup is named.
+        """
+        from assistant.integrity import newest_good_backup
+
+        keys = " or ".join(tried)
+        good = newest_good_backup(path, keys=self)
+        if good is not None:
+            return (
+                f"{path} is not a readable Hippo database, yet the key from {keys} opens its "
+                f"backup {good.name}: the file is damaged, not the key wrong. Restore that "
+                f"backup with `hippo backup restore {good}` (the damaged file is kept aside)."
+            )
+        return (
+            f"{path} is not a readable Hippo database: it is encrypted (or damaged), and the "
+            f"key from {keys} does not open it. If the key was changed, put back the one this "
+            f"file was written with (in the keyring, {KEY_ENV} or the key file; `hippo doctor` "
+            "shows which is used). Else move the file aside and restore a backup (`hippo "
+            "backup list`), or an export with `hippo profile import FILE NAME`."
         )
 
     def describe(self) -> str:

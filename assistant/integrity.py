@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import apsw
 
 from assistant.errors import DamagedFile, HippoError
+
+if TYPE_CHECKING:
+    from data_schema.cipher import KeySource
 
 __all__ = [
     "damage_message",
@@ -51,13 +55,18 @@ def _backups_newest_first(db_path: Path) -> list[Path]:
     return sorted(found, key=lambda path: path.stat().st_mtime_ns, reverse=True)
 
 
-def newest_good_backup(db_path: Path) -> Path | None:
-    """The newest backup of ``db_path`` (in ``backups/``) that passes the quick check."""
+def newest_good_backup(db_path: Path, keys: KeySource | None = None) -> Path | None:
+    """The newest backup of ``db_path`` (in ``backups/``) that passes the quick check.
+
+    Args:
+        db_path: the data file.
+        keys: the keys to open backups with (default: this user's, as the environment says).
+    """
     from data_schema.connect import connect
 
     for backup in _backups_newest_first(db_path):
         try:
-            conn = connect(backup, migrate=False)
+            conn = connect(backup, migrate=False, keys=keys)
         except HippoError:
             continue
         try:

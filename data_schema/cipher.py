@@ -108,6 +108,11 @@ class KeySource(Protocol):
         """What to tell the user when no key opens ``path``: where it looked, what to do."""
         ...
 
+    def unreadable(self, path: Path, tried: Sequence[str]) -> str:
+        """What to tell the user when the keys from ``tried`` (their origins) don't open
+        ``path``: a wrong key, or a file that is no longer a database, and what to do."""
+        ...
+
 
 class NoEncryption:
     """Keys for files kept in plaintext: for benchmarks that compare, and tests of old files."""
@@ -129,6 +134,10 @@ class NoEncryption:
     def missing(self, path: Path) -> str:
         """Why an encrypted file does not open here."""
         return f"{path} is encrypted, and it was opened without keys."
+
+    def unreadable(self, path: Path, tried: Sequence[str]) -> str:
+        """Why an encrypted file does not open here."""
+        return self.missing(path)
 
 
 def file_state(path: Path) -> FileState:

@@ -135,13 +135,7 @@ def _open_keyed(name: str, keys: KeySource | None, busy_timeout_ms: int) -> apsw
         return conn
     if not tried:
         raise DataKeyError(keys.missing(Path(name)))
-    raise DataKeyError(
-        f"{name} is not a readable Hippo database: it is encrypted (or damaged), and the key "
-        f"from {' or '.join(dict.fromkeys(tried))} does not open it. If the key was changed, "
-        "put back the one this file was written with (in the keyring, HIPPO_DB_KEY or the key "
-        "file; `hippo doctor` shows which is used); else move the file aside and restore a "
-        "backup, or an export with `hippo import FILE --profile NAME`."
-    )
+    raise DataKeyError(keys.unreadable(Path(name), list(dict.fromkeys(tried))))
 
 
 def connect(
@@ -203,9 +197,9 @@ def connect(
             apply_migrations(conn)
     except (apsw.NotADBError, apsw.CorruptError) as exc:
         raise StorageError(
-            f"{name} is not a readable Hippo database ({exc}). Move it aside and start "
-            "again, or restore a backup: `hippo memory backups` lists them, and "
-            "`hippo memory restore NAME` puts one back."
+            f"{name} is not a readable Hippo database ({exc}). Restore a backup: "
+            "`hippo doctor` names the newest good one, `hippo backup list` lists them all, "
+            "and `hippo backup restore NAME` puts one back (this file is kept aside)."
         ) from exc
     except apsw.CantOpenError as exc:
         raise StorageError(

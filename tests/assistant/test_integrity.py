@@ -154,3 +154,20 @@ def test_without_a_good_backup_the_message_says_to_export(damaged, config, capsy
     assert newest_good_backup(config.db_path) is None
     code, _, err = _run(capsys, "sleep", "--now")
     assert code == 1 and "No backup next to it passes the check" in err
+
+
+def test_a_file_of_random_bytes_is_called_damaged_and_its_good_backup_named(engine, config, capsys):
+    import os
+
+    chat(engine, START, "My sister Anna moved to Berlin.", "Lovely.")
+    good = engine.admin.export.backup()
+    engine.close()
+    size = config.db_path.stat().st_size
+    config.db_path.write_bytes(os.urandom(size))
+    capsys.readouterr()
+    code, _, err = _run(capsys, "event", "list")
+    assert code == 1 and "Traceback" not in err
+    assert "the file is damaged, not the key wrong" in err
+    assert f"hippo backup restore {good}" in err
+    code, out, _ = _run(capsys, "doctor")
+    assert code == 1 and f"hippo backup restore {good}" in out

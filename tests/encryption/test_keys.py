@@ -93,6 +93,8 @@ def test_with_the_wrong_key_hippo_says_so(memory_keyring, monkeypatch, capsys, o
     err = capsys.readouterr().err
     assert "encrypted (or damaged), and the key from HIPPO_DB_KEY does not open it" in err
     assert "Traceback" not in err
+    # Today's spellings: no `hippo import ... --profile`, no `hippo memory ...`.
+    assert "`hippo profile import FILE NAME`" in err and "--profile" not in err
 
 
 def test_doctor_shows_the_cipher_and_where_the_key_comes_from(memory_keyring, capsys, ollama_up):
@@ -114,6 +116,7 @@ def test_a_key_file_opens_the_file_without_asking_the_keyring(memory_keyring, mo
     key_file = config.config_dir / KEY_FILE
     key_file.parent.mkdir(parents=True, exist_ok=True)
     key_file.write_text("cd" * 32 + "\n")
+    key_file.chmod(0o600)  # as Hippo writes it
     connect(config.db_path, keys=_store()).close()
     assert file_state(config.db_path) == "encrypted" and memory_keyring.secrets == {}
 
@@ -130,6 +133,7 @@ def test_a_stale_key_file_does_not_hide_the_keyring_key_that_opens_the_file(memo
     key_file = config.config_dir / KEY_FILE
     key_file.parent.mkdir(parents=True, exist_ok=True)
     key_file.write_text("ef" * 32 + "\n")  # a key file left from elsewhere, not this file's
+    key_file.chmod(0o600)
 
     keys = _store()
     connect(config.db_path, keys=keys).close()  # tried first, refused, then the keyring's
