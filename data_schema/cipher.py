@@ -49,6 +49,7 @@ __all__ = [
     "fsync_path",
     "keyed_uri",
     "open_keyed",
+    "open_unchanging",
     "opens_with",
     "table_counts",
 ]
@@ -182,6 +183,25 @@ def open_keyed(
     if create:
         flags |= apsw.SQLITE_OPEN_CREATE
     return factory(keyed_uri(path, key, cipher), flags=flags)
+
+
+def open_unchanging(
+    path: Path,
+    key: DataKey | None,
+    *,
+    cipher: str = CIPHER,
+    factory: Callable[..., apsw.Connection] = apsw.Connection,
+) -> apsw.Connection:
+    """A read-only connection to ``path`` that writes nothing beside it, not even its WAL
+    index: for a file in a folder Hippo can't write to, or on a full disk.
+
+    SQLite's ``immutable`` mode reads the file alone, without locks or the ``-shm``
+    index a WAL file needs (which can't be made there). Rows still in a ``-wal`` are not
+    seen: a file another Hippo writes to is opened the usual way.
+    """
+    uri = keyed_uri(path, key, cipher)
+    uri += ("&" if "?" in uri else "?") + "immutable=1"
+    return factory(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
 
 
 def opens_with(

@@ -285,6 +285,12 @@ def _backup_parsers(verbs: Verbs) -> None:
     )
     restore.add_argument("backup", help="a backup file, or a name `hippo backup list` shows")
     restore.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
+    restore.add_argument(
+        "--carry-over",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="bring across what the replaced file holds beyond the backup (the default)",
+    )
 
 
 def _db_parsers(db: Verbs) -> None:
@@ -348,7 +354,7 @@ def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
         if not cli_args.confirmed(question, out):
             print("Nothing was restored.", file=out)
             return 1
-    receipt = restore_backup(config.db_path, backup, datetime.now())
+    receipt = restore_backup(config.db_path, backup, datetime.now(), carry=args.carry_over)
     print(receipt.text(), file=out)
     return 0
 
