@@ -209,6 +209,9 @@ def opens_with(
 ) -> bool:
     """Whether ``key`` (None: no key) under ``cipher`` reads the file at ``path``.
 
+    A file Hippo can't write beside (a read-only folder, a full disk: no WAL index can
+    be made) is read as it is (`open_unchanging`): that says nothing about the key.
+
     Raises:
         StorageError: the file stayed locked by another connection for
             ``busy_timeout_ms`` (a busy file says nothing about the key).
@@ -217,14 +220,30 @@ def opens_with(
         conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE)
     except apsw.Error:
         return False
-    conn.setbusytimeout(busy_timeout_ms)
     try:
+        conn.setbusytimeout(busy_timeout_ms)
         if key is not None:
             apply_key(conn, key, cipher)
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         return True
     except (apsw.BusyError, apsw.LockedError) as exc:
         raise write_failed(exc, path) from exc
+    except apsw.NotADBError:
+        return False
+    except apsw.Error:
+        return _reads_unchanging(path, key, cipher)
+    finally:
+        conn.close()
+
+
+def _reads_unchanging(path: Path, key: DataKey | None, cipher: str) -> bool:
+    try:
+        conn = open_unchanging(path, key, cipher=cipher)
+    except apsw.Error:
+        return False
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        return True
     except apsw.Error:
         return False
     finally:
