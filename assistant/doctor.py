@@ -75,6 +75,8 @@ def _check_file(config: Config, report: Report) -> None:
         if damage := check_file(conn, path):
             report.problems.append(damage)
             return
+        if refusal := getattr(conn, "refusal", None):  # a full disk, a read-only folder
+            report.problems.append(refusal)
         sessions, messages, waiting = file_counts(conn)
         report.facts.append(("sessions", str(sessions)))
         report.facts.append(("messages", f"{messages} ({waiting} items waiting for vectors)"))

@@ -59,9 +59,23 @@ def read_only_reason(path: Path, exc: BaseException) -> str | None:
     os_errno = getattr(exc, "os_errno", 0)
     if isinstance(exc, apsw.FullError) or os_errno == errno.ENOSPC:
         return disk_full(path)
-    if isinstance(exc, apsw.ReadOnlyError) or os_errno in _DENIED:
+    if isinstance(exc, apsw.ReadOnlyError) or os_errno in _DENIED or not _writable(path):
         return cannot_write(path)
     return None
+
+
+def _writable(path: Path) -> bool:
+    """Whether the OS lets this process write ``path`` and make files beside it.
+
+    Asked only after SQLite failed to: its own errno can be of its last try (a WAL index
+    it could not make read-write, then found absent read-only: ENOENT).
+    """
+    try:
+        if os.statvfs(path.parent).f_flag & os.ST_RDONLY:
+            return False
+    except (OSError, AttributeError):
+        pass
+    return os.access(path.parent, os.W_OK) and os.access(path, os.W_OK)
 
 
 def wal_is_empty(path: Path) -> bool:

@@ -24,8 +24,13 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def saved(capsys) -> str:
-    """A data file holding one event and one fact, closed (as between two commands)."""
+def saved(capsys, fake_ollama, monkeypatch) -> str:
+    """A data file holding one event and one fact, closed (as between two commands).
+
+    Ollama answers: recall then embeds the query and measures the model's reading, which
+    it would keep in the file where it may.
+    """
+    monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     assert main(["event", "add", "The greenhouse roof was mended on Tuesday."]) == 0
     assert main(["fact", "add", "My greenhouse is in the back garden."]) == 0
     capsys.readouterr()
