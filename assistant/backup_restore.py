@@ -16,6 +16,7 @@ from pathlib import Path
 
 from assistant.errors import HippoError, InvalidInput, NotFound, StorageError
 from assistant.integrity import file_problems
+from assistant.memory.profile_data.carry_over import CarriedOver, carry_over
 from assistant.sleep.backup import BACKUP_DIR
 
 __all__ = ["RestoreReceipt", "find_backup", "restore_backup"]
@@ -23,21 +24,31 @@ __all__ = ["RestoreReceipt", "find_backup", "restore_backup"]
 
 @dataclass(frozen=True)
 class RestoreReceipt:
-    """What a restore did."""
+    """What a restore did: what it put in place, what it set aside, what it carried over."""
 
     backup: Path
     data_file: Path
     kept: Path | None
+    carried: CarriedOver | None = None
+    carry_failed: str = ""
 
     def text(self) -> str:
-        """The receipt as a sentence for the user."""
-        kept = (
-            f" The file it replaced is kept at {self.kept} (it may hold changes made after the"
-            " backup); delete it once you are sure you don't need it."
-            if self.kept
-            else ""
-        )
-        return f"Restored {self.backup} as the data file {self.data_file}.{kept}"
+        """The receipt as sentences for the user."""
+        said = [f"Restored {self.backup} as the data file {self.data_file}."]
+        if self.kept is None:
+            return said[0]
+        said.append(f"Set aside: the file it replaced, kept at {self.kept}.")
+        if self.carried is not None:
+            said.append(self.carried.text())
+        elif self.carry_failed:
+            said.append(f"Nothing could be carried over from it ({self.carry_failed}).")
+        else:
+            said.append(
+                "Rows saved after the backup were not carried over (--no-carry-over): they "
+                "are only in the file set aside."
+            )
+        said.append("Delete the set-aside file once you are sure you don't need it.")
+        return " ".join(said)
 
 
 def find_backup(db_path: Path, name: str) -> Path:
@@ -78,13 +89,18 @@ def _check(backup: Path) -> None:
         conn.close()
 
 
-def restore_backup(db_path: Path, backup: Path, now: datetime) -> RestoreReceipt:
+def restore_backup(
+    db_path: Path, backup: Path, now: datetime, *, carry: bool = True
+) -> RestoreReceipt:
     """Check ``backup``, then make it the data file; the replaced file is renamed aside.
 
     Args:
         db_path: the data file (nothing may have it open).
         backup: the backup to restore.
         now: names the replaced file (``hippo.db.replaced-<time>``).
+        carry: bring across the rows the replaced file holds that the backup does not
+            (see `assistant.memory.profile_data.carry_over`), so that no write the user
+            was told was saved is lost by the restore.
 
     Raises:
         StorageError: the backup is missing, damaged or not Hippo's; or the copy failed
@@ -108,7 +124,27 @@ def restore_backup(db_path: Path, backup: Path, now: datetime) -> RestoreReceipt
         ) from exc
     kept = _set_aside(db_path, now)
     os.replace(staged, db_path)
-    return RestoreReceipt(backup, db_path, kept)
+    if kept is None or not carry:
+        return RestoreReceipt(backup, db_path, kept)
+    try:
+        return RestoreReceipt(backup, db_path, kept, carried=_carry(db_path, kept))
+    except HippoError as exc:
+        return RestoreReceipt(backup, db_path, kept, carry_failed=str(exc))
+
+
+def _carry(db_path: Path, kept: Path) -> CarriedOver:
+    """Carry the rows ``kept`` holds beyond the restored file into it."""
+    from data_schema.connect import connect
+
+    new = connect(db_path)  # migrated: an older backup gets today's schema first
+    try:
+        old = connect(kept, migrate=False)
+        try:
+            return carry_over(new, old)
+        finally:
+            old.close()
+    finally:
+        new.close()
 
 
 def _set_aside(db_path: Path, now: datetime) -> Path | None:

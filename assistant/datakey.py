@@ -18,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from collections.abc import Iterator, Mapping
+import shlex
+import stat
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
@@ -116,6 +118,7 @@ class KeyStore:
             return None
         except (OSError, UnicodeDecodeError) as exc:
             raise DataKeyError(f"Can't read the data file's key from {path}: {exc}.") from exc
+        _require_private(path)
         return DataKey(_parse(text, str(path)), f"the key file {path}")
 
     def _ask(self, place: str) -> DataKey | None:
@@ -199,6 +202,30 @@ class KeyStore:
             "`hippo profile import FILE NAME`."
         )
 
+    def unreadable(self, path: Path, tried: Sequence[str]) -> str:
+        """Why the keys from ``tried`` don't open ``path``: a damaged file, or a wrong key.
+
+        A key that opens the file's own backups is the file's key: then the file itself
+        is what changed (overwritten, or damaged), and the newest good backup is named.
+        """
+        from assistant.integrity import newest_good_backup
+
+        keys = " or ".join(tried)
+        good = newest_good_backup(path, keys=self)
+        if good is not None:
+            return (
+                f"{path} is not a readable Hippo database, yet the key from {keys} opens its "
+                f"backup {good.name}: the file is damaged, not the key wrong. Restore that "
+                f"backup with `hippo backup restore {good}` (the damaged file is kept aside)."
+            )
+        return (
+            f"{path} is not a readable Hippo database: it is encrypted (or damaged), and the "
+            f"key from {keys} does not open it. If the key was changed, put back the one this "
+            f"file was written with (in the keyring, {KEY_ENV} or the key file; `hippo doctor` "
+            "shows which is used). Else move the file aside and restore a backup (`hippo "
+            "backup list`), or an export with `hippo profile import FILE NAME`."
+        )
+
     def describe(self) -> str:
         """Where the key comes from, in words (for `hippo doctor`)."""
         key = self.current()
@@ -261,6 +288,23 @@ class KeyStore:
                 _keyring().delete_password(KEYRING_SERVICE, KEYRING_ENTRY + _NEXT)
         self.key_file.with_name(KEY_FILE + _NEXT).unlink(missing_ok=True)
         self._asked.clear()
+
+
+def _require_private(path: Path) -> None:
+    """Refuse a key file others may read, as ssh refuses such a private key.
+
+    Raises:
+        DataKeyError: the file's group or others have any access to it.
+    """
+    if os.name == "nt":  # no POSIX modes: the folder's ACL protects it
+        return
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise DataKeyError(
+            f"The key file {path} is open to others (mode {mode:04o}): anyone who can read it "
+            "can read your memories, so Hippo will not use it. Make it yours alone with "
+            f"`chmod 600 {shlex.quote(str(path))}`, then try again."
+        )
 
 
 def _write_private(path: Path, text: str) -> None:

@@ -45,7 +45,7 @@ def _human_size(size: int) -> str:
 def _check_file(config: Config, report: Report) -> None:
     from assistant.datakey import KeyStore
     from assistant.encryption import encryption_status
-    from assistant.integrity import damage_message, file_problems
+    from assistant.integrity import check_file
     from assistant.memory.profile_data.census import file_counts, sqlite_version
     from data_schema.connect import connect, sqlite_vec_version
     from data_schema.migrations import schema_version
@@ -72,9 +72,11 @@ def _check_file(config: Config, report: Report) -> None:
         report.facts.append(("sqlite-vec", sqlite_vec_version(conn)))
         report.facts.append(("SQLite", sqlite_version(conn)))
         # First: counting rows of a damaged file fails on the damage, before saying what to do.
-        if problems := file_problems(conn):
-            report.problems.append(damage_message(path, problems))
+        if damage := check_file(conn, path):
+            report.problems.append(damage)
             return
+        if refusal := getattr(conn, "refusal", None):  # a full disk, a read-only folder
+            report.problems.append(refusal)
         sessions, messages, waiting = file_counts(conn)
         report.facts.append(("sessions", str(sessions)))
         report.facts.append(("messages", f"{messages} ({waiting} items waiting for vectors)"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -84,6 +85,7 @@ def prepare_data_file(db_path: Path, keys: KeyStore, progress: StepProgress | No
     """
     db_path = Path(db_path)
     told = keys.notices
+    _keep_private(db_path, told)
     state = file_state(db_path)
     plain_backups = [b for b in _backups(db_path) if file_state(b) == "plaintext"]
     if state == "encrypted":
@@ -111,6 +113,31 @@ def prepare_data_file(db_path: Path, keys: KeyStore, progress: StepProgress | No
         recrypt(backup, old=None, new=key, progress=_step(progress, what))
     if plain_backups:
         told.append(f"{len(plain_backups)} backup(s) in {db_path.parent / BACKUP_DIR} encrypted.")
+
+
+def _keep_private(db_path: Path, told: list[str]) -> None:
+    """Make the data file (and its WAL) readable by its owner only again, saying so.
+
+    Hippo creates it so (0600); a copy or a ``chmod`` may have opened it to others. Its
+    pages are encrypted, but its size and times still say something, and a key leaked
+    later would open every copy others took meanwhile.
+    """
+    if os.name == "nt":
+        return
+    opened = []
+    for path in (db_path, Path(f"{db_path}-wal"), Path(f"{db_path}-shm")):
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            if mode & 0o077:
+                path.chmod(0o600)
+                opened.append(f"{path.name} (was {mode:04o})")
+        except OSError:  # absent, or not ours to change: connect says what matters
+            continue
+    if opened:
+        told.append(
+            f"The data file was readable by others: {', '.join(opened)} in {db_path.parent} "
+            "made readable by you only (0600) again."
+        )
 
 
 def _upgrade_cipher(db_path: Path, keys: KeyStore, progress: StepProgress | None) -> None:

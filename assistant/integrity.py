@@ -9,14 +9,21 @@ since it would read damaged rows and write on top of them.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import apsw
 
 from assistant.errors import DamagedFile, HippoError
+from data_schema.damage import clear_damage, mark_damaged
+
+if TYPE_CHECKING:
+    from data_schema.cipher import KeySource
 
 __all__ = [
+    "check_file",
     "damage_message",
     "file_problems",
     "newest_good_backup",
@@ -51,13 +58,18 @@ def _backups_newest_first(db_path: Path) -> list[Path]:
     return sorted(found, key=lambda path: path.stat().st_mtime_ns, reverse=True)
 
 
-def newest_good_backup(db_path: Path) -> Path | None:
-    """The newest backup of ``db_path`` (in ``backups/``) that passes the quick check."""
+def newest_good_backup(db_path: Path, keys: KeySource | None = None) -> Path | None:
+    """The newest backup of ``db_path`` (in ``backups/``) that passes the quick check.
+
+    Args:
+        db_path: the data file.
+        keys: the keys to open backups with (default: this user's, as the environment says).
+    """
     from data_schema.connect import connect
 
     for backup in _backups_newest_first(db_path):
         try:
-            conn = connect(backup, migrate=False)
+            conn = connect(backup, migrate=False, keys=keys)
         except HippoError:
             continue
         try:
@@ -70,7 +82,10 @@ def newest_good_backup(db_path: Path) -> Path | None:
 
 def damage_message(db_path: Path, problems: list[str]) -> str:
     """What is wrong with the data file and what to do: restore the newest good backup."""
-    found = "; ".join(problems[:_SHOWN]) + (" ..." if len(problems) > _SHOWN else "")
+    # A row of the check can hold many lines ("*** in database main ***" and a line a page).
+    lines = [line.strip() for row in problems for line in row.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("***")] or ["?"]
+    found = "; ".join(lines[:_SHOWN]) + (" ..." if len(lines) > _SHOWN else "")
     good = newest_good_backup(db_path)
     if good is not None:
         advice = (
@@ -88,15 +103,31 @@ def damage_message(db_path: Path, problems: list[str]) -> str:
     )
 
 
+def check_file(conn: apsw.Connection, db_path: Path) -> str | None:
+    """Run the quick check; return what is wrong and what to do (None: intact).
+
+    A damaged file is marked so (`data_schema.damage`): until a check passes or the file
+    is replaced, every connection opened on it refuses writes with this message.
+    """
+    db_path = Path(db_path)
+    if problems := file_problems(conn):
+        message = damage_message(db_path, problems)
+        mark_damaged(db_path, message)
+        return message
+    clear_damage(db_path)
+    return None
+
+
 def require_intact(conn: apsw.Connection, db_path: Path) -> None:
     """Raise unless the file behind ``conn`` passes the quick check.
 
     Raises:
         DamagedFile: it failed; the message says how and which backup to restore.
     """
-    if problems := file_problems(conn):
-        raise DamagedFile(damage_message(Path(db_path), problems))
-    _stamp(Path(db_path)).touch(mode=0o600)
+    if message := check_file(conn, db_path):
+        raise DamagedFile(message)
+    with contextlib.suppress(OSError):  # a read-only folder: checked all the same
+        _stamp(Path(db_path)).touch(mode=0o600)
 
 
 def require_intact_daily(conn: apsw.Connection, db_path: Path, *, now: float | None = None) -> None:

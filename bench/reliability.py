@@ -12,12 +12,17 @@ Runs the real `hippo` command as child processes against the project's fake Olla
 3. each Ollama fault (500, junk JSON, closed mid-stream, stall, never answering, an
    embedding dimension that changes, bad tool arguments): outcome, time to a clear message.
 4. injection: bench/injection.py's figures, where that bench exists.
+5. the data file in trouble (bench/reliability_integrity.py): damaged (a byte flipped,
+   then doctor, writes, restore), a disk another program filled, read-only media (a
+   small tmpfs, full or remounted read-only, where mounting is allowed), a key file
+   open to others: one line each, acknowledged writes lost and what Hippo said.
 
 Targets: 0 lost, 0 integrity failures, 0 half-applied, 0 lock errors, every fault ends
-with a clear message within its timeout, 0 injected claims trusted without approval.
+with a clear message within its timeout, 0 injected claims trusted without approval,
+every trouble with the file named for what it is.
 
 Usage: python bench/reliability.py [--kills 200] [--seconds 120] [--fault-cap 60]
-       [--only kills,load,faults,injection] [--seed 1] [--keep]
+       [--only kills,load,faults,injection,integrity] [--seed 1] [--keep]
 """
 
 from __future__ import annotations
@@ -34,10 +39,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.reliability_faults import run_faults  # noqa: E402
+from bench.reliability_integrity import run_integrity  # noqa: E402
 from bench.reliability_kills import run_kills  # noqa: E402
 from bench.reliability_load import run_load  # noqa: E402
 
-PARTS = ("kills", "load", "faults", "injection")
+PARTS = ("kills", "load", "faults", "injection", "integrity")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -96,6 +102,10 @@ def main(argv: list[str] | None = None) -> None:
     if "injection" in parts:
         for line in _injection():
             print(line, flush=True)
+    if "integrity" in parts:
+        print("The data file in trouble, each against the `hippo` command:")
+        for outcome in run_integrity(keep=args.keep):
+            print(outcome.line(), flush=True)
     print(f"({time.perf_counter() - started:.0f} s in all)")
 
 

@@ -30,6 +30,7 @@ from typing import Literal, Protocol
 import apsw
 
 from data_schema.rows import scalar
+from data_schema.sqlite_errors import write_failed
 
 __all__ = [
     "CIPHER",
@@ -48,6 +49,7 @@ __all__ = [
     "fsync_path",
     "keyed_uri",
     "open_keyed",
+    "open_unchanging",
     "opens_with",
     "table_counts",
 ]
@@ -107,6 +109,11 @@ class KeySource(Protocol):
         """What to tell the user when no key opens ``path``: where it looked, what to do."""
         ...
 
+    def unreadable(self, path: Path, tried: Sequence[str]) -> str:
+        """What to tell the user when the keys from ``tried`` (their origins) don't open
+        ``path``: a wrong key, or a file that is no longer a database, and what to do."""
+        ...
+
 
 class NoEncryption:
     """Keys for files kept in plaintext: for benchmarks that compare, and tests of old files."""
@@ -128,6 +135,10 @@ class NoEncryption:
     def missing(self, path: Path) -> str:
         """Why an encrypted file does not open here."""
         return f"{path} is encrypted, and it was opened without keys."
+
+    def unreadable(self, path: Path, tried: Sequence[str]) -> str:
+        """Why an encrypted file does not open here."""
+        return self.missing(path)
 
 
 def file_state(path: Path) -> FileState:
@@ -174,15 +185,63 @@ def open_keyed(
     return factory(keyed_uri(path, key, cipher), flags=flags)
 
 
-def opens_with(path: Path, key: DataKey | None, cipher: str = CIPHER) -> bool:
-    """Whether ``key`` (None: no key) under ``cipher`` reads the file at ``path``."""
+def open_unchanging(
+    path: Path,
+    key: DataKey | None,
+    *,
+    cipher: str = CIPHER,
+    factory: Callable[..., apsw.Connection] = apsw.Connection,
+) -> apsw.Connection:
+    """A read-only connection to ``path`` that writes nothing beside it, not even its WAL
+    index: for a file in a folder Hippo can't write to, or on a full disk.
+
+    SQLite's ``immutable`` mode reads the file alone, without locks or the ``-shm``
+    index a WAL file needs (which can't be made there). Rows still in a ``-wal`` are not
+    seen: a file another Hippo writes to is opened the usual way.
+    """
+    uri = keyed_uri(path, key, cipher)
+    uri += ("&" if "?" in uri else "?") + "immutable=1"
+    return factory(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+
+
+def opens_with(
+    path: Path, key: DataKey | None, cipher: str = CIPHER, *, busy_timeout_ms: int = 5000
+) -> bool:
+    """Whether ``key`` (None: no key) under ``cipher`` reads the file at ``path``.
+
+    A file Hippo can't write beside (a read-only folder, a full disk: no WAL index can
+    be made) is read as it is (`open_unchanging`): that says nothing about the key.
+
+    Raises:
+        StorageError: the file stayed locked by another connection for
+            ``busy_timeout_ms`` (a busy file says nothing about the key).
+    """
     try:
         conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READWRITE)
     except apsw.Error:
         return False
     try:
+        conn.setbusytimeout(busy_timeout_ms)
         if key is not None:
             apply_key(conn, key, cipher)
+        conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        return True
+    except (apsw.BusyError, apsw.LockedError) as exc:
+        raise write_failed(exc, path) from exc
+    except apsw.NotADBError:
+        return False
+    except apsw.Error:
+        return _reads_unchanging(path, key, cipher)
+    finally:
+        conn.close()
+
+
+def _reads_unchanging(path: Path, key: DataKey | None, cipher: str) -> bool:
+    try:
+        conn = open_unchanging(path, key, cipher=cipher)
+    except apsw.Error:
+        return False
+    try:
         conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         return True
     except apsw.Error:

@@ -21,7 +21,16 @@ from pathlib import Path
 import apsw
 
 from assistant.errors import DataKeyError, ExtensionLoadError, StorageError
-from data_schema.cipher import CIPHERS, DataKey, KeySource, file_state, open_keyed
+from data_schema.cipher import (
+    CIPHERS,
+    DataKey,
+    KeySource,
+    file_state,
+    open_keyed,
+    open_unchanging,
+)
+from data_schema.damage import known_damage
+from data_schema.read_only import cannot_write, read_only_reason, wal_is_empty
 from data_schema.rows import scalar
 from data_schema.sqlite_errors import DataConnection, storage_error, write_failed
 
@@ -36,6 +45,7 @@ __all__ = [
 ]
 
 BUSY_TIMEOUT_MS = 5000
+_WRITE_FAILURES = (apsw.ReadOnlyError, apsw.IOError, apsw.CantOpenError, apsw.FullError)
 # Connections of ended threads kept for the next threads: the app runs each background
 # job in a new thread, and opening a connection (key, sqlite-vec, pragmas, pages to
 # decrypt again) costs more than most of those jobs.
@@ -91,17 +101,25 @@ def default_keys() -> KeySource:
     return KeyStore.from_environment()
 
 
-def _open_with_any_cipher(path: Path, key: DataKey) -> apsw.Connection | None:
+def _open_with_any_cipher(
+    path: Path, key: DataKey, busy_timeout_ms: int, *, unchanging: bool = False
+) -> apsw.Connection | None:
     """A connection that reads ``path`` with ``key`` under one of `CIPHERS`; None: none does.
 
     The current cipher is tried first: a file of an older Hippo costs one more failed
-    first read (~0.2 ms) until it is rewritten.
+    first read (~0.2 ms) until it is rewritten. The busy timeout is set before that
+    first read: it waits for the file's lock like any other (another connection
+    recovering the WAL or writing in exclusive mode), where it was refused at once.
     """
     for cipher in CIPHERS:
         try:
-            conn = open_keyed(path, key, cipher=cipher, create=False, factory=DataConnection)
+            if unchanging:
+                conn = open_unchanging(path, key, cipher=cipher, factory=DataConnection)
+            else:
+                conn = open_keyed(path, key, cipher=cipher, create=False, factory=DataConnection)
         except apsw.NotADBError:
             continue
+        conn.setbusytimeout(busy_timeout_ms)
         try:
             conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()
         except apsw.NotADBError:
@@ -111,10 +129,17 @@ def _open_with_any_cipher(path: Path, key: DataKey) -> apsw.Connection | None:
     return None
 
 
-def _open_keyed(name: str, keys: KeySource | None) -> apsw.Connection:
-    """A connection to ``name``, keyed as its state asks: new, plaintext or encrypted."""
+def _open_keyed(
+    name: str, keys: KeySource | None, busy_timeout_ms: int, *, unchanging: bool = False
+) -> apsw.Connection:
+    """A connection to ``name``, keyed as its state asks: new, plaintext or encrypted.
+
+    ``unchanging``: read-only, writing nothing beside the file (see `open_unchanging`).
+    """
     state = "plaintext" if name == ":memory:" else file_state(Path(name))
     if state == "plaintext":
+        if unchanging:
+            return open_unchanging(Path(name), None, factory=DataConnection)
         return DataConnection(name)
     keys = keys or default_keys()
     if state == "new":
@@ -124,7 +149,7 @@ def _open_keyed(name: str, keys: KeySource | None) -> apsw.Connection:
         return open_keyed(Path(name), key, factory=DataConnection)
     tried = []
     for key in keys.candidates():
-        conn = _open_with_any_cipher(Path(name), key)
+        conn = _open_with_any_cipher(Path(name), key, busy_timeout_ms, unchanging=unchanging)
         if conn is None:
             tried.append(key.origin)
             continue
@@ -132,13 +157,7 @@ def _open_keyed(name: str, keys: KeySource | None) -> apsw.Connection:
         return conn
     if not tried:
         raise DataKeyError(keys.missing(Path(name)))
-    raise DataKeyError(
-        f"{name} is not a readable Hippo database: it is encrypted (or damaged), and the key "
-        f"from {' or '.join(dict.fromkeys(tried))} does not open it. If the key was changed, "
-        "put back the one this file was written with (in the keyring, HIPPO_DB_KEY or the key "
-        "file; `hippo doctor` shows which is used); else move the file aside and restore a "
-        "backup, or an export with `hippo import FILE --profile NAME`."
-    )
+    raise DataKeyError(keys.unreadable(Path(name), list(dict.fromkeys(tried))))
 
 
 def connect(
@@ -176,13 +195,55 @@ def connect(
                 f"Can't create Hippo's data file at {name}: {exc.strerror}. "
                 "Choose another place with --data-dir or HIPPO_DATA_DIR."
             ) from exc
+    refusal = None if name == ":memory:" else known_damage(Path(name))
     try:
-        conn = _open_keyed(name, keys)
+        try:
+            conn = _ready(name, keys, busy_timeout_ms, refusal, migrate=migrate)
+        except _WRITE_FAILURES as exc:
+            why = read_only_reason(Path(name), exc)
+            if why is None or not wal_is_empty(Path(name)):
+                raise
+            conn = _ready(name, keys, busy_timeout_ms, refusal or why, unchanging=True)
+    except (apsw.NotADBError, apsw.CorruptError) as exc:
+        raise StorageError(
+            f"{name} is not a readable Hippo database ({exc}). Restore a backup: "
+            "`hippo doctor` names the newest good one, `hippo backup list` lists them all, "
+            "and `hippo backup restore NAME` puts one back (this file is kept aside)."
+        ) from exc
+    except apsw.CantOpenError as exc:
+        raise StorageError(
+            f"Can't open Hippo's data file at {name}: {exc}. Check the folder's permissions, "
+            "or choose another place with --data-dir or HIPPO_DATA_DIR."
+        ) from exc
+    return conn
+
+
+def _ready(
+    name: str,
+    keys: KeySource | None,
+    busy_timeout_ms: int,
+    refusal: str | None,
+    *,
+    migrate: bool = False,
+    unchanging: bool = False,
+) -> apsw.Connection:
+    """A connection to ``name`` with Hippo's settings; one that reads only where
+    ``refusal`` says why it may not write (or the OS opened the file read-only)."""
+    conn = _open_keyed(name, keys, busy_timeout_ms, unchanging=unchanging)
+    try:
         if isinstance(conn, DataConnection):
             conn.shown_path = name
         conn.setbusytimeout(busy_timeout_ms)
         _load_sqlite_vec(conn)
         conn.execute("PRAGMA foreign_keys = ON")
+        if name != ":memory:" and refusal is None and conn.readonly("main"):
+            refusal = cannot_write(Path(name))  # the OS would only let SQLite read it
+        if refusal is not None:
+            conn.execute("PRAGMA query_only = ON")
+            if isinstance(conn, DataConnection):
+                conn.refusal = refusal
+            conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # reads at all?
+            return conn
         if name != ":memory:":
             # Before anything is written (WAL mode writes the header): a new file can then
             # give its free pages back a batch at a time (see `data_schema.compact`); on
@@ -198,17 +259,9 @@ def connect(
             from data_schema.migrations import apply_migrations
 
             apply_migrations(conn)
-    except (apsw.NotADBError, apsw.CorruptError) as exc:
-        raise StorageError(
-            f"{name} is not a readable Hippo database ({exc}). Move it aside and start "
-            "again, or restore a backup: `hippo memory backups` lists them, and "
-            "`hippo memory restore NAME` puts one back."
-        ) from exc
-    except apsw.CantOpenError as exc:
-        raise StorageError(
-            f"Can't open Hippo's data file at {name}: {exc}. Check the folder's permissions, "
-            "or choose another place with --data-dir or HIPPO_DATA_DIR."
-        ) from exc
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -245,6 +298,17 @@ class Database:
         self._all: list[apsw.Connection] = []
         self._idle: list[apsw.Connection] = []  # of ended threads, for the next ones
         self._migrated = False
+
+    def refuse_writes(self, reason: str) -> None:
+        """From now on every connection to the file reads only, and says ``reason`` for a
+        write (new ones learn it from the mark `data_schema.damage` keeps)."""
+        with self._lock:
+            for conn in self._all:
+                # One in use in another thread keeps writing until that thread ends.
+                with contextlib.suppress(apsw.Error):
+                    conn.execute("PRAGMA query_only = ON")
+                    if isinstance(conn, DataConnection):
+                        conn.refusal = reason
 
     def write_failed(self, exc: apsw.Error) -> StorageError:
         """What SQLite's error ``exc`` on a write means for this file (see `write_failed`)."""

@@ -125,8 +125,9 @@ class MemoryAdmin:
 
     def file_damage(self) -> str | None:
         """What SQLite's quick check finds wrong with the data file, in words (None: intact)."""
-        from assistant.integrity import damage_message, file_problems
+        from assistant.integrity import check_file
 
-        if problems := file_problems(self.db.conn):
-            return damage_message(self.db.path, problems)
-        return None
+        damage = check_file(self.db.conn, self.db.path)
+        if damage is not None:
+            self.db.refuse_writes(damage)
+        return damage

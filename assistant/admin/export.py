@@ -21,7 +21,7 @@ import apsw
 from assistant.admin.markdown import render_markdown
 from assistant.admin.views import ImportReport
 from assistant.clock import Clock
-from assistant.errors import InvalidInput, StorageError
+from assistant.errors import HippoError, InvalidInput, StorageError
 from assistant.memory.profile_data import (
     FORMAT,
     VERSION,
@@ -136,10 +136,14 @@ class ExportAdmin:
         """
         check_export(data)
         if not profile_name.strip():
-            raise InvalidInput("Name the profile to import into, e.g. --profile restored.")
+            raise InvalidInput(
+                "Name the new profile to import into: `hippo profile import FILE NAME`."
+            )
         name = checked_name(profile_name)
         try:
             profile, counts, dropped = import_profile(self._conn, self._clock, data, name)
+        except HippoError:  # said already (a profile of that name exists)
+            raise
         except (KeyError, TypeError, ValueError, apsw.ConstraintError) as exc:
             raise InvalidInput(
                 f"The export is damaged ({type(exc).__name__}: {exc}); nothing was imported."

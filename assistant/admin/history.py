@@ -13,8 +13,10 @@ from assistant.clock import to_iso
 from assistant.errors import NotFound
 from assistant.memory.core import CoreBlock, CoreChange
 from assistant.memory.facts import Fact
+from assistant.memory.facts.fact import FactChange
 from assistant.memory.facts.listing import FactFilter
 from assistant.memory.facts.table import COLUMNS, EDITABLE, fact_from_row
+from assistant.memory.facts.undo import changed_fields
 from assistant.memory.records import Profile
 from assistant.memory.textindex import index_text, query_terms
 
@@ -85,11 +87,26 @@ class HistoryAdmin:
         """
         if kind == "core":
             return self._core.undo(change_id, actor="user", profile_id=self._pid)
-        if self._facts.changes.fact_of_change(self._pid, change_id) is None:
+        fact_id = self._facts.changes.fact_of_change(self._pid, change_id)
+        if fact_id is None:
             raise NotFound(
                 f"There is no fact change {change_id} in this profile; see `hippo history list`."
             )
-        return self._facts.undo(change_id, actor="user")
+        approval = _approval_of_edit(self._facts.history(fact_id), change_id)
+        if approval is None:
+            return self._facts.undo(change_id, actor="user")
+        # The user approved the edited text, not the one the edit replaced: undone
+        # alone, the edit would make active a text nobody approved. Both go back.
+        self._facts.undo(
+            approval,
+            actor="user",
+            note=f"it approved the text fact#{change_id} wrote, which is undone with it",
+        )
+        return self._facts.undo(
+            change_id,
+            actor="user",
+            note=f"its approval (fact#{approval}) undone with it: the fact waits for review",
+        )
 
     def believed(self, query: str | None, as_of: datetime, *, limit: int = 100) -> list[Fact]:
         """The facts Hippo held true at ``as_of``, as they read then (about ``query``, if given).
@@ -113,6 +130,24 @@ class HistoryAdmin:
         states = [s for _, s in scored[:limit]]
         current = self._facts.listing.among(FactFilter(self._pid), [s["id"] for s in states])
         return [_as_fact(s, current.get(s["id"])) for s in states]
+
+
+def _approval_of_edit(history: list[FactChange], change_id: int) -> int | None:
+    """The approval, still in force, of the text change ``change_id`` wrote (else None).
+
+    That is: ``change_id`` changed the statement of a pending fact, and a later
+    approval (not undone since) made the fact active with that text.
+    """
+    change = next((c for c in history if c.id == change_id), None)
+    if change is None or "statement" not in changed_fields(change):
+        return None
+    if (change.after or {}).get("status") != "pending":
+        return None
+    undone = {(c.after or {}).get("undone") for c in history if c.action == "undo"}
+    approvals = [
+        c.id for c in history if c.id > change_id and c.action == "approve" and c.id not in undone
+    ]
+    return approvals[-1] if approvals else None
 
 
 def _relevance(state: dict[str, Any], terms: list[str]) -> int:

@@ -110,7 +110,12 @@ def change_line(change: Change) -> str:
         fields = ", ".join(change.fields) or "nothing"
         what = f"fact {change.target} ({fields}): {short(change.after_text, 60)}"
     when = f"{change.at:%Y-%m-%d %H:%M}"
-    return f"{change.kind}#{change.id:<5} {when} {change.actor:<6} {change.action:<10} {what}"
+    line = f"{change.kind}#{change.id:<5} {when} {change.actor:<6} {change.action:<10} {what}"
+    state = change.after or {}
+    if change.action == "undo" and state.get("undone"):
+        line += f" (undoes fact#{state['undone']}"
+        line += f"; {state['note']})" if state.get("note") else ")"
+    return line
 
 
 def session_line(session: Session) -> str:

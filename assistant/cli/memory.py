@@ -38,6 +38,8 @@ IMPORT_MAX_MB = 200
 _MEMORY_FACTOR = 6
 # As assistant.memory.facts.listing.FACT_ORDERS (not imported here: the parser loads fast).
 FACT_ORDERS = ("importance", "recent", "confidence", "accessed", "relevance")
+# As assistant.memory.facts.fact.STATUSES (likewise).
+FACT_STATUSES = ("pending", "active", "superseded", "rejected", "expired")
 
 
 def _mem(action: str, **more: object) -> dict[str, object]:
@@ -101,7 +103,9 @@ def _fact_parsers(verbs: Verbs) -> None:
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--status", help="pending, active, superseded, rejected or expired")
+    parser.add_argument(
+        "--status", choices=FACT_STATUSES, help="pending, active, superseded, rejected or expired"
+    )
     parser.add_argument("--scope", help="only this scope")
     parser.add_argument("--source", help="user_stated, assistant_inferred, document, ...")
     parser.add_argument("--order", choices=FACT_ORDERS, help="how to sort (importance)")
@@ -282,6 +286,12 @@ def _backup_parsers(verbs: Verbs) -> None:
     )
     restore.add_argument("backup", help="a backup file, or a name `hippo backup list` shows")
     restore.add_argument("-y", "--yes", action="store_true", help="don't ask for confirmation")
+    restore.add_argument(
+        "--carry-over",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="bring across what the replaced file holds beyond the backup (the default)",
+    )
 
 
 def _db_parsers(db: Verbs) -> None:
@@ -342,7 +352,7 @@ def restore_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
         if not cli_args.confirmed(question, out):
             print("Nothing was restored.", file=out)
             return 1
-    receipt = restore_backup(config.db_path, backup, datetime.now())
+    receipt = restore_backup(config.db_path, backup, datetime.now(), carry=args.carry_over)
     print(receipt.text(), file=out)
     return 0
 

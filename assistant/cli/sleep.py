@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from assistant.errors import InvalidInput
 from assistant.terminal import raw_stream
 
 if TYPE_CHECKING:
@@ -103,8 +104,21 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _install(args: argparse.Namespace, settings: SleepSettings, config: Config, out: TextIO) -> int:
     from assistant.sleep.command import install_nightly
 
-    written, enable = install_nightly(config, settings, getattr(args, "profile", None))
-    for path in written:
+    done = install_nightly(config, settings, getattr(args, "profile", None))
+    if not done.trial_ok:
+        failed = done.trial_said.removeprefix("hippo: ").rstrip(".")
+        raise InvalidInput(
+            "The nightly timer was not installed: its command, run once as the timer would "
+            f"run it (without this shell's variables), failed: {failed}. "
+            "Keep the key where the timer finds it (the keyring, or the key file beside "
+            "config.toml, not HIPPO_DB_KEY alone), then run `hippo sleep install-timer` again."
+        )
+    for path in done.files:
         print(f"Wrote {path}", file=out)
-    print(f"Turn it on with:\n  {enable}", file=out)
+    print(
+        "Installed: its command ran once as the timer will run it, and went through "
+        f"({done.trial_said}).",
+        file=out,
+    )
+    print(f"Turn it on with:\n  {done.enable}", file=out)
     return 0

@@ -169,7 +169,11 @@ class ProfileStore(Store):
 
     def ensure(self, name: str) -> Profile:
         """The profile called ``name``, created if it does not exist yet."""
-        with self._conn() as conn:
+        conn = self._conn()
+        found = conn.execute("SELECT id FROM profiles WHERE name = ?", (name,)).fetchone()
+        if found is not None:  # read only: a file open for reading has its profiles
+            return Profile(found[0], name)
+        with conn:
             conn.execute(
                 "INSERT OR IGNORE INTO profiles(name, created_at) VALUES (?, ?)",
                 (name, to_iso(self._clock.now())),

@@ -221,8 +221,12 @@ class ReadingStore(Store):
         return Reading(*row) if row else None
 
     def keep(self, model: str, script: str, reading: Reading) -> None:
-        """Record what the probe measured."""
-        self._conn().execute(
+        """Record what the probe measured (where the file takes writes: it is a cache, and
+        a file open for reading only, damaged or on a full disk, is still searched)."""
+        conn = self._conn()
+        if getattr(conn, "refusal", None):
+            return
+        conn.execute(
             "INSERT OR REPLACE INTO model_reading(model, script, trust, gap, measured_at)"
             " VALUES (?, ?, ?, ?, ?)",
             (model, script, reading.trust, reading.gap, to_iso(self._clock.now())),

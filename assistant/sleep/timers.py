@@ -21,26 +21,45 @@ __all__ = [
     "TimerFiles",
     "install_timer",
     "launchd_plist",
+    "service_environment",
     "systemd_units",
     "timer_environment",
     "windows_task",
 ]
 
 LABEL = "io.hippo.sleep"
-# What the timer's run must see as the installing shell did. Not the token: a unit file
-# is no place for a secret (the keyring, or the user's own setup, provides it).
-_CARRIED = ("OLLAMA_HOST", "HIPPO_CONFIG_DIR")
+# What the timer's run must see as the installing shell did. Not the token nor
+# HIPPO_DB_KEY: a unit file is no place for a secret (the keyring or the key file beside
+# config.toml provides the key). XDG_*: keyring backends and platformdirs read them.
+_CARRIED = ("OLLAMA_HOST", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR")
+# What systemd's user manager (launchd, Task Scheduler alike) gives a job of its own.
+_GIVEN = ("HOME", "USER", "LOGNAME", "LANG", "DBUS_SESSION_BUS_ADDRESS", "SYSTEMROOT")
+_SERVICE_PATH = "/usr/local/bin:/usr/bin:/bin"
 Command = str | Sequence[str]
 
 
-def timer_environment(environ: Mapping[str, str], ollama_host: str | None) -> dict[str, str]:
-    """The variables the timer sets: the Ollama host in use, and a moved config folder."""
+def timer_environment(
+    environ: Mapping[str, str], ollama_host: str | None, config_dir: Path | None = None
+) -> dict[str, str]:
+    """The variables the timer sets: the config folder in use (where the key file and
+    config.toml are, however it was found: HIPPO_CONFIG_DIR or XDG_CONFIG_HOME), the
+    Ollama host in use, and the XDG folders of a non-default setup."""
     found = {name: environ[name] for name in _CARRIED if environ.get(name)}
-    if "HIPPO_CONFIG_DIR" in found:
-        found["HIPPO_CONFIG_DIR"] = str(Path(found["HIPPO_CONFIG_DIR"]).expanduser().resolve())
     if ollama_host and "OLLAMA_HOST" in found:
         found["OLLAMA_HOST"] = ollama_host
+    chosen = config_dir or (environ.get("HIPPO_CONFIG_DIR") and Path(environ["HIPPO_CONFIG_DIR"]))
+    if chosen:
+        found["HIPPO_CONFIG_DIR"] = str(Path(chosen).expanduser().resolve())
     return found
+
+
+def service_environment(
+    environ: Mapping[str, str], environment: Mapping[str, str]
+) -> dict[str, str]:
+    """What a run started by the timer sees: the service manager's few variables and
+    the unit's own, none of the installing shell's others (HIPPO_DB_KEY among them)."""
+    given = {name: environ[name] for name in _GIVEN if environ.get(name)}
+    return {**given, "PATH": _SERVICE_PATH, **environment}
 
 
 def _systemd_word(word: str) -> str:

@@ -151,6 +151,10 @@ def test_export_then_import_into_a_new_profile(engine, seeded, capsys, tmp_path)
 
     code, _, err = _run(capsys, "import", str(target), "--profile", "laptop")
     assert code == 1 and "already a profile called 'laptop'" in err
+    code, err = main(["profile", "import", str(target), "laptop"]), capsys.readouterr().err
+    assert code == 1 and "already a profile called 'laptop'" in err
+    assert "damaged" not in err and "--profile" not in err
+    assert "`hippo profile import FILE NEW-NAME`" in err
 
     code, out, _ = main(["--profile", "laptop", "memory", "list"]), capsys.readouterr().out, ""
     assert code == 0 and "Zalando" not in out and "3 fact(s)" in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.admin import text
 from assistant.errors import MemoryWriteError
 from assistant.memory.facts import Evidence
 from assistant.memory.sleep_candidates import Candidate, CandidateStore
@@ -184,6 +185,47 @@ def test_the_same_claim_from_new_evidence_can_still_be_proposed(engine, admin, f
 
     assert [f.statement for f in admin.facts.list(status="pending")] == ["The user likes Thai food"]
     assert said  # the first evidence stays rejected
+
+
+def _edited_then_approved(engine, admin, fake_ollama, clock):
+    _night(
+        engine,
+        fake_ollama,
+        clock,
+        "I moved to Porto in May.",
+        "Lovely city.",
+        extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
+    )
+    (item,) = admin.review.queue()
+    admin.review.approve(item.id, statement="The user has lived in Porto since May 2026")
+    approval, edit = admin.history.changes(limit=2)
+    return item.id, edit, approval
+
+
+def test_undoing_the_edit_of_an_approved_proposal_never_activates_the_unapproved_text(
+    engine, admin, fake_ollama, clock
+):
+    fact_id, edit, approval = _edited_then_approved(engine, admin, fake_ollama, clock)
+
+    undone = admin.history.undo(edit.id)
+
+    # Sleep's own wording is back, and waits for review: the user approved the edit only.
+    assert (undone.statement, undone.status) == ("The user lives in Porto", "pending")
+    assert [i.id for i in admin.review.queue()] == [fact_id]
+    lines = [text.change_line(c) for c in admin.history.changes(limit=2)]
+    assert f"undoes fact#{edit.id}; its approval (fact#{approval.id}) undone with it" in lines[0]
+    assert f"undoes fact#{approval.id}; it approved the text fact#{edit.id} wrote" in lines[1]
+
+
+def test_undoing_the_approval_of_an_edited_proposal_leaves_it_pending_as_edited(
+    engine, admin, fake_ollama, clock
+):
+    _, _, approval = _edited_then_approved(engine, admin, fake_ollama, clock)
+
+    undone = admin.history.undo(approval.id)
+
+    assert undone.statement == "The user has lived in Porto since May 2026"
+    assert undone.status == "pending"
 
 
 def test_approve_all_and_reject_all_work_by_kind(engine, admin):

@@ -169,7 +169,7 @@ def test_a_full_disk_ends_a_command_with_advice_not_a_traceback(ollama_up, capsy
         apsw.connection_hooks.remove(full)
         cap_file(1 << 30)
     err = capsys.readouterr().err
-    assert err.count("is full, so nothing more can be saved. Free some space") == 2
+    assert err.count("MB free), so nothing more can be saved. Free some space") == 2
     assert "Traceback" not in err
 
 

@@ -113,20 +113,49 @@ def test_doctor_says_which_backup_to_restore(damaged, capsys):
 
 def test_restore_swaps_in_the_backup_and_keeps_the_damaged_file(damaged, config, capsys):
     damaged_bytes = config.db_path.read_bytes()
-    code, out, err = _run(capsys, "memory", "restore", str(damaged), "--yes")
+    code, out, err = _run(capsys, "memory", "restore", str(damaged), "--yes", "--no-carry-over")
     assert code == 0, err
-    assert f"Restored {damaged}" in out and "kept at" in out
+    assert f"Restored {damaged}" in out and "Set aside: the file it replaced, kept at" in out
+    assert "were not carried over" in out
     (kept,) = config.db_path.parent.glob("hippo.db.replaced-*")
     assert kept.read_bytes() == damaged_bytes
-    conn = connect(config.db_path)
+    assert "Written after the backup." not in _texts(config.db_path)
+    assert "My sister Anna moved to Berlin." in _texts(config.db_path)
+    assert _run(capsys, "sleep", "--now")[0] == 0
+
+
+def _texts(db_path: Path) -> list[str]:
+    conn = connect(db_path)
     try:
         assert file_problems(conn) == []
-        texts = [row[0] for row in conn.execute("SELECT content FROM messages")]
+        return [row[0] for row in conn.execute("SELECT content FROM messages")]
     finally:
         conn.close()
-    assert "My sister Anna moved to Berlin." in texts
-    assert "Written after the backup." not in texts
-    assert _run(capsys, "sleep", "--now")[0] == 0
+
+
+def test_a_restore_carries_over_what_was_saved_after_the_backup(damaged, config, capsys):
+    code, out, err = _run(capsys, "backup", "restore", str(damaged), "--yes")
+    assert code == 0, err
+    assert "Carried over from it what the backup lacked: " in out and "2 messages" in out
+    assert "Written after the backup." in _texts(config.db_path)
+    # Found by search as when it was written: indexed again, queued for its vector.
+    code, out, _ = _run(capsys, "message", "search", "written")
+    assert code == 0 and "Written after the backup." in out
+    code, out, _ = _run(capsys, "event", "add", "the file takes writes again")
+    assert code == 0
+
+
+def test_writes_to_a_file_known_damaged_are_refused_and_reads_still_work(damaged, capsys):
+    code, doctor, _ = _run(capsys, "doctor")
+    assert code == 1 and "is damaged" in doctor
+    code, _, err = _run(capsys, "event", "add", "an event the damaged file must not take")
+    assert code == 1 and "Traceback" not in err
+    assert "is damaged: it fails SQLite's integrity check" in err
+    assert f"hippo backup restore {damaged}" in err
+    code, out, err = _run(capsys, "message", "search", "Anna")
+    assert code == 0 and "My sister Anna moved to Berlin." in out, err
+    code, out, _ = _run(capsys, "event", "list")
+    assert code == 0
 
 
 def test_restore_by_file_name_asks_first_and_a_no_changes_nothing(
@@ -154,3 +183,20 @@ def test_without_a_good_backup_the_message_says_to_export(damaged, config, capsy
     assert newest_good_backup(config.db_path) is None
     code, _, err = _run(capsys, "sleep", "--now")
     assert code == 1 and "No backup next to it passes the check" in err
+
+
+def test_a_file_of_random_bytes_is_called_damaged_and_its_good_backup_named(engine, config, capsys):
+    import os
+
+    chat(engine, START, "My sister Anna moved to Berlin.", "Lovely.")
+    good = engine.admin.export.backup()
+    engine.close()
+    size = config.db_path.stat().st_size
+    config.db_path.write_bytes(os.urandom(size))
+    capsys.readouterr()
+    code, _, err = _run(capsys, "event", "list")
+    assert code == 1 and "Traceback" not in err
+    assert "the file is damaged, not the key wrong" in err
+    assert f"hippo backup restore {good}" in err
+    code, out, _ = _run(capsys, "doctor")
+    assert code == 1 and f"hippo backup restore {good}" in out

@@ -148,3 +148,15 @@ def test_an_unknown_fact_order_is_a_usage_error_naming_the_orders(seeded, capsys
     assert OFFERED == FACT_ORDERS
     code, _, err = _run(capsys, "memory", "list", "--order", " ")
     assert code == 1 and "argument --order: invalid choice: ' '" in err and "recent" in err
+
+
+@pytest.mark.parametrize("verb", [("fact", "list"), ("fact", "search", "garden")])
+def test_an_unknown_fact_status_is_a_usage_error_naming_the_statuses(seeded, capsys, verb):
+    from assistant.cli.memory import FACT_STATUSES as OFFERED
+    from assistant.memory.facts.fact import STATUSES
+
+    assert OFFERED == STATUSES
+    code, out, err = _run(capsys, *verb, "--status", "bogus")
+    assert code == 1 and "No facts match" not in out
+    assert "argument --status: invalid choice: 'bogus'" in err
+    assert all(status in err for status in STATUSES)

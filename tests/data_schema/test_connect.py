@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 
 import apsw
 import pytest
 
 from assistant.errors import MigrationError, StorageError
+from data_schema.cipher import DataKey, opens_with
 from data_schema.connect import Database, connect, sqlite_vec_version
 from data_schema.migrations import MIGRATIONS, applied_migrations, apply_migrations, schema_version
+from tests.conftest import TEST_DB_KEY
 
 
 def test_a_new_file_is_readable_by_its_owner_only(tmp_path):
@@ -37,6 +40,51 @@ def test_a_database_waits_for_the_write_lock_as_long_as_it_was_told(tmp_path):
     other.execute("ROLLBACK")
     other.close()
     db.close()
+
+
+def test_opening_waits_for_a_locked_file_instead_of_refusing_it(tmp_path):
+    path = tmp_path / "hippo.db"
+    connect(path).close()
+    holder = connect(path, migrate=False)
+    # Exclusive locking in WAL mode keeps every other connection from its first read,
+    # as a connection recovering the WAL does: the new one's first read must wait.
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("CREATE TABLE t (x)")
+    opened: list[object] = []
+    waiter = threading.Thread(target=lambda: opened.append(_open_or_error(path)))
+    waiter.start()
+    waiter.join(0.5)
+    assert waiter.is_alive() or (opened and not isinstance(opened[0], Exception)), opened
+    holder.execute("COMMIT")
+    holder.execute("PRAGMA locking_mode = NORMAL")
+    holder.execute("SELECT count(*) FROM sqlite_schema").fetchone()  # lets the lock go
+    waiter.join()
+    assert not isinstance(opened[0], Exception), opened[0]
+    holder.close()
+
+
+def test_a_busy_file_is_not_taken_for_one_the_key_does_not_open(tmp_path):
+    path = tmp_path / "hippo.db"
+    connect(path).close()
+    key = DataKey(bytes.fromhex(TEST_DB_KEY), "test")
+    assert opens_with(path, key)
+    holder = connect(path, migrate=False)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("CREATE TABLE t (x)")
+    with pytest.raises(StorageError, match="is busy"):
+        opens_with(path, key, busy_timeout_ms=50)
+    holder.close()
+
+
+def _open_or_error(path) -> object:
+    try:
+        conn = connect(path, migrate=False, busy_timeout_ms=60_000)
+    except Exception as exc:
+        return exc
+    conn.close()
+    return conn
 
 
 def test_sqlite_vec_is_loaded(tmp_path):
@@ -82,8 +130,9 @@ def test_a_file_from_a_newer_hippo_is_refused_with_advice(tmp_path):
 def test_a_file_that_is_not_a_database_gets_a_clear_error(tmp_path):
     path = tmp_path / "hippo.db"
     path.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(StorageError, match="not a readable Hippo database"):
+    with pytest.raises(StorageError, match="not a readable Hippo database") as refused:
         connect(path)
+    assert "hippo memory" not in str(refused.value)
 
 
 def test_each_thread_gets_its_own_connection(tmp_path):

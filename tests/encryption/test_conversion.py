@@ -180,6 +180,8 @@ def test_hippo_memory_rekey_from_the_command_line(old_file, memory_keyring, caps
     out, err = capsys.readouterr()
     assert "Re-encrypted 3 file(s) with a new key" in out
     assert "Re-encrypting the data file: 100%" in err
+    # The line is rewritten in place: a carriage return, not its escape printed.
+    assert "\rRe-encrypting the data file" in err and "\\x0d" not in err
     assert memory_keyring.secrets != before and row_counts(path) == counts
 
 

@@ -93,6 +93,8 @@ def test_with_the_wrong_key_hippo_says_so(memory_keyring, monkeypatch, capsys, o
     err = capsys.readouterr().err
     assert "encrypted (or damaged), and the key from HIPPO_DB_KEY does not open it" in err
     assert "Traceback" not in err
+    # Today's spellings: no `hippo import ... --profile`, no `hippo memory ...`.
+    assert "`hippo profile import FILE NAME`" in err and "--profile" not in err
 
 
 def test_doctor_shows_the_cipher_and_where_the_key_comes_from(memory_keyring, capsys, ollama_up):
@@ -114,6 +116,7 @@ def test_a_key_file_opens_the_file_without_asking_the_keyring(memory_keyring, mo
     key_file = config.config_dir / KEY_FILE
     key_file.parent.mkdir(parents=True, exist_ok=True)
     key_file.write_text("cd" * 32 + "\n")
+    key_file.chmod(0o600)  # as Hippo writes it
     connect(config.db_path, keys=_store()).close()
     assert file_state(config.db_path) == "encrypted" and memory_keyring.secrets == {}
 
@@ -130,7 +133,35 @@ def test_a_stale_key_file_does_not_hide_the_keyring_key_that_opens_the_file(memo
     key_file = config.config_dir / KEY_FILE
     key_file.parent.mkdir(parents=True, exist_ok=True)
     key_file.write_text("ef" * 32 + "\n")  # a key file left from elsewhere, not this file's
+    key_file.chmod(0o600)
 
     keys = _store()
     connect(config.db_path, keys=keys).close()  # tried first, refused, then the keyring's
     assert keys.current().origin.startswith("the system keyring")
+
+
+def test_a_key_file_others_can_read_is_refused_with_the_fix(no_keyring, capsys):
+    config = load_config()
+    connect(config.db_path, keys=_store()).close()
+    key_file = config.config_dir / KEY_FILE
+    key_file.chmod(0o644)
+    with pytest.raises(DataKeyError, match=r"open to others \(mode 0644\)") as refused:
+        connect(config.db_path, keys=_store())
+    assert f"chmod 600 {key_file}" in str(refused.value)
+    assert main(["event", "list"]) == 1
+    assert f"`chmod 600 {key_file}`" in capsys.readouterr().err
+    key_file.chmod(0o600)
+    connect(config.db_path, keys=_store()).close()
+
+
+def test_a_data_file_others_can_read_is_made_private_again_with_a_notice(capsys):
+    config = load_config()
+    assert main(["event", "add", "a first event"]) == 0
+    config.db_path.chmod(0o644)
+    capsys.readouterr()
+    assert main(["event", "list"]) == 0
+    assert oct(config.db_path.stat().st_mode & 0o777) == "0o600"
+    err = capsys.readouterr().err
+    assert "hippo: The data file was readable by others: hippo.db (was 0644)" in err
+    assert main(["event", "list"]) == 0
+    assert "readable by others" not in capsys.readouterr().err  # said once

@@ -65,14 +65,53 @@ def test_sleep_without_now_runs_only_when_a_night_is_due(week_ago, capsys):
     assert "Nothing is due" in capsys.readouterr().out
 
 
+@pytest.fixture
+def key_in_a_moved_config(tmp_path, monkeypatch):
+    """A config folder found through XDG_CONFIG_HOME alone, holding the key file."""
+    import keyring
+    from keyring.backends import fail
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("HIPPO_CONFIG_DIR")
+    monkeypatch.delenv("HIPPO_DB_KEY")
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())  # no keyring: the key goes to the key file
+    assert main(["event", "add", "The timer must find this file's key."]) == 0
+    yield tmp_path / "xdg" / "hippo"
+    keyring.set_keyring(previous)
+
+
+@pytest.mark.heavy  # runs the timer's command once (a Python start, ~1.5 s of CPU)
 @pytest.mark.skipif(sys.platform != "linux", reason="writes the systemd units on Linux")
-def test_install_timer_writes_a_systemd_user_timer(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    assert main(["sleep", "--install-timer"]) == 0
-    units = tmp_path / ".config" / "systemd" / "user"
+def test_install_timer_keeps_a_moved_config_folder_and_runs_once_as_systemd_would(
+    key_in_a_moved_config, tmp_path, capsys
+):
+    config_dir = key_in_a_moved_config
+    assert (config_dir / "data-file.key").exists()
+    capsys.readouterr()
+    assert main(["sleep", "install-timer"]) == 0
+    units = tmp_path / "xdg" / "systemd" / "user"
     assert "OnCalendar=*-*-* 03:00:00" in (units / "hippo-sleep.timer").read_text()
-    assert "sleep --now" in (units / "hippo-sleep.service").read_text()
-    assert "systemctl --user enable --now hippo-sleep.timer" in capsys.readouterr().out
+    service = (units / "hippo-sleep.service").read_text()
+    assert "sleep --now" in service
+    assert f"Environment=HIPPO_CONFIG_DIR={config_dir}" in service
+    out = capsys.readouterr().out
+    assert "Installed: its command ran once as the timer will run it, and went through" in out
+    assert "systemctl --user enable --now hippo-sleep.timer" in out
+
+
+@pytest.mark.heavy  # runs the timer's command once (a Python start, ~1.5 s of CPU)
+@pytest.mark.skipif(sys.platform != "linux", reason="writes the systemd units on Linux")
+def test_install_timer_refuses_a_key_the_timer_would_not_have(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert main(["event", "add", "Keyed by HIPPO_DB_KEY alone."]) == 0
+    capsys.readouterr()
+    assert main(["sleep", "install-timer"]) == 1
+    err = capsys.readouterr().err
+    assert "The nightly timer was not installed" in err and "its key is missing" in err
+    assert "Traceback" not in err
+    assert not list((tmp_path / "home").rglob("hippo-sleep.*"))
 
 
 def test_the_progress_bar_redraws_one_line():

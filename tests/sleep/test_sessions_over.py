@@ -67,8 +67,14 @@ def test_a_given_up_session_is_named_and_retried_on_request(ollama_up, capsys):
     assert "1 episodes from 1 sessions" in out and "gave up" not in out
 
 
+@pytest.mark.heavy  # install-timer runs the timer's command once (~1.5 s of CPU)
 @pytest.mark.skipif(sys.platform != "linux", reason="writes the systemd units on Linux")
 def test_the_timer_runs_this_hippo_on_this_file_host_and_config(tmp_path, monkeypatch, capsys):
+    import keyring
+    from keyring.backends import fail
+
+    monkeypatch.setattr(keyring, "get_keyring", fail.Keyring)  # the key goes to the key file
+    monkeypatch.delenv("HIPPO_DB_KEY")  # the timer would not have it
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("OLLAMA_HOST", "http://10.0.0.5:11434")

@@ -96,7 +96,7 @@ async def test_an_edit_a_full_disk_cannot_take_is_refused_with_advice(seeded, co
         with disk_full(engine):
             app.screen.query_one(Input).value = "Prefers meetings early. " * 300
             await pilot.press("enter")
-            await wait_until(pilot, lambda: notified(app, "is full, so nothing more can be saved"))
+            await wait_until(pilot, lambda: notified(app, "MB free), so nothing more can be saved"))
         assert app.is_running
     assert engine.memory.facts.get(fact_id).statement == "Prefers meetings in the morning"
 

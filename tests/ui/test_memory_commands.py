@@ -40,7 +40,7 @@ async def test_remember_on_a_full_disk_keeps_neither_the_words_nor_a_fact(seeded
         await chat_ready(pilot)
         with disk_full(engine):
             await send_command(pilot, "/remember " + "my locker code is 4471. " * 300)
-            await wait_until(pilot, lambda: notified(app, "is full, so nothing more can be saved"))
+            await wait_until(pilot, lambda: notified(app, "MB free), so nothing more can be saved"))
         assert app.is_running and messages_shown(app) == []
     assert engine.memory.facts.count(engine.memory.profile.id, "active") == before
     assert engine.admin.browse.search_messages("locker code") == []

@@ -53,11 +53,12 @@ class FactHistory:
         )
         return [_change(row) for row in rows]
 
-    def undo(self, change_id: int, *, actor: Actor = "user") -> Fact:
+    def undo(self, change_id: int, *, actor: Actor = "user", note: str = "") -> Fact:
         """Revert exactly what change ``change_id`` did (undoing a create rejects the fact).
 
         Only the fields that change set go back; what later changes set stays. Where a
-        later change set one of those fields again, nothing is written.
+        later change set one of those fields again, nothing is written. ``note``, where
+        given, is kept with the undo (the history line says it).
 
         Raises:
             NotFound: there is no such change.
@@ -77,7 +78,8 @@ class FactHistory:
                     "DELETE FROM fact_evidence WHERE fact_id = ? AND kind = ? AND ref_id = ?",
                     (change.fact_id, kind, ref_id),
                 )
-            self.apply(conn, change.fact_id, actor, "undo", restore, undone=change_id)
+            extra: dict[str, object] = {"note": note} if note else {}
+            self.apply(conn, change.fact_id, actor, "undo", restore, undone=change_id, **extra)
         return self._reader.get(change.fact_id)
 
     def apply(

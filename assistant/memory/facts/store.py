@@ -107,9 +107,9 @@ class FactStore:
         """Every recorded change of a fact, oldest first."""
         return self.changes.of_fact(fact_id)
 
-    def undo(self, change_id: int, *, actor: Actor = "user") -> Fact:
+    def undo(self, change_id: int, *, actor: Actor = "user", note: str = "") -> Fact:
         """Revert exactly what one change did (see `FactHistory.undo`)."""
-        return self.changes.undo(change_id, actor=actor)
+        return self.changes.undo(change_id, actor=actor, note=note)
 
     # -- writes ---------------------------------------------------------------------------
 

@@ -72,8 +72,10 @@ class Restorer:
         try:
             if conn.execute("SELECT 1 FROM profiles WHERE name = ?", (name,)).fetchone():
                 raise InvalidInput(
-                    f"There is already a profile called {name!r}; import into a new one "
-                    "(e.g. --profile restored), so nothing of it is overwritten."
+                    f"There is already a profile called {name!r}, and an import never "
+                    "writes into one: import into a new name (`hippo profile import FILE "
+                    "NEW-NAME`; `hippo profile list` shows the names taken). Nothing was "
+                    "imported."
                 )
             conn.execute(
                 "INSERT INTO profiles(name, created_at) VALUES (?, ?)",
