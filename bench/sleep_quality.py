@@ -6,10 +6,14 @@
 
 Each conversation's sessions are stored at their real dates in a fresh data file and
 consolidated by one sleep run. LoCoMo lists gold observations per session, each with the
-turns (`dia_id`) it rests on. Figures:
+turns (`dia_id`) it rests on. LoCoMo's ids ("D2:18") repeat in every conversation, so
+evidence is keyed by (conversation, dia_id) and each conversation is scored on its own;
+the figures are printed per conversation, then their mean (and the pooled count):
 
-* evidence recall: share of gold observations whose evidence turn some extracted fact cites;
-* evidence precision: share of extracted facts citing a turn some gold observation cites;
+* evidence recall: share of gold observations whose evidence turn some extracted fact
+  of the same conversation cites;
+* evidence precision: share of extracted facts citing a turn some gold observation of
+  the same conversation cites;
 * facts per session, turns each cites (a fact citing a whole session would cover every
   observation in it, so recall is read beside it), malformed (and repaired) answers,
   model calls and tokens per session, wall time; and what each step did (counts).
@@ -27,6 +31,7 @@ import time
 from collections import Counter
 from datetime import UTC, timedelta
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -78,14 +83,19 @@ def _consolidate(conv: Conversation, args: argparse.Namespace, folder: Path) -> 
         seconds = time.perf_counter() - started
         dia = {message_id: dia_id for dia_id, message_id in ids.items()}
         cited = [
-            {dia[e.ref_id] for e in fact.evidence if e.kind == "message" and e.ref_id in dia}
+            {
+                (conv.name, dia[e.ref_id])
+                for e in fact.evidence
+                if e.kind == "message" and e.ref_id in dia
+            }
             for fact in engine.memory.facts.list(engine.memory.profile.id, limit=10_000)
             if fact.source_kind != "reflection"
         ]
     finally:
         engine.close()
-    gold = [set(o.evidence) for s in sessions for o in s.observations]
+    gold = [{(conv.name, e) for e in o.evidence} for s in sessions for o in s.observations]
     return {
+        "name": conv.name,
         "sessions": len(sessions),
         "gold": gold,
         "cited": cited,
@@ -94,21 +104,45 @@ def _consolidate(conv: Conversation, args: argparse.Namespace, folder: Path) -> 
     }
 
 
-def _scores(runs: list[dict]) -> dict[str, float]:
-    gold = [g for run in runs for g in run["gold"]]
-    cited = [c for run in runs for c in run["cited"]]
+Evidence = set[tuple[str, str]]  # (conversation, dia_id)
+
+
+def _score(gold: list[Evidence], cited: list[Evidence]) -> dict[str, float]:
+    """One conversation's figures (its facts against its own gold observations)."""
     all_cited = set().union(*cited) if cited else set()
     all_gold = set().union(*gold) if gold else set()
-    recall = sum(1 for g in gold if g & all_cited) / max(len(gold), 1)
-    precision = sum(1 for c in cited if c & all_gold) / max(len(cited), 1)
-    widest = max((len(c) for c in cited), default=0)
+    found = sum(1 for g in gold if g & all_cited)
+    right = sum(1 for c in cited if c & all_gold)
     return {
-        "recall": recall,
-        "precision": precision,
+        "recall": found / max(len(gold), 1),
+        "precision": right / max(len(cited), 1),
+        "found": found,
+        "right": right,
         "facts": len(cited),
         "gold": len(gold),
         "cites": sum(len(c) for c in cited) / max(len(cited), 1),
-        "widest": widest,
+        "widest": max((len(c) for c in cited), default=0),
+    }
+
+
+def _scores(runs: list[dict]) -> dict[str, Any]:
+    """Per-conversation figures, their mean, and the counts pooled over conversations.
+
+    Each run is scored alone: a turn id of one conversation never matches another's gold.
+    """
+    per = {run["name"]: _score(run["gold"], run["cited"]) for run in runs}
+    cited = [c for run in runs for c in run["cited"]]
+    n = max(len(per), 1)
+    return {
+        "per": per,
+        "recall": sum(s["recall"] for s in per.values()) / n,
+        "precision": sum(s["precision"] for s in per.values()) / n,
+        "found": sum(s["found"] for s in per.values()),
+        "right": sum(s["right"] for s in per.values()),
+        "facts": len(cited),
+        "gold": sum(s["gold"] for s in per.values()),
+        "cites": sum(len(c) for c in cited) / max(len(cited), 1),
+        "widest": max((len(c) for c in cited), default=0),
     }
 
 
@@ -122,8 +156,19 @@ def _print(runs: list[dict], args: argparse.Namespace) -> None:
     tokens = sum(r.prompt_tokens + r.completion_tokens for r in reports)
     s = _scores(runs)
     print(f"Sleep quality: {args.model} on {len(runs)} LoCoMo conversations, {sessions} sessions")
-    print(f"  evidence recall     {s['recall']:6.1%}  ({s['gold']:.0f} gold observations)")
-    print(f"  evidence precision  {s['precision']:6.1%}  ({s['facts']:.0f} facts)")
+    for name, one in s["per"].items():
+        print(
+            f"  {name:<12} recall {one['recall']:6.1%} ({one['found']:.0f} of {one['gold']:.0f})"
+            f"  precision {one['precision']:6.1%} ({one['right']:.0f} of {one['facts']:.0f})"
+        )
+    print(
+        f"  evidence recall     {s['recall']:6.1%}  mean of conversations"
+        f" ({s['found']} of {s['gold']} gold observations)"
+    )
+    print(
+        f"  evidence precision  {s['precision']:6.1%}  mean of conversations"
+        f" ({s['right']} of {s['facts']} facts)"
+    )
     print(f"  facts per session   {s['facts'] / max(sessions, 1):6.2f}")
     # A fact citing a whole session would score every observation in it: say how wide.
     print(f"  turns cited a fact  {s['cites']:6.1f}  (at most {s['widest']:.0f})")
