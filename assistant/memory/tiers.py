@@ -7,14 +7,22 @@ from collections.abc import Sequence
 
 from assistant.errors import HippoError
 from assistant.memory.archival import ArchiveStore
-from assistant.memory.episodes import EpisodeStore
+from assistant.memory.episodes import Episode, EpisodeStore
 from assistant.memory.facts import Fact, FactStore
 from assistant.memory.messages import MessageStore
 from assistant.memory.reference import asks_for_name
 from assistant.memory.retrieval import MemoryItem, Query
 from assistant.memory.sensory import EventStore
 
-__all__ = ["ChunkTier", "EpisodeTier", "EventTier", "FactTier", "MessageTier", "fact_memory"]
+__all__ = [
+    "ChunkTier",
+    "EpisodeTier",
+    "EventTier",
+    "FactTier",
+    "MessageTier",
+    "episode_memory",
+    "fact_memory",
+]
 
 
 class MessageTier:
@@ -63,6 +71,25 @@ class MessageTier:
         return self._store.previous_sessions(session_ids, profile_id)
 
 
+def episode_memory(episode: Episode) -> MemoryItem:
+    """An episode as retrieval and the context see it: Hippo's summary, with its dates.
+
+    Its text may say "I" (a model's summary can slip into the speaker's voice), so its
+    source says whose words it is, lest the chat model quote it as the user's own.
+    """
+    first, last = (f"{t.astimezone():%Y-%m-%d}" for t in (episode.started_at, episode.ended_at))
+    since = f" from {first}" if first != last else ""
+    return MemoryItem(
+        kind="episode",
+        item_id=episode.id,
+        text=f"{episode.title}: {episode.summary}" if episode.title else episode.summary,
+        at=episode.ended_at,
+        source=f"Hippo's summary of a conversation{since}, not the user's words",
+        importance=episode.importance,
+        session_id=episode.session_id,
+    )
+
+
 class EpisodeTier:
     """Mid-term memory: what happened in each recent session."""
 
@@ -81,16 +108,7 @@ class EpisodeTier:
                 continue
             if query.as_of is not None and ep.created_at > query.as_of:
                 continue
-            text = f"{ep.title}: {ep.summary}" if ep.title else ep.summary
-            out[eid] = MemoryItem(
-                kind="episode",
-                item_id=eid,
-                text=text,
-                at=ep.ended_at,
-                source=f"episode of {ep.started_at:%Y-%m-%d}",
-                importance=ep.importance,
-                session_id=ep.session_id,
-            )
+            out[eid] = episode_memory(ep)
         return out
 
 
