@@ -31,7 +31,12 @@ def dated_item(
     due_on = resolve_date(item["when"], item.get("date", ""), ctx.local_date(message.created_at))
     if due_on is None:
         ctx.count("dated_items_unresolved")
-        ctx.error("episodes", f"could not date {text!r} ({item['when']!r}); not kept")
+        # The item's text is the model's, and may be a transcript line: said by its message.
+        ctx.error(
+            "episodes",
+            f"session {episode.session_id}: could not date the plan in message {message.id}; "
+            "not kept",
+        )
         return
     source = "user_stated" if message.role == "user" else "assistant_inferred"
     recalled = ctx.deps.usage.recalled_texts([message.id])

@@ -92,7 +92,7 @@ def step_failed(
     due: DueSession,
     errors: Sequence[str],
     *,
-    problem: str = "invalid model output",
+    problem: str = "the model's answer could not be used",
 ) -> None:
     """Record a session the model failed on; give it up after too many runs."""
     give_up = due.attempts + 1 >= ctx.settings.max_attempts

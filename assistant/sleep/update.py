@@ -124,7 +124,10 @@ def _ask(
         UPDATE_PROMPT, "\n".join(lines), schema, check=lambda v: _check(v, asks)
     )
     if value is None:
-        ctx.error("update", f"invalid model output ({ctx.retry_note()}): {'; '.join(errors[:3])}")
+        ctx.error(
+            "update",
+            f"the model's answer could not be used ({ctx.retry_note()}): {'; '.join(errors[:3])}",
+        )
         ctx.count("update_failed")
         return None
     return {

@@ -13,9 +13,7 @@ ASKS = (
     "I moved to Lisbon.",
     "Lisbon is lovely.",
 )
-INVENTED = (
-    "I am Alessandro and I love you! We both go to the beach every year and swim together."
-)
+INVENTED = "I am Alessandro and I love you! We both go to the beach every year and swim together."
 
 
 def _marks(engine, session_id):
@@ -101,9 +99,7 @@ def test_a_session_whose_rest_stays_uncovered_is_kept_due_with_the_reason(
     assert _marks(engine, session.id) == (said[-1].id, "done")
 
 
-def test_a_closing_reply_left_out_of_the_episode_needs_no_further_call(
-    engine, fake_ollama, clock
-):
+def test_a_closing_reply_left_out_of_the_episode_needs_no_further_call(engine, fake_ollama, clock):
     session, said = chat(engine, day("2026-11-23"), *ASKS)
     clock.advance(days=1)
     fake_ollama.script(

@@ -38,7 +38,7 @@ def test_malformed_output_writes_nothing_and_is_recorded(engine, fake_ollama, cl
     assert engine.memory.facts.count(engine.memory.profile.id) == 0
     assert report.counts["summarise_failed"] == report.counts["extract_failed"] == 1
     assert report.counts["malformed_answers"] == 4
-    assert "invalid model output (will retry next run)" in report.errors[0]
+    assert "the model's answer could not be used (will retry next run)" in report.errors[0]
     assert "nothing was consolidated" in report.errors[-1]
 
 

@@ -198,8 +198,9 @@ def test_total_failure_says_so_and_sleep_now_exits_non_zero(fake_ollama, monkeyp
     assert main(["sleep", "--now"]) == 1
 
     out = capsys.readouterr().out
-    assert "Sleep failed" in out and "8 malformed model answers" in out
-    assert "2 sessions not summarised" in out and "and 2 more" in out
+    assert "Sleep failed" in out and "8 of the model's answers could not be used" in out
+    assert "2 sessions could not be summarised; they stay due." in out
+    assert "Facts could not be drawn from 2 sessions; they stay due." in out
     assert "nothing was consolidated" in out
 
 
