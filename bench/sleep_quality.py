@@ -39,6 +39,7 @@ from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.errors import OllamaError
 from assistant.llm.gateway import OllamaGateway
+from assistant.memory.sleep_candidates import CandidateStore
 from assistant.sleep import SleepReport, SleepSettings
 from bench.locomo_data import DEFAULT_DATA, Conversation, load, write_sessions
 
@@ -47,6 +48,7 @@ STAGES = (
     "candidates_rejected", "extract_failed", "candidates_added", "candidates_reinforced",
     "candidates_ignored", "update_failed", "reflections", "reflect_failed", "sessions_given_up",
     "clean_answers", "repaired_answers", "malformed_answers", "dropped_items",
+    "episodes_unsupported", "sessions_partly_summarised", "review_items_deferred",
 )  # fmt: skip
 
 
@@ -59,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--conversations", type=int, default=0, help="first N (0: all)")
     parser.add_argument("--sessions", type=int, default=0, help="first N of each (0: all)")
     parser.add_argument("--real", action="store_true", help="start the real small models here")
+    parser.add_argument(
+        "--quote", action="store_true", help="quote every fact and episode kept, per conversation"
+    )
     parser.add_argument(
         "--timeout", type=float, default=900.0,
         help="seconds to wait for an answer (a tiny model on a busy CPU is slow)",
@@ -82,15 +87,31 @@ def _consolidate(conv: Conversation, args: argparse.Namespace, folder: Path) -> 
         report = engine.consolidate(tz=UTC, settings=SleepSettings(max_llm_calls=100_000))
         seconds = time.perf_counter() - started
         dia = {message_id: dia_id for dia_id, message_id in ids.items()}
+        pid = engine.memory.profile.id
+        facts = [
+            f for f in engine.memory.facts.list(pid, limit=10_000) if f.source_kind != "reflection"
+        ]
         cited = [
             {
                 (conv.name, dia[e.ref_id])
-                for e in fact.evidence
+                for e in f.evidence
                 if e.kind == "message" and e.ref_id in dia
             }
-            for fact in engine.memory.facts.list(engine.memory.profile.id, limit=10_000)
-            if fact.source_kind != "reflection"
+            for f in facts
         ]
+        kept = {
+            "facts": [f"{f.status:<8} {f.statement!r}" for f in facts],
+            "episodes": [
+                f"{e.title!r}: {e.summary!r}"
+                for e in engine.memory.episodes.recent(pid, limit=1000)
+            ],
+            "rejected": Counter(
+                reason.split(":")[0]
+                for reason, _ in CandidateStore(lambda: engine.memory.db.conn, clock).rejections(
+                    pid
+                )
+            ),
+        }
     finally:
         engine.close()
     gold = [{(conv.name, e) for e in o.evidence} for s in sessions for o in s.observations]
@@ -99,6 +120,7 @@ def _consolidate(conv: Conversation, args: argparse.Namespace, folder: Path) -> 
         "sessions": len(sessions),
         "gold": gold,
         "cited": cited,
+        "kept": kept,
         "report": report,
         "seconds": seconds,
     }
@@ -179,7 +201,14 @@ def _print(runs: list[dict], args: argparse.Namespace) -> None:
     print("  run status          " + ", ".join(r.status for r in reports))
     print("What each step did:")
     for key in STAGES:
-        print(f"  {key:<22} {counts.get(key, 0)}")
+        print(f"  {key:<26} {counts.get(key, 0)}")
+    for run in runs:
+        rejected = ", ".join(f"{n} {why}" for why, n in run["kept"]["rejected"].most_common())
+        print(f"{run['name']}: facts rejected by reason: {rejected or 'none'}")
+        if args.quote:
+            for kind in ("facts", "episodes"):
+                print(f"  {kind} kept ({len(run['kept'][kind])}):")
+                print("\n".join(f"    {line}" for line in run["kept"][kind]) or "    none")
 
 
 def main(argv: list[str] | None = None) -> int:
