@@ -62,8 +62,9 @@ def _summarise_one(ctx: SleepContext, due: DueSession) -> None:
             stretch = gaps[0]  # the first stretch no episode covers: a further call
     except BudgetExhausted as exc:  # keep what the calls so far covered, then stop
         stopped = exc
-    _keep(ctx, due, messages, parts, errors)
-    if stopped is not None:
+    if stopped is None or covered_prefix(messages, uncovered(messages, [_span(p) for p in parts])):
+        _keep(ctx, due, messages, parts, errors)
+    if stopped is not None:  # (a session the cap cut off before any cover is not a failure)
         raise stopped
 
 

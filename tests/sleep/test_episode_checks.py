@@ -108,3 +108,25 @@ def test_a_closing_reply_left_out_of_the_episode_needs_no_further_call(engine, f
     report = sleep(engine)
     assert report.llm_calls == 2 and report.counts["sessions_summarised"] == 1
     assert _marks(engine, session.id) == (said[-1].id, "done")
+
+
+def test_the_call_cap_keeps_what_was_covered_and_counts_no_failure(engine, fake_ollama, clock):
+    session, said = chat(engine, day("2026-11-23"), *ASKS)
+    clock.advance(days=1)
+    fake_ollama.script(episodes(episode(said[0], said[1], "Ana told her name.")))
+
+    report = sleep(engine, max_llm_calls=1)  # the further call is past the cap
+
+    assert report.status == "capped" and report.counts["summarise_failed"] == 0
+    assert [e.message_ids for e in engine.memory.episodes.for_session(session.id)] == [
+        (said[0].id, said[1].id)
+    ]
+    assert _marks(engine, session.id) == (said[1].id, "done")
+
+
+def test_a_session_the_cap_stops_before_any_episode_is_not_a_failed_try(engine, fake_ollama, clock):
+    session, _ = chat(engine, day("2026-11-23"), *ASKS)
+    clock.advance(days=1)
+    report = sleep(engine, max_llm_calls=0)
+    assert report.status == "capped" and report.counts["summarise_failed"] == 0
+    assert _marks(engine, session.id) is None
