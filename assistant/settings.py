@@ -278,8 +278,10 @@ class SleepSettings:
         max_questions: questions asked per reflection.
         max_insights: insights written per reflection.
         max_depth: the deepest reflection allowed (an insight about insights is deeper).
-        keep_event_importance: expired, unconsolidated events this important are kept as
-            pending facts; less important ones are dropped.
+        keep_event_importance: expired, unconsolidated events this important are kept
+            for review, one item per source and day; less important ones are dropped.
+        max_review_items: the most items a run proposes for review (new pending facts,
+            grouped events, insights); the rest waits for the next runs.
         often_used: uses (in prompts) since the last run that raise an item's importance.
         lock_ttl_s: a lock without a heartbeat for this long is taken over.
         model: the model to consolidate with ('' uses the chat model).
@@ -299,6 +301,7 @@ class SleepSettings:
     max_insights: int = 5
     max_depth: int = 2
     keep_event_importance: float = 7.0
+    max_review_items: int = 50
     often_used: int = 3
     lock_ttl_s: int = 900
     model: str = ""

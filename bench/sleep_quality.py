@@ -6,10 +6,14 @@
 
 Each conversation's sessions are stored at their real dates in a fresh data file and
 consolidated by one sleep run. LoCoMo lists gold observations per session, each with the
-turns (`dia_id`) it rests on. Figures:
+turns (`dia_id`) it rests on. LoCoMo's ids ("D2:18") repeat in every conversation, so
+evidence is keyed by (conversation, dia_id) and each conversation is scored on its own;
+the figures are printed per conversation, then their mean (and the pooled count):
 
-* evidence recall: share of gold observations whose evidence turn some extracted fact cites;
-* evidence precision: share of extracted facts citing a turn some gold observation cites;
+* evidence recall: share of gold observations whose evidence turn some extracted fact
+  of the same conversation cites;
+* evidence precision: share of extracted facts citing a turn some gold observation of
+  the same conversation cites;
 * facts per session, turns each cites (a fact citing a whole session would cover every
   observation in it, so recall is read beside it), malformed (and repaired) answers,
   model calls and tokens per session, wall time; and what each step did (counts).
@@ -27,6 +31,7 @@ import time
 from collections import Counter
 from datetime import UTC, timedelta
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -34,6 +39,7 @@ from assistant.clock import ManualClock
 from assistant.engine import Hippo
 from assistant.errors import OllamaError
 from assistant.llm.gateway import OllamaGateway
+from assistant.memory.sleep_candidates import CandidateStore
 from assistant.sleep import SleepReport, SleepSettings
 from bench.locomo_data import DEFAULT_DATA, Conversation, load, write_sessions
 
@@ -42,6 +48,7 @@ STAGES = (
     "candidates_rejected", "extract_failed", "candidates_added", "candidates_reinforced",
     "candidates_ignored", "update_failed", "reflections", "reflect_failed", "sessions_given_up",
     "clean_answers", "repaired_answers", "malformed_answers", "dropped_items",
+    "episodes_unsupported", "sessions_partly_summarised", "review_items_deferred",
 )  # fmt: skip
 
 
@@ -54,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--conversations", type=int, default=0, help="first N (0: all)")
     parser.add_argument("--sessions", type=int, default=0, help="first N of each (0: all)")
     parser.add_argument("--real", action="store_true", help="start the real small models here")
+    parser.add_argument(
+        "--quote", action="store_true", help="quote every fact and episode kept, per conversation"
+    )
     parser.add_argument(
         "--timeout", type=float, default=900.0,
         help="seconds to wait for an answer (a tiny model on a busy CPU is slow)",
@@ -77,38 +87,84 @@ def _consolidate(conv: Conversation, args: argparse.Namespace, folder: Path) -> 
         report = engine.consolidate(tz=UTC, settings=SleepSettings(max_llm_calls=100_000))
         seconds = time.perf_counter() - started
         dia = {message_id: dia_id for dia_id, message_id in ids.items()}
-        cited = [
-            {dia[e.ref_id] for e in fact.evidence if e.kind == "message" and e.ref_id in dia}
-            for fact in engine.memory.facts.list(engine.memory.profile.id, limit=10_000)
-            if fact.source_kind != "reflection"
+        pid = engine.memory.profile.id
+        facts = [
+            f for f in engine.memory.facts.list(pid, limit=10_000) if f.source_kind != "reflection"
         ]
+        cited = [
+            {
+                (conv.name, dia[e.ref_id])
+                for e in f.evidence
+                if e.kind == "message" and e.ref_id in dia
+            }
+            for f in facts
+        ]
+        kept = {
+            "facts": [f"{f.status:<8} {f.statement!r}" for f in facts],
+            "episodes": [
+                f"{e.title!r}: {e.summary!r}"
+                for e in engine.memory.episodes.recent(pid, limit=1000)
+            ],
+            "rejected": Counter(
+                reason.split(":")[0]
+                for reason, _ in CandidateStore(lambda: engine.memory.db.conn, clock).rejections(
+                    pid
+                )
+            ),
+        }
     finally:
         engine.close()
-    gold = [set(o.evidence) for s in sessions for o in s.observations]
+    gold = [{(conv.name, e) for e in o.evidence} for s in sessions for o in s.observations]
     return {
+        "name": conv.name,
         "sessions": len(sessions),
         "gold": gold,
         "cited": cited,
+        "kept": kept,
         "report": report,
         "seconds": seconds,
     }
 
 
-def _scores(runs: list[dict]) -> dict[str, float]:
-    gold = [g for run in runs for g in run["gold"]]
-    cited = [c for run in runs for c in run["cited"]]
+Evidence = set[tuple[str, str]]  # (conversation, dia_id)
+
+
+def _score(gold: list[Evidence], cited: list[Evidence]) -> dict[str, float]:
+    """One conversation's figures (its facts against its own gold observations)."""
     all_cited = set().union(*cited) if cited else set()
     all_gold = set().union(*gold) if gold else set()
-    recall = sum(1 for g in gold if g & all_cited) / max(len(gold), 1)
-    precision = sum(1 for c in cited if c & all_gold) / max(len(cited), 1)
-    widest = max((len(c) for c in cited), default=0)
+    found = sum(1 for g in gold if g & all_cited)
+    right = sum(1 for c in cited if c & all_gold)
     return {
-        "recall": recall,
-        "precision": precision,
+        "recall": found / max(len(gold), 1),
+        "precision": right / max(len(cited), 1),
+        "found": found,
+        "right": right,
         "facts": len(cited),
         "gold": len(gold),
         "cites": sum(len(c) for c in cited) / max(len(cited), 1),
-        "widest": widest,
+        "widest": max((len(c) for c in cited), default=0),
+    }
+
+
+def _scores(runs: list[dict]) -> dict[str, Any]:
+    """Per-conversation figures, their mean, and the counts pooled over conversations.
+
+    Each run is scored alone: a turn id of one conversation never matches another's gold.
+    """
+    per = {run["name"]: _score(run["gold"], run["cited"]) for run in runs}
+    cited = [c for run in runs for c in run["cited"]]
+    n = max(len(per), 1)
+    return {
+        "per": per,
+        "recall": sum(s["recall"] for s in per.values()) / n,
+        "precision": sum(s["precision"] for s in per.values()) / n,
+        "found": sum(s["found"] for s in per.values()),
+        "right": sum(s["right"] for s in per.values()),
+        "facts": len(cited),
+        "gold": sum(s["gold"] for s in per.values()),
+        "cites": sum(len(c) for c in cited) / max(len(cited), 1),
+        "widest": max((len(c) for c in cited), default=0),
     }
 
 
@@ -122,8 +178,19 @@ def _print(runs: list[dict], args: argparse.Namespace) -> None:
     tokens = sum(r.prompt_tokens + r.completion_tokens for r in reports)
     s = _scores(runs)
     print(f"Sleep quality: {args.model} on {len(runs)} LoCoMo conversations, {sessions} sessions")
-    print(f"  evidence recall     {s['recall']:6.1%}  ({s['gold']:.0f} gold observations)")
-    print(f"  evidence precision  {s['precision']:6.1%}  ({s['facts']:.0f} facts)")
+    for name, one in s["per"].items():
+        print(
+            f"  {name:<12} recall {one['recall']:6.1%} ({one['found']:.0f} of {one['gold']:.0f})"
+            f"  precision {one['precision']:6.1%} ({one['right']:.0f} of {one['facts']:.0f})"
+        )
+    print(
+        f"  evidence recall     {s['recall']:6.1%}  mean of conversations"
+        f" ({s['found']} of {s['gold']} gold observations)"
+    )
+    print(
+        f"  evidence precision  {s['precision']:6.1%}  mean of conversations"
+        f" ({s['right']} of {s['facts']} facts)"
+    )
     print(f"  facts per session   {s['facts'] / max(sessions, 1):6.2f}")
     # A fact citing a whole session would score every observation in it: say how wide.
     print(f"  turns cited a fact  {s['cites']:6.1f}  (at most {s['widest']:.0f})")
@@ -134,7 +201,14 @@ def _print(runs: list[dict], args: argparse.Namespace) -> None:
     print("  run status          " + ", ".join(r.status for r in reports))
     print("What each step did:")
     for key in STAGES:
-        print(f"  {key:<22} {counts.get(key, 0)}")
+        print(f"  {key:<26} {counts.get(key, 0)}")
+    for run in runs:
+        rejected = ", ".join(f"{n} {why}" for why, n in run["kept"]["rejected"].most_common())
+        print(f"{run['name']}: facts rejected by reason: {rejected or 'none'}")
+        if args.quote:
+            for kind in ("facts", "episodes"):
+                print(f"  {kind} kept ({len(run['kept'][kind])}):")
+                print("\n".join(f"    {line}" for line in run["kept"][kind]) or "    none")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["EXIT_LOCKED", "ProgressBar", "print_report", "sleep_command"]
 
 _WIDTH = 24
+_DETAILS = 20  # per-session problem lines printed after the summary
 EXIT_LOCKED = 3
 
 
@@ -50,10 +51,13 @@ def print_report(report: SleepReport, out: TextIO) -> None:
         print(f"hippo: {report.errors[0]}", file=sys.stderr)
         return
     print(report.summary(), file=out)
-    if len(report.errors) > 3:  # the summary names three; each one is worth seeing
-        print("Every problem:", file=out)
-        for error in report.errors:
-            print(f"  - {error}", file=out)
+    details = report.details
+    if details:  # the summary counts them by kind; each session's line, for who wants it
+        print("Details:", file=out)
+        for line in details[:_DETAILS]:
+            print(f"  - {line}", file=out)
+        if len(details) > _DETAILS:
+            print(f"  - and {len(details) - _DETAILS:,} more", file=out)
     if report.dry_run:
         for p in report.proposals:
             old = f" (replaces fact {p.old_fact_id})" if p.old_fact_id else ""
@@ -72,7 +76,7 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     with open_engine(config) as engine:
         if getattr(args, "retry", False):
             retried = engine.sleep.retry_given_up()
-            print(f"{retried} session(s) given up before are tried again.", file=out)
+            print(_retried(retried, engine.sleep.due_sessions(settings)), file=out)
             args.now = True
         if not (args.now or args.dry_run) and not engine.sleep.due(settings=settings):
             print(
@@ -99,6 +103,17 @@ def sleep_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     if report.status == "locked":
         return EXIT_LOCKED
     return 0 if report.status in ("done", "capped") else 1
+
+
+def _retried(retried: int, due: int) -> str:
+    """What ``--retry`` put back in line, beside what the run takes in all."""
+    in_all = f"{due} session{'s' * (due != 1)} {'is' if due == 1 else 'are'} due now"
+    if not retried:
+        return f"No session was given up; {in_all}."
+    return (
+        f"{retried} session{'s' * (retried != 1)} given up before "
+        f"{'is' if retried == 1 else 'are'} tried again; in all, {in_all}."
+    )
 
 
 def _install(args: argparse.Namespace, settings: SleepSettings, config: Config, out: TextIO) -> int:

@@ -73,11 +73,14 @@ class SleepMarks:
 
     # -- sessions and marks -------------------------------------------------------------
 
-    def due_sessions(self, profile_id: int, step: str, cutoff: datetime) -> list[DueSession]:
+    def due_sessions(
+        self, profile_id: int, step: str, cutoff: datetime, *, closed: bool = True
+    ) -> list[DueSession]:
         """Closed, kept sessions with complete messages that ``step`` has not done, oldest first.
 
         Each step keeps its own marks: a session's facts never wait for its summary, so a
-        model that fails to summarise a session still has its facts extracted.
+        model that fails to summarise a session still has its facts extracted. With
+        ``closed=False``, also the sessions idle since ``cutoff`` that a run closes first.
         """
         ceiling = (
             "(SELECT max(id) FROM messages m WHERE m.session_id = s.id AND m.status = 'complete')"
@@ -85,9 +88,9 @@ class SleepMarks:
         rows = self._conn().execute(
             f"SELECT s.id, s.profile_id, coalesce(k.upto, 0), {ceiling}, coalesce(k.attempts, 0)"
             " FROM sessions s LEFT JOIN sleep_marks k ON k.step = ? AND k.item_id = s.id"
-            " WHERE s.profile_id = ? AND s.incognito = 0 AND s.ended_at IS NOT NULL"
-            f" AND {_OVER} ORDER BY s.last_active_at, s.id",
-            (step, profile_id, to_iso(cutoff)),
+            " WHERE s.profile_id = ? AND s.incognito = 0"
+            f" AND (s.ended_at IS NOT NULL OR NOT ?) AND {_OVER} ORDER BY s.last_active_at, s.id",
+            (step, profile_id, closed, to_iso(cutoff)),
         )
         return [DueSession(*row) for row in rows if row[3] is not None and row[3] > row[2]]
 

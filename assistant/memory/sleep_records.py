@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from assistant.memory.sleep_words import DETAILED_STEPS, activity, detail, review_cap
+from assistant.memory.sleep_words import problems as problem_sentences
+
 __all__ = ["Proposal", "RunStatus", "SleepReport"]
 
 RunStatus = Literal["running", "done", "capped", "failed", "interrupted", "locked", "skipped"]
@@ -51,25 +54,6 @@ class Proposal:
         }
 
 
-# Counters that are problems: (key, singular, plural).
-_PROBLEMS = (
-    ("malformed_answers", "malformed model answer", "malformed model answers"),
-    ("repaired_answers", "answer repaired", "answers repaired"),
-    ("dropped_items", "broken item dropped", "broken items dropped"),
-    ("summarise_failed", "session not summarised", "sessions not summarised"),
-    ("extract_failed", "session without facts extracted", "sessions without facts extracted"),
-    ("update_failed", "update batch failed", "update batches failed"),
-    ("reflect_failed", "reflection failed", "reflections failed"),
-    ("sessions_given_up", "session given up", "sessions given up"),
-    (
-        "candidates_rejected",
-        "candidate rejected by the checks",
-        "candidates rejected by the checks",
-    ),
-    ("dated_items_unresolved", "dated item undated", "dated items undated"),
-)
-
-
 @dataclass
 class SleepReport:
     """One consolidation run: counts per step, model use, time, errors and proposals."""
@@ -105,7 +89,7 @@ class SleepReport:
         return sum(1 for p in self.proposals if p.kind == kind)
 
     def summary(self) -> str:
-        """Two or three lines for a terminal."""
+        """A few lines for a terminal: what was done and proposed, then each kind of problem."""
         what = "Would propose" if self.dry_run else "Proposed"
         lines = [
             f"Sleep {self.status}: {self.counts.get('episodes', 0)} episodes from "
@@ -113,26 +97,35 @@ class SleepReport:
             f"{self.counts.get('candidates', 0)} candidate facts, "
             f"{self.llm_calls} model calls, {self.seconds:.1f} s.",
             f"{what} {self.count('fact')} new facts ({len(self.to_review)} to review), "
-            f"{self.count('superseded')} superseded, {self.count('reflection')} reflections, "
-            f"{self.count('merged')} merged.",
+            f"{self.count('event')} kept events, {self.count('superseded')} superseded, "
+            f"{self.count('reflection')} reflections, {self.count('merged')} merged.",
         ]
-        problems = self.problem_counts()
-        if problems:
-            lines.append("Problems: " + ", ".join(problems) + ".")
-        if self.errors:
-            more = len(self.errors) - 3
-            lines.append(
-                f"{len(self.errors)} problem(s): "
-                + "; ".join(self.errors[:3])
-                + (f"; and {more} more" if more > 0 else "")
-            )
+        if capped := review_cap(self.counts):
+            lines.append(capped)
+        said = self.problems()
+        if said:
+            lines += ["Problems:", *(f"  - {line}" for line in said)]
         return "\n".join(lines)
 
-    def problem_counts(self) -> list[str]:
-        """Every kind of problem the run counted, in words (``2 summaries failed``)."""
-        said = []
-        for key, one, many in _PROBLEMS:
-            n = self.counts.get(key, 0)
-            if n:
-                said.append(f"{n} {one if n == 1 else many}")
-        return said
+    def problems(self) -> list[str]:
+        """One sentence per kind of problem, with its count (``2 sessions could not...``).
+
+        Problems of a whole run (Ollama gone, the call cap reached) are said as they are;
+        those of single sessions are counted by kind (see `details` for each one).
+        """
+        said = problem_sentences(self.counts)
+        for error in self.errors:
+            step, _, text = error.partition(": ")
+            if step not in DETAILED_STEPS and text:
+                said.append(text[0].upper() + text[1:])
+        return list(dict.fromkeys(said))
+
+    @property
+    def details(self) -> list[str]:
+        """The problems of single sessions and items, one line each, in the order met."""
+        return [line for e in self.errors if (line := detail(e)) is not None]
+
+    @property
+    def activity(self) -> str:
+        """What the steps did, in one line of words."""
+        return activity(self.counts)

@@ -92,6 +92,16 @@ class SleepContext:
             return "a real run would give it up" if give_up else "a real run would retry it"
         return "given up" if give_up else "will retry next run"
 
+    def review_room(self) -> int:
+        """How many more items this run may propose for review (``max_review_items``)."""
+        proposed = {p.fact_id for p in self.report.proposals if p.status == "pending"}
+        return max(self.settings.max_review_items - len(proposed), 0)
+
+    def defer_review(self, n: int = 1) -> None:
+        """Count ``n`` items left for a later run because this one proposed its most."""
+        self.count("review_items_deferred", n)
+        self.report.counts["review_items_cap"] = self.settings.max_review_items
+
     def propose(self, proposal: Proposal) -> None:
         """Record a change for the review queue and the morning notice."""
         self.report.proposals.append(proposal)

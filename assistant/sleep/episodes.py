@@ -1,33 +1,33 @@
 """Step 2: close idle sessions and summarise each into episodes (one model call each).
 
 A long session may become several episodes, split where its topic shifts. Each episode
-keeps its messages, topics and importance; its dated items (plans, deadlines) get an
-absolute date worked out from the day the message was said, and become candidate facts
-that expire after that day.
+keeps its messages, topics and importance; its dated items (plans, deadlines) become
+candidate facts (``dated.py``). An episode whose messages do not back its summary and
+title is dropped and counted (``episode_check.py``). A stretch of the session that no
+kept episode covers is asked about in a further call; what stays uncovered after those
+stays due, and only the episodes before it are written.
 """
 
 from __future__ import annotations
 
-import re
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 from assistant.memory.episodes import Episode
-from assistant.memory.facts import Evidence
 from assistant.memory.records import Message
-from assistant.memory.sleep_candidates import Candidate
 from assistant.memory.sleep_marks import DueSession
 from assistant.sleep.context import SleepContext
-from assistant.sleep.dates import resolve_date
-from assistant.sleep.evidence import fingerprint
-from assistant.sleep.extract import session_messages, step_failed, vet
+from assistant.sleep.dated import dated_item
+from assistant.sleep.episode_check import TRIVIAL, covered_prefix, is_supported, uncovered
+from assistant.sleep.errors import BudgetExhausted
+from assistant.sleep.extract import session_messages, step_failed
 from assistant.sleep.prompts import EPISODES_PROMPT, transcript
 from assistant.sleep.schemas import episodes_schema
-from assistant.sleep.trust import is_strong
 
 __all__ = ["summarise_sessions"]
 
-_TRIVIAL = 2.0  # a session whose user messages all rate this low is small talk
+# Further calls for stretches of a session the first answer's episodes leave uncovered.
+_FURTHER_CALLS = 2
 
 
 def summarise_sessions(ctx: SleepContext, profile_id: int) -> None:
@@ -43,12 +43,32 @@ def summarise_sessions(ctx: SleepContext, profile_id: int) -> None:
 
 def _summarise_one(ctx: SleepContext, due: DueSession) -> None:
     messages, due = session_messages(ctx, due)
-    if not any(m.role == "user" and m.importance > _TRIVIAL for m in messages):
+    if not any(m.role == "user" and m.importance > TRIVIAL for m in messages):
         with ctx.store.unit():  # small talk: nothing to remember, no model call
             ctx.store.mark("summarise", due, state="done", run_id=ctx.run_id)
             ctx.store.mark("extract", due, state="done", run_id=ctx.run_id)
         ctx.count("sessions_trivial")
         return
+    parts: list[dict[str, Any]] = []
+    errors: list[str] = []
+    stretch, stopped = messages, None
+    try:
+        for _ in range(1 + _FURTHER_CALLS):
+            value, errors = _ask(ctx, stretch)
+            parts += _supported(ctx, value["episodes"] if value else [], messages)
+            gaps = uncovered(messages, [_span(p) for p in parts])
+            if value is None or not gaps:
+                break
+            stretch = gaps[0]  # the first stretch no episode covers: a further call
+    except BudgetExhausted as exc:  # keep what the calls so far covered, then stop
+        stopped = exc
+    if stopped is None or covered_prefix(messages, uncovered(messages, [_span(p) for p in parts])):
+        _keep(ctx, due, messages, parts, errors)
+    if stopped is not None:  # (a session the cap cut off before any cover is not a failure)
+        raise stopped
+
+
+def _ask(ctx: SleepContext, messages: list[Message]) -> tuple[dict[str, Any] | None, list[str]]:
     ids = [m.id for m in messages]
     value, errors = ctx.asker.ask(
         EPISODES_PROMPT,
@@ -56,18 +76,61 @@ def _summarise_one(ctx: SleepContext, due: DueSession) -> None:
         episodes_schema(ids),
         check=lambda v: _check(v, ids),
     )
-    if value is None:
+    return value, errors
+
+
+def _span(part: dict[str, Any]) -> tuple[int, int]:
+    return part["first_message_id"], part["last_message_id"]
+
+
+def _supported(
+    ctx: SleepContext, parts: list[dict[str, Any]], messages: list[Message]
+) -> list[dict[str, Any]]:
+    """The episodes their messages back; the others are dropped and counted."""
+    kept = []
+    for part in parts:
+        first, last = _span(part)
+        if is_supported(part, [m for m in messages if first <= m.id <= last]):
+            kept.append(part)
+        else:
+            ctx.count("episodes_unsupported")
+    return kept
+
+
+def _keep(
+    ctx: SleepContext,
+    due: DueSession,
+    messages: list[Message],
+    parts: list[dict[str, Any]],
+    errors: list[str],
+) -> None:
+    """Write the episodes up to the first stretch none covers; the rest stays due."""
+    covered = covered_prefix(messages, uncovered(messages, [_span(p) for p in parts]))
+    if not covered and errors:
         step_failed(ctx, "summarise", due, errors)
         return
+    if not covered:
+        step_failed(ctx, "summarise", due, [], problem="no episode its messages back")
+        return
+    upto = messages[covered - 1].id
+    kept = sorted((p for p in parts if _span(p)[1] <= upto), key=_span)
     by_id = {m.id: m for m in messages}
     with ctx.store.unit():
-        for part in value["episodes"]:
+        for part in kept:
             episode = _write_episode(ctx, due, part, messages)
             for item in part["dated_items"]:
-                _dated_item(ctx, episode, item, by_id)
-        ctx.store.mark("summarise", due, state="done", run_id=ctx.run_id)
-    ctx.count("episodes", len(value["episodes"]))
-    ctx.count("sessions_summarised")
+                dated_item(ctx, episode, item, by_id)
+        ctx.store.mark("summarise", due, state="done", run_id=ctx.run_id, upto=upto)
+    ctx.count("episodes", len(kept))
+    if covered < len(messages):
+        ctx.count("sessions_partly_summarised")
+        ctx.error(
+            "episodes",
+            f"session {due.id}: episodes cover only {covered} of its {len(messages)} "
+            f"messages (the rest: {ctx.retry_note()})",
+        )
+    else:
+        ctx.count("sessions_summarised")
 
 
 def _check(value: dict[str, Any], ids: list[int]) -> list[str]:
@@ -105,60 +168,3 @@ def _write_episode(
         scope=ctx.deps.messages.session(due.id).scope,
         message_ids=[m.id for m in span],
     )
-
-
-def _dated_item(
-    ctx: SleepContext, episode: Episode, item: dict[str, Any], by_id: dict[int, Message]
-) -> None:
-    message = by_id[item["message_id"]]
-    text = " ".join(item["text"].split())
-    due_on = resolve_date(item["when"], item.get("date", ""), ctx.local_date(message.created_at))
-    if due_on is None:
-        ctx.count("dated_items_unresolved")
-        ctx.error("episodes", f"could not date {text!r} ({item['when']!r}); not kept")
-        return
-    source = "user_stated" if message.role == "user" else "assistant_inferred"
-    recalled = ctx.deps.usage.recalled_texts([message.id])
-    verdict = vet(text, [message.id], source, by_id, recalled)
-    if verdict.reason:
-        refs = [Evidence("message", message.id)]
-        ctx.candidates.reject(
-            episode.profile_id, fingerprint(text, refs), verdict.reason, text, ctx.run_id
-        )
-        ctx.count("candidates_rejected")
-        return
-    ctx.candidates.add_dated_item(
-        episode.profile_id, episode.id, message.id, text, item["when"], due_on
-    )
-    statement = _absolute(text, item["when"], due_on)
-    ctx.candidates.add_candidate(
-        Candidate(
-            id=0,
-            profile_id=episode.profile_id,
-            session_id=episode.session_id,
-            statement=statement,
-            subject="user",
-            predicate="",
-            scope=episode.scope,
-            source_kind=verdict.source_kind,
-            confidence=0.8,
-            importance=max(float(episode.importance), 5.0),
-            said_at=message.created_at,
-            valid_to=ctx.end_of_day(due_on),
-            evidence=(Evidence("message", message.id), Evidence("episode", episode.id)),
-            strong=is_strong(text, verdict.source_kind, verdict.cited),
-        ),
-        ctx.run_id,
-    )
-    ctx.count("dated_items")
-    ctx.count("candidates")
-
-
-def _absolute(text: str, phrase: str, day: date) -> str:
-    """The item's text with its relative time words replaced by the date they mean."""
-    when = f"on {day:%A} {day.isoformat()}"
-    if phrase.strip():
-        replaced, n = re.subn(re.escape(phrase.strip()), when, text, count=1, flags=re.I)
-        if n:
-            return replaced
-    return f"{text.rstrip('.')} ({when})"

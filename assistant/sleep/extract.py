@@ -86,7 +86,14 @@ def vet(
     return Vetted(tuple(kept), source)
 
 
-def step_failed(ctx: SleepContext, step: str, due: DueSession, errors: Sequence[str]) -> None:
+def step_failed(
+    ctx: SleepContext,
+    step: str,
+    due: DueSession,
+    errors: Sequence[str],
+    *,
+    problem: str = "the model's answer could not be used",
+) -> None:
     """Record a session the model failed on; give it up after too many runs."""
     give_up = due.attempts + 1 >= ctx.settings.max_attempts
     with ctx.store.unit():
@@ -95,7 +102,8 @@ def step_failed(ctx: SleepContext, step: str, due: DueSession, errors: Sequence[
     if give_up:
         ctx.count("sessions_given_up")
     what = ctx.retry_note(give_up=give_up)
-    ctx.error(step, f"session {due.id}: invalid model output ({what}): {'; '.join(errors[:3])}")
+    detail = f": {'; '.join(errors[:3])}" if errors else ""
+    ctx.error(step, f"session {due.id}: {problem} ({what}){detail}")
 
 
 def extract_sessions(ctx: SleepContext, profile_id: int) -> None:

@@ -17,7 +17,7 @@ from assistant.sleep.deps import SleepDeps
 from assistant.sleep.pipeline import run_sleep
 from assistant.sleep.report import AwayNotice, Progress, SleepReport
 from assistant.sleep.settings import SleepSettings
-from assistant.sleep.waiting import retry_given_up, skipped_notes
+from assistant.sleep.waiting import due_sessions, retry_given_up, skipped_notes
 
 __all__ = ["Sleep"]
 
@@ -88,6 +88,10 @@ class Sleep:
     def skipped_notes(self, settings: SleepSettings) -> list[str]:
         """One line per session sleep did not take, saying why and what to do."""
         return skipped_notes(self.deps, settings)
+
+    def due_sessions(self, settings: SleepSettings) -> int:
+        """How many sessions a run would take now, in every profile."""
+        return due_sessions(self.deps, settings)
 
     def retry_given_up(self) -> int:
         """Give every given-up session fresh attempts, in every profile; say how many."""

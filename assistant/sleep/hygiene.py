@@ -1,8 +1,8 @@
 """Step 6: hygiene. No model calls; each part idempotent, in short transactions.
 
 * expire facts and dated items whose time has passed (temporal incoherence);
-* keep expired events that were never consolidated as pending facts when important,
-  drop the rest (sensory memory is short-lived by design);
+* keep expired events that were never consolidated for review when important, one item
+  per source and day, and drop the rest (``expired_events.py``);
 * merge duplicate active facts, keeping the evidence of both (nothing is deleted: the
   duplicate is closed as superseded by the kept fact);
 * link new facts and episodes to the entities they name (fragmentation);
@@ -15,9 +15,10 @@ from collections import defaultdict
 
 from assistant.errors import MemoryWriteError, NotFound
 from assistant.memory.entities import extract_entities
-from assistant.memory.facts import Evidence, Fact
+from assistant.memory.facts import Fact
 from assistant.sleep.context import SleepContext
-from assistant.sleep.evidence import normal_statement, similar_statements
+from assistant.sleep.evidence import normal_statement
+from assistant.sleep.expired_events import expired_events
 from assistant.sleep.report import Proposal
 
 __all__ = ["hygiene"]
@@ -31,38 +32,11 @@ def hygiene(ctx: SleepContext, profile_id: int) -> None:
         ctx.count("facts_expired", ctx.deps.facts.expire_due(profile_id, ctx.now, actor="sleep"))
         today = ctx.local_date(ctx.now)
         ctx.count("dated_items_expired", ctx.candidates.expire_dated_items(profile_id, today))
-    _expired_events(ctx, profile_id)
+    expired_events(ctx, profile_id)
     _merge_duplicates(ctx, profile_id)
     _link_entities(ctx, profile_id)
     _refine_importance(ctx, profile_id)
     ctx.tick("hygiene", 1, 1)
-
-
-def _expired_events(ctx: SleepContext, profile_id: int) -> None:
-    for event in ctx.deps.events.expired(profile_id, ctx.now):
-        if event.consolidated_at is not None:
-            continue
-        with ctx.store.unit():
-            if event.importance >= ctx.settings.keep_event_importance:
-                _keep_event(ctx, profile_id, event.id, event.text)
-                ctx.deps.events.mark_consolidated([event.id], ctx.now)
-            else:
-                ctx.deps.events.remove(event.id)
-                ctx.count("events_dropped")
-
-
-def _keep_event(ctx: SleepContext, profile_id: int, event_id: int, text: str) -> None:
-    evidence = [Evidence("event", event_id)]
-    if ctx.candidates.rejected_in_review(profile_id, text, evidence):
-        return
-    for fact_id in ctx.fact_reads.rejected_citing(profile_id, evidence):
-        if similar_statements(ctx.deps.facts.get(fact_id).statement, text, 0.5):
-            return
-    fact = ctx.deps.facts.add(
-        profile_id, text, evidence=evidence, source_kind="event", actor="sleep", status="pending"
-    )
-    ctx.propose(Proposal("event", profile_id, fact.id, fact.status, fact.statement))
-    ctx.count("events_kept")
 
 
 def _merge_duplicates(ctx: SleepContext, profile_id: int) -> None:

@@ -214,7 +214,13 @@ def _steps(ctx: SleepContext) -> RunStatus:
 
 
 _FAILURES = ("summarise_failed", "extract_failed", "update_failed", "reflect_failed")
-_SUCCESSES = ("sessions_summarised", "sessions_extracted", "reflections_run", "candidates_added")
+_SUCCESSES = (
+    "sessions_summarised",
+    "sessions_partly_summarised",
+    "sessions_extracted",
+    "reflections_run",
+    "candidates_added",
+)
 
 
 def _verdict(ctx: SleepContext, status: RunStatus) -> RunStatus:

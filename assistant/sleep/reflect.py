@@ -35,8 +35,8 @@ def reflect(ctx: SleepContext, profile_id: int) -> None:
     since = ctx.store.state(profile_id, "reflected_at")
     gained = ctx.deps.episodes.importance_since(profile_id, since)
     gained += ctx.fact_reads.importance_since(profile_id, since)
-    if gained < ctx.settings.reflection_threshold:
-        return
+    if gained < ctx.settings.reflection_threshold or not ctx.review_room():
+        return  # (a run that proposed its most reflects next time)
     pool = _recent(ctx, profile_id)
     if not pool:
         return
@@ -61,7 +61,8 @@ def reflect(ctx: SleepContext, profile_id: int) -> None:
         ctx.count("reflect_failed")
         return
     with ctx.store.unit():
-        for insight in value["insights"][: ctx.settings.max_insights]:
+        room = min(ctx.settings.max_insights, ctx.review_room())
+        for insight in value["insights"][:room]:
             _write(ctx, profile_id, insight, pool)
         ctx.store.set_state(profile_id, "reflected_at", to_iso(ctx.now))
     ctx.count("reflections_run")

@@ -44,6 +44,9 @@ def update_facts(ctx: SleepContext, profile_id: int) -> None:
     """Decide every new candidate of the profile, a session's batch at a time, in time order."""
     batches = _batches(ctx.candidates.new_candidates(profile_id), ctx.settings.update_batch)
     for done, batch in enumerate(batches, start=1):
+        if not ctx.review_room():  # the run proposed its most: the rest waits, unasked
+            ctx.defer_review(sum(len(b) for b in batches[done - 1 :]))
+            return
         _decide_batch(ctx, profile_id, batch)
         ctx.tick("update", done, len(batches))
 
@@ -124,7 +127,10 @@ def _ask(
         UPDATE_PROMPT, "\n".join(lines), schema, check=lambda v: _check(v, asks)
     )
     if value is None:
-        ctx.error("update", f"invalid model output ({ctx.retry_note()}): {'; '.join(errors[:3])}")
+        ctx.error(
+            "update",
+            f"the model's answer could not be used ({ctx.retry_note()}): {'; '.join(errors[:3])}",
+        )
         ctx.count("update_failed")
         return None
     return {
@@ -154,6 +160,10 @@ def _apply(
     ctx: SleepContext, cand: Candidate, plan: Decision, added: list[tuple[str, int]]
 ) -> None:
     facts = ctx.deps.facts
+    pending = admitted_status(cand, ctx.settings) != "active"
+    if plan.action in ("add", "supersede") and pending and not ctx.review_room():
+        ctx.defer_review()  # it stays new: a later run proposes it
+        return
     try:
         if plan.action == "reinforce" and plan.fact_id is not None:
             _reinforce(ctx, cand, facts.get(plan.fact_id))

@@ -14,7 +14,7 @@ from assistant.memory.sleep_marks import SleepMarks
 from assistant.sleep.deps import SleepDeps
 from assistant.sleep.settings import SleepSettings
 
-__all__ = ["retry_given_up", "skipped_notes"]
+__all__ = ["due_sessions", "retry_given_up", "skipped_notes"]
 
 _STEPS = {"summarise": "summarising", "extract": "drawing facts from"}
 
@@ -46,3 +46,16 @@ def retry_given_up(deps: SleepDeps) -> int:
     """Give every given-up session fresh attempts, in every profile; say how many."""
     store = SleepMarks(deps.conn, deps.clock)
     return sum(store.retry_given_up(p.id) for p in deps.messages.profiles())
+
+
+def due_sessions(deps: SleepDeps, settings: SleepSettings) -> int:
+    """How many sessions, in every profile, a run would take now (to summarise or extract)."""
+    store = SleepMarks(deps.conn, deps.clock)
+    cutoff = deps.clock.now() - timedelta(minutes=settings.idle_minutes)
+    due = {
+        session.id
+        for profile in deps.messages.profiles()
+        for step in ("summarise", "extract")
+        for session in store.due_sessions(profile.id, step, cutoff, closed=False)
+    }
+    return len(due)

@@ -15,7 +15,7 @@ from tests.sleep.helpers import day, decisions, episode, episodes, fact, facts, 
 def _night(engine, fake_ollama, clock, *turns, extracted, then=()):
     _, said = chat(engine, day("2026-11-23"), *turns)
     clock.advance(days=330)
-    fake_ollama.script(episodes(episode(said[0].id, said[-1].id)), facts(*extracted(said)), *then)
+    fake_ollama.script(episodes(episode(said[0], said[-1])), facts(*extracted(said)), *then)
     sleep(engine, settings={"auto_activate": False})
     return said
 
@@ -125,8 +125,8 @@ def test_approving_a_conflict_supersedes_the_fact_it_replaces(engine, admin, fak
     _, said = chat(engine, day("2026-11-23"), "Since the move I live in Paris.", "Nice.")
     clock.advance(days=330)
     fake_ollama.script(
-        episodes(episode(old[0].id, old[1].id)),
-        episodes(episode(said[0].id, said[1].id)),
+        episodes(episode(old[0], old[1])),
+        episodes(episode(said[0], said[1])),
         facts(),
         facts(fact("The user lives in Paris", [said[0].id], predicate="lives in", confidence=0.5)),
         decisions((0, "supersede", lyon.id)),

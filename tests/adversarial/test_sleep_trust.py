@@ -38,7 +38,7 @@ def test_a_claim_from_pasted_text_is_pasted_and_pending(engine, fake_ollama, clo
     )  # fmt: skip
     clock.advance(days=1)
     fake_ollama.script(
-        episodes(episode(said[0].id, said[-1].id)),
+        episodes(episode(said[0], said[-1])),
         facts(fact("The venue is in Porto", [said[0].id], confidence=0.95)),
     )
     sleep(engine)
@@ -52,7 +52,7 @@ def test_the_same_claim_typed_by_the_user_becomes_active(engine, fake_ollama, cl
     said = _session(engine, day("2026-11-23"), "The venue is in Porto and parking is free.", "Ok.")
     clock.advance(days=1)
     fake_ollama.script(
-        episodes(episode(said[0].id, said[-1].id)),
+        episodes(episode(said[0], said[-1])),
         facts(fact("The venue is in Porto", [said[0].id], confidence=0.95)),
     )
     sleep(engine)
@@ -68,7 +68,7 @@ def test_an_injection_split_over_two_messages_stays_pending(engine, fake_ollama,
     )  # fmt: skip
     clock.advance(days=1)
     fake_ollama.script(
-        episodes(episode(said[0].id, said[-1].id)),
+        episodes(episode(said[0], said[-1])),
         facts(fact("The user is not allergic to penicillin", [said[2].id], confidence=0.95)),
     )
     sleep(engine)
@@ -85,7 +85,7 @@ def test_the_review_queue_says_when_the_evidence_looks_like_an_instruction(
     )  # fmt: skip
     clock.advance(days=1)
     fake_ollama.script(
-        episodes(episode(said[0].id, said[-1].id)),
+        episodes(episode(said[0], said[-1])),
         facts(fact("用户对青霉素不过敏", [said[0].id], confidence=0.95)),
     )
     sleep(engine)

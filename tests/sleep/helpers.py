@@ -54,19 +54,25 @@ def day(text: str, hour: int = 10) -> datetime:
 
 
 def episode(
-    first: int,
-    last: int,
-    summary: str = "They talked.",
+    first: int | Message,
+    last: int | Message,
+    summary: str | None = None,
     *,
     title: str = "",
     topics: Sequence[str] = (),
     importance: int = 5,
     dated: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """One episode as the model returns it."""
+    """One episode as the model returns it.
+
+    Given the first and last messages rather than their ids, its summary defaults to the
+    first one's words (which its messages back); given ids, to words no message says.
+    """
+    if summary is None:
+        summary = first.content if isinstance(first, Message) else "They talked."
     return {
-        "first_message_id": first,
-        "last_message_id": last,
+        "first_message_id": first.id if isinstance(first, Message) else first,
+        "last_message_id": last.id if isinstance(last, Message) else last,
         "title": title,
         "summary": summary,
         "topics": list(topics),

@@ -19,7 +19,7 @@ def test_chatting_while_sleep_runs_loses_nothing(engine, fake_ollama, clock, con
         chat(engine, day("2026-11-20") + timedelta(hours=n), f"I love {hobby}.", "Nice.")[1]
         for n, hobby in enumerate(HOBBIES)
     ]
-    fake_ollama.script(*(episodes(episode(s[0].id, s[1].id, "A hobby.")) for s in sessions))
+    fake_ollama.script(*(episodes(episode(s[0], s[1])) for s in sessions))
     for hobby, said in zip(HOBBIES, sessions, strict=True):
         fake_ollama.script(facts(fact(f"The user loves {hobby}", [said[0].id])))
     clock.advance(days=5)

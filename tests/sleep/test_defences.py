@@ -11,7 +11,7 @@ from tests.sleep.helpers import chat, day, episode, episodes, fact, facts, sleep
 def _one_session(engine, fake_ollama, clock, *turns, extracted):
     _, said = chat(engine, day("2026-11-23"), *turns)
     clock.advance(days=1)
-    fake_ollama.script(episodes(episode(said[0].id, said[-1].id)), facts(*extracted(said)))
+    fake_ollama.script(episodes(episode(said[0], said[-1])), facts(*extracted(said)))
     return said
 
 
@@ -72,8 +72,8 @@ def test_memory_injected_into_a_prompt_and_echoed_is_not_relearned(engine, fake_
     engine.memory.record_use(said[1].id, [("facts", fact_memory(peanuts))])
     clock.advance(days=1)
     fake_ollama.script(
-        episodes(episode(old[0].id, old[1].id)),
-        episodes(episode(said[0].id, said[1].id)),
+        episodes(episode(old[0], old[1])),
+        episodes(episode(said[0], said[1])),
         facts(),
         facts(fact("The user is allergic to peanuts", [said[1].id], source="assistant_inferred")),
     )

@@ -103,8 +103,8 @@ def test_a_pending_guess_the_user_then_states_becomes_active(engine, fake_ollama
     _, second = chat(engine, day("2026-11-25"), "I really like Thai food.", "Great.")
     clock.advance(days=3)
     fake_ollama.script(
-        episodes(episode(first[0].id, first[1].id)),
-        episodes(episode(second[0].id, second[1].id)),
+        episodes(episode(first[0], first[1])),
+        episodes(episode(second[0], second[1])),
         facts(fact("The user likes Thai food", [first[1].id], source="assistant_inferred")),
         facts(fact("The user likes Thai food", [second[0].id])),
     )

@@ -154,9 +154,9 @@ def test_a_session_too_long_for_one_prompt_is_taken_in_parts(config, fake_ollama
         long_turn = "I keep a diary about my garden and its roses. " * 30  # ~350 tokens
         session, said = chat(small, day("2026-11-23"), *[long_turn] * 10)
         clock.advance(days=1)
-        fake_ollama.script(episodes(episode(said[0].id, said[5].id, "Part one.")), facts())
+        fake_ollama.script(episodes(episode(said[0], said[5])), facts())
         first = sleep(small)
-        fake_ollama.script(episodes(episode(said[6].id, said[9].id, "Part two.")), facts())
+        fake_ollama.script(episodes(episode(said[6], said[9])), facts())
         second = sleep(small)
         parts = small.memory.episodes.for_session(session.id)
         assert (

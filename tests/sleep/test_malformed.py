@@ -38,7 +38,7 @@ def test_malformed_output_writes_nothing_and_is_recorded(engine, fake_ollama, cl
     assert engine.memory.facts.count(engine.memory.profile.id) == 0
     assert report.counts["summarise_failed"] == report.counts["extract_failed"] == 1
     assert report.counts["malformed_answers"] == 4
-    assert "invalid model output (will retry next run)" in report.errors[0]
+    assert "the model's answer could not be used (will retry next run)" in report.errors[0]
     assert "nothing was consolidated" in report.errors[-1]
 
 
@@ -60,7 +60,7 @@ def test_the_retry_tells_the_model_what_was_wrong(engine, fake_ollama, clock):
 
 def test_episode_ids_outside_the_conversation_are_refused(engine, fake_ollama, clock):
     said = _session(engine, clock)
-    fake_ollama.script(episodes(episode(1, 99)), episodes(episode(said[0].id, said[1].id)), facts())
+    fake_ollama.script(episodes(episode(1, 99)), episodes(episode(said[0], said[1])), facts())
     sleep(engine)
     retry = fake_ollama.requests[-2].body["messages"][-1]["content"]
     assert "last_message_id must be one of" in retry

@@ -43,7 +43,7 @@ def test_a_failed_summary_does_not_block_fact_extraction(engine, fake_ollama, cl
 def test_the_schemas_list_the_ids_that_were_shown(engine, fake_ollama, clock):
     said = _session(engine, clock, *PENICILLIN)
     ids = [m.id for m in said]
-    fake_ollama.script(episodes(episode(ids[0], ids[1])), facts())
+    fake_ollama.script(episodes(episode(said[0], said[1])), facts())
 
     sleep(engine)
 
@@ -95,7 +95,7 @@ def test_json_cut_at_the_token_cap_keeps_its_whole_items(engine, fake_ollama, cl
         }
     )
     cut = whole[: whole.rindex("{")] + '{"statement": "The user ha'
-    fake_ollama.script(episodes(episode(said[0].id, said[1].id)), Reply(content=cut))
+    fake_ollama.script(episodes(episode(said[0], said[1])), Reply(content=cut))
 
     report = sleep(engine)
 
@@ -108,7 +108,7 @@ def test_one_broken_item_costs_only_itself(engine, fake_ollama, clock):
     said = _session(engine, clock, "I live in Lyon and I work as a nurse.", "Nice.")
     broken = {"statement": "D1:1", "evidence": ["fact", "D1:2"]}  # SmolLM2's own answer
     fake_ollama.script(
-        episodes(episode(said[0].id, said[1].id)),
+        episodes(episode(said[0], said[1])),
         Reply(
             content=json.dumps({"facts": [fact("The user lives in Lyon", [said[0].id]), broken]})
         ),
@@ -198,8 +198,9 @@ def test_total_failure_says_so_and_sleep_now_exits_non_zero(fake_ollama, monkeyp
     assert main(["sleep", "--now"]) == 1
 
     out = capsys.readouterr().out
-    assert "Sleep failed" in out and "8 malformed model answers" in out
-    assert "2 sessions not summarised" in out and "and 2 more" in out
+    assert "Sleep failed" in out and "8 of the model's answers could not be used" in out
+    assert "2 sessions could not be summarised; they stay due." in out
+    assert "Facts could not be drawn from 2 sessions; they stay due." in out
     assert "nothing was consolidated" in out
 
 

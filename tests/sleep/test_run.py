@@ -204,7 +204,7 @@ def test_facts_from_a_scoped_session_keep_its_scope(engine, fake_ollama, clock):
     _, said = chat(engine, day("2026-11-23"), "I lead the billing team.", "Ok.", scope="work")
     clock.advance(days=1)
     fake_ollama.script(
-        episodes(episode(said[0].id, said[1].id)),
+        episodes(episode(said[0], said[1])),
         facts(fact("The user leads the billing team", [said[0].id])),
     )
     sleep(engine)

@@ -63,8 +63,24 @@ def test_a_given_up_session_is_named_and_retried_on_request(ollama_up, capsys):
     ollama_up.script(episodes(episode(1, 2, "Oboe.")), facts(fact("The user plays the oboe", [1])))
     assert main(["sleep", "--retry"]) == 0
     out = capsys.readouterr().out
-    assert "session(s) given up before are tried again" in out
+    assert "1 session given up before is tried again; in all, 1 session is due now." in out
     assert "1 episodes from 1 sessions" in out and "gave up" not in out
+
+
+def test_retry_says_how_many_sessions_the_run_takes_in_all(ollama_up, capsys):
+    engine = open_engine(load_config())
+    try:
+        for n in range(3):  # three sessions over, none given up
+            chat(engine, datetime(2026, 1, 1 + n, tzinfo=UTC), f"I moved to city {n}.", "Ok.")
+    finally:
+        engine.close()
+    ollama_up.script(
+        *[episodes(episode(2 * n + 1, 2 * n + 2, f"Moved to city {n}.")) for n in range(3)]
+    )
+    assert main(["sleep", "--retry"]) == 0
+    out = capsys.readouterr().out
+    assert "No session was given up; 3 sessions are due now." in out
+    assert "3 episodes from 3 sessions" in out
 
 
 @pytest.mark.heavy  # install-timer runs the timer's command once (~1.5 s of CPU)

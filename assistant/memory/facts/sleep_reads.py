@@ -14,6 +14,8 @@ from data_schema.rows import scalar
 
 __all__ = ["SleepFactReads"]
 
+_CHUNK = 200  # evidence items per query
+
 
 def _marks(values: Sequence[object]) -> str:
     return ",".join("?" * len(values))
@@ -27,15 +29,18 @@ class SleepFactReads(Store):
 
     def rejected_citing(self, profile_id: int, evidence: Sequence[Evidence]) -> list[int]:
         """Rejected facts of the profile that cite any of this evidence."""
-        if not evidence:
-            return []
-        pairs = " OR ".join("(e.kind = ? AND e.ref_id = ?)" for _ in evidence)
-        rows = self._conn().execute(
-            "SELECT DISTINCT f.id FROM fact_evidence e JOIN facts f ON f.id = e.fact_id"
-            f" WHERE f.profile_id = ? AND f.status = 'rejected' AND ({pairs})",
-            [profile_id, *(v for e in evidence for v in (e.kind, e.ref_id))],
-        )
-        return [row[0] for row in rows]
+        found: dict[int, None] = {}
+        # In chunks: SQLite refuses an expression 1,000 terms deep (a burst's 1,500 events).
+        for start in range(0, len(evidence), _CHUNK):
+            chunk = evidence[start : start + _CHUNK]
+            pairs = " OR ".join("(e.kind = ? AND e.ref_id = ?)" for _ in chunk)
+            rows = self._conn().execute(
+                "SELECT DISTINCT f.id FROM fact_evidence e JOIN facts f ON f.id = e.fact_id"
+                f" WHERE f.profile_id = ? AND f.status = 'rejected' AND ({pairs})",
+                [profile_id, *(v for e in chunk for v in (e.kind, e.ref_id))],
+            )
+            found.update((row[0], None) for row in rows)
+        return list(found)
 
     def about(
         self, profile_id: int, subject: str, predicate: str, statuses: Sequence[str]

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SleepPane"]
 
+_DETAILS = 20  # per-session problem lines shown under the report
+
 
 def report_text(report: SleepReport | None) -> str:
     """The last run in a few lines (plain text)."""
@@ -33,10 +35,12 @@ def report_text(report: SleepReport | None) -> str:
         f"Last run: {stamp(report.started_at)} ({report.trigger}), {report.status}, "
         f"{report.seconds:.1f} s, {report.llm_calls} model calls.",
         report.summary(),
+        f"What each step did: {report.activity}",
     ]
-    counts = ", ".join(f"{key} {value}" for key, value in sorted(report.counts.items()))
-    if counts:
-        lines.append(f"Counts: {counts}.")
+    if report.details:
+        lines += ["Details:", *(f"  - {line}" for line in report.details[:_DETAILS])]
+        if len(report.details) > _DETAILS:
+            lines.append(f"  - and {len(report.details) - _DETAILS:,} more")
     return "\n".join(lines)
 
 
