@@ -131,7 +131,14 @@ class RealOllama(OllamaServer):
         return route(body) if route else Response(status=404, text="404 page not found")
 
     def _tags(self, _: dict[str, Any]) -> Response:
-        return Response(body={"models": [tags_entry(m) for m in self._specs().values()]})
+        return Response(body={"models": [self._entry(m) for m in self._specs().values()]})
+
+    def _entry(self, spec: ModelSpec) -> dict[str, Any]:
+        """The model as `/api/tags` lists it, the chat model's quantization its file's."""
+        entry = tags_entry(spec)
+        if spec.name == self.chat_name:
+            entry["details"]["quantization_level"] = self.chat_model.model.info.quantization
+        return entry
 
     def _show(self, body: dict[str, Any]) -> Response:
         model = self._find(body.get("model"))
@@ -160,7 +167,7 @@ class RealOllama(OllamaServer):
     def _running(self, spec: ModelSpec) -> dict[str, Any]:
         used = self._used.get(spec.name, datetime.now(UTC))
         return {
-            **tags_entry(spec),
+            **self._entry(spec),
             "expires_at": (used + timedelta(minutes=5)).isoformat(),
             "size_vram": 0,
             "context_length": spec.context_length,

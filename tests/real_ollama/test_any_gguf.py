@@ -69,15 +69,15 @@ def test_a_ggufs_own_header_says_its_family_size_quantization_and_context(tmp_pa
 
 def test_a_file_that_is_not_gguf_is_refused_with_its_name(tmp_path):
     (tmp_path / "notes.gguf").write_text("not weights")
-    with pytest.raises(GgufError, match=r"notes.gguf is not a GGUF file"):
+    with pytest.raises(GgufError, match=r"notes\.gguf is not a GGUF file"):
         read_gguf(tmp_path / "notes.gguf")
-    with pytest.raises(ModelRefused, match="notes.gguf is not a GGUF file"):
+    with pytest.raises(ModelRefused, match=r"notes\.gguf is not a GGUF file"):
         chat_gguf(tmp_path / "notes.gguf")
 
 
 def test_a_base_model_is_refused_for_want_of_a_chat_template_unless_one_is_given(tmp_path):
     base = _gemma_base(tmp_path)
-    with pytest.raises(ModelRefused, match="has no chat template .* --chat-template FILE"):
+    with pytest.raises(ModelRefused, match=r"has no chat template .* --chat-template FILE"):
         chat_gguf(base)
     (tmp_path / "chat.jinja").write_text(TEMPLATE)
     model = chat_gguf(base, chat_template=tmp_path / "chat.jinja")
@@ -92,7 +92,7 @@ def test_the_server_and_the_benches_refuse_a_base_model_in_one_line(tmp_path, ca
 
     base = str(_gemma_base(tmp_path))
     assert serve(["--gguf", base]) == 1
-    for bench, prog in ((sleep_quality, "sleep_quality"), (locomo_qa, "locomo_qa")):
+    for bench in (sleep_quality, locomo_qa):
         assert bench.main(["--real", "--gguf", base]) == 1
     said = capsys.readouterr().err.splitlines()
     assert [line.split(":", 1)[0] for line in said] == ["real_ollama", "sleep_quality", "locomo_qa"]
