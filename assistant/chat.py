@@ -119,6 +119,7 @@ class Turn:
         self._content: list[str] = []
         self._thinking: list[str] = []
         self._saved_at = time.monotonic()
+        self._cut = False  # the last round ended at the model's length limit
 
     def run(
         self, session: Session, text: str, cancel: threading.Event, *, pasted: bool = False
@@ -168,7 +169,7 @@ class Turn:
             if self._cancel.is_set():
                 outcome = ReplyCancelled(self._save(reply, "cancelled"))
             else:
-                outcome = ReplyDone(self._save(reply, "complete"))
+                outcome = ReplyDone(self._save(reply, "cut" if self._cut else "complete"))
                 self._chores.summarise_later(session.id)
         except apsw.Error as exc:
             error = memory.db.write_failed(exc)
@@ -245,6 +246,7 @@ class Turn:
                 cancel=self._cancel,
             ):
                 if isinstance(event, Done):
+                    self._cut = event.done_reason == "length"
                     break
                 if isinstance(event, ToolCall):
                     calls.append(event)
@@ -280,11 +282,12 @@ class Turn:
 
     def _save(self, reply: Message, status: MessageStatus, error: str = "") -> Message:
         content = "".join(self._content)
+        ended = status in ("complete", "cut")
         return self._memory.messages.update_message(
             reply.id,
             content=content,
             thinking="".join(self._thinking),
             status=status,
             error=error,
-            importance=rate_importance(content, "assistant") if status == "complete" else None,
+            importance=rate_importance(content, "assistant") if ended else None,
         )

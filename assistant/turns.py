@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from assistant.memory.retrieval import MemoryItem
 
 __all__ = [
+    "CONTINUE_MESSAGE",
     "MemoryUsed",
     "MemoryWritten",
     "PromptTooLong",
@@ -25,6 +26,10 @@ __all__ = [
     "TurnEvent",
     "UserSaved",
 ]
+
+# What the chat's /continue sends after a cut reply: the cut reply is the last turn of
+# working memory, so the model sees where it stopped.
+CONTINUE_MESSAGE = "Continue exactly where your last reply stopped."
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +48,14 @@ class ReplyStarted:
 
 @dataclass(frozen=True, slots=True)
 class ReplyDone:
-    """The reply finished and is stored."""
+    """The reply finished and is stored: whole, or cut at the model's length limit."""
 
     message: Message
+
+    @property
+    def cut(self) -> bool:
+        """Whether the model stopped at its length limit (the reply may end mid-word)."""
+        return self.message.status == "cut"
 
 
 @dataclass(frozen=True, slots=True)

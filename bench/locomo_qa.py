@@ -44,6 +44,8 @@ from assistant.llm.gateway import OllamaGateway
 from assistant.memory.records import Message
 from assistant.tokens import estimate_tokens
 from bench.locomo_data import DEFAULT_DATA, Conversation, load, write_sessions
+from tests.real_ollama.models import ModelRefused
+from tests.real_ollama.options import add_model_options, serve_real
 
 MODES = ("hippo", "full", "none")
 ASK = "{question} Answer in a short phrase."
@@ -88,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-format JSON")
     parser.add_argument("--max-answer", type=int, default=64, help="answer cap, in tokens")
     parser.add_argument("--real", action="store_true", help="start the real small models here")
+    add_model_options(parser)  # with --real: --gguf PATH [--name NAME] [--chat-template FILE]
     parser.add_argument(
         "--timeout", type=float, default=900.0,
         help="seconds to wait for an answer (a tiny model on a busy CPU is slow)",
@@ -213,10 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     server = None
     if args.real:
-        from tests.real_ollama import CHAT_MODEL, EMBEDDING_MODEL, RealOllama
-
-        server = RealOllama(max_tokens=args.max_answer)
-        args.host, args.model, args.embedding = server.start(), CHAT_MODEL, EMBEDDING_MODEL
+        try:
+            server = serve_real(args, max_tokens=args.max_answer)
+        except ModelRefused as exc:
+            print(f"locomo_qa: {exc}", file=sys.stderr)
+            return 1
     if not args.host:
         print("locomo_qa: give --host URL (an Ollama) or --real", file=sys.stderr)
         return 2

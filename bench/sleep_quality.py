@@ -42,6 +42,8 @@ from assistant.llm.gateway import OllamaGateway
 from assistant.memory.sleep_candidates import CandidateStore
 from assistant.sleep import SleepReport, SleepSettings
 from bench.locomo_data import DEFAULT_DATA, Conversation, load, write_sessions
+from tests.real_ollama.models import ModelRefused
+from tests.real_ollama.options import add_model_options, serve_real
 
 STAGES = (
     "sessions_summarised", "episodes", "summarise_failed", "sessions_extracted", "candidates",
@@ -61,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--conversations", type=int, default=0, help="first N (0: all)")
     parser.add_argument("--sessions", type=int, default=0, help="first N of each (0: all)")
     parser.add_argument("--real", action="store_true", help="start the real small models here")
+    add_model_options(parser)  # with --real: --gguf PATH [--name NAME] [--chat-template FILE]
     parser.add_argument(
         "--quote", action="store_true", help="quote every fact and episode kept, per conversation"
     )
@@ -216,10 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     server = None
     if args.real:
-        from tests.real_ollama import CHAT_MODEL, EMBEDDING_MODEL, RealOllama
-
-        server = RealOllama(max_tokens=256)
-        args.host, args.model, args.embedding = server.start(), CHAT_MODEL, EMBEDDING_MODEL
+        try:
+            server = serve_real(args, max_tokens=256)
+        except ModelRefused as exc:
+            print(f"sleep_quality: {exc}", file=sys.stderr)
+            return 1
     if not args.host:
         print("sleep_quality: give --host URL (an Ollama) or --real", file=sys.stderr)
         return 2

@@ -793,3 +793,19 @@ def m013_reading_gap(conn: apsw.Connection) -> None:
     again on the next query in their script.
     """
     conn.execute("ALTER TABLE model_reading ADD COLUMN gap REAL")
+
+
+@migration
+def m014_cut_replies(conn: apsw.Connection) -> None:
+    """A reply may be stored as ``cut``: it ended at the model's length limit.
+
+    Such replies were stored ``complete``, and read as whole. The messages CHECK
+    constraint is widened in place as in m011 (rebuilding ``messages`` would rewrite
+    every message and its keyword index); every existing row satisfies the wider one.
+    """
+    _widen_check(
+        conn,
+        "messages",
+        "('complete', 'streaming', 'cancelled', 'failed')",
+        "('complete', 'streaming', 'cancelled', 'failed', 'cut')",
+    )

@@ -14,6 +14,7 @@ COMMANDS = {
     "clear": "/clear: clear the screen (memory and the session are kept)",
     "retry": "/retry: answer your last message again, replacing the last reply",
     "edit": "/edit: put your last message back in the box to change and resend it",
+    "continue": "/continue: ask the model to go on where its last reply was cut short",
     "model": "/model [NAME]: answer with model NAME in this chat (no name: list models)",
     "copy": "/copy [N]: copy code block N of the last reply (no N: the last block)",
     "rename": "/rename TITLE: give this chat a title",

@@ -100,8 +100,9 @@ def _sessions(data: dict[str, Any]) -> list[str]:
         out += [f"### {_minute(session['started_at'])} {session['title'] or '(untitled)'}", ""]
         for message in session["messages"]:
             who = message["speaker"] or ("You" if message["role"] == "user" else "Hippo")
+            cut = ", cut short at the model's length limit" if message["status"] == "cut" else ""
             out += [
-                f"**{who}** ({_minute(message['created_at'])}):",
+                f"**{who}** ({_minute(message['created_at'])}{cut}):",
                 "",
                 _quote(message["content"]),
                 "",

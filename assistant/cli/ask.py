@@ -17,11 +17,16 @@ from assistant.errors import InvalidInput
 if TYPE_CHECKING:
     from assistant.engine import Hippo
 
-__all__ = ["ask_command", "chat_needs_terminal", "read_message"]
+__all__ = ["CUT_NOTICE", "ask_command", "chat_needs_terminal", "read_message"]
 
 _NO_TERMINAL = (
     "The chat needs a terminal, and {what} is not one. To send one message, use "
     '`hippo ask "TEXT"`, or pipe it in: `echo TEXT | hippo ask`.'
+)
+
+CUT_NOTICE = (
+    "the reply was cut at the model's length limit (it may stop mid-sentence); "
+    '`hippo ask -c "continue"` asks it to go on.'
 )
 
 
@@ -97,16 +102,20 @@ def ask_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 
 def _stream_reply(engine: Hippo, session_id: int, text: str, out: TextIO) -> bool:
-    """Write the reply as it streams; return whether it failed or was cut short."""
+    """Write the reply as it streams; return whether it failed or was cancelled.
+
+    A reply cut at the model's length limit is kept, and stderr says so.
+    """
     from assistant.turns import (
         PromptTooLong,
         ReplyCancelled,
+        ReplyDone,
         ReplyFailed,
         ReplyStarted,
         TextDelta,
     )
 
-    failed, wrote, reply_id = False, False, None
+    failed, wrote, cut, reply_id = False, False, False, None
     for event in engine.send(session_id, text, cancel=threading.Event()):
         if isinstance(event, ReplyStarted):
             reply_id = event.message.id
@@ -123,8 +132,12 @@ def _stream_reply(engine: Hippo, session_id: int, text: str, out: TextIO) -> boo
             failed = True
         elif isinstance(event, ReplyCancelled):
             failed = True
+        elif isinstance(event, ReplyDone) and event.cut:
+            cut = True
     if wrote and not failed:
         print(file=out)
+    if cut:
+        print(f"hippo: {CUT_NOTICE}", file=sys.stderr)
     if failed and reply_id is not None:
         engine.conversations.discard_empty_reply(reply_id)
     return failed

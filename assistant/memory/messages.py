@@ -600,7 +600,7 @@ class MessageStore(Store):
         those that are injected recall (they repeat memory, they do not add to it)."""
         rows = self._conn().execute(
             "SELECT id FROM messages WHERE session_id = ? AND id > ? AND id <= ?"
-            " AND status = 'complete' AND recalled = 0 AND content != '' ORDER BY id",
+            " AND status IN ('complete', 'cut') AND recalled = 0 AND content != '' ORDER BY id",
             (session_id, after, upto),
         )
         return [row[0] for row in rows]

@@ -20,7 +20,9 @@ __all__ = [
 ]
 
 Role = Literal["user", "assistant", "system", "tool"]
-MessageStatus = Literal["complete", "streaming", "cancelled", "failed"]
+# "cut": the reply ended at the model's length limit (Ollama's done_reason "length"),
+# mid-sentence perhaps; otherwise it counts as complete.
+MessageStatus = Literal["complete", "cut", "streaming", "cancelled", "failed"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,8 @@ class DueSession:
 # or when it has been idle since the cutoff (the parameter).
 _OVER = "(s.ended_at >= s.last_active_at OR s.last_active_at <= ?)"
 _GIVEN_UP_FROM = "given_up_from:{step}:{session}"
+# A message sleep reads: finished, whole or cut at the model's length limit.
+_SAID = "m.status IN ('complete', 'cut')"
 
 
 class SleepMarks:
@@ -82,9 +84,7 @@ class SleepMarks:
         model that fails to summarise a session still has its facts extracted. With
         ``closed=False``, also the sessions idle since ``cutoff`` that a run closes first.
         """
-        ceiling = (
-            "(SELECT max(id) FROM messages m WHERE m.session_id = s.id AND m.status = 'complete')"
-        )
+        ceiling = f"(SELECT max(id) FROM messages m WHERE m.session_id = s.id AND {_SAID})"
         rows = self._conn().execute(
             f"SELECT s.id, s.profile_id, coalesce(k.upto, 0), {ceiling}, coalesce(k.attempts, 0)"
             " FROM sessions s LEFT JOIN sleep_marks k ON k.step = ? AND k.item_id = s.id"
@@ -101,7 +101,7 @@ class SleepMarks:
             .execute(
                 f"SELECT 1 FROM sessions s WHERE s.incognito = 0 AND {_OVER}"
                 " AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id"
-                " AND m.status = 'complete' AND m.id > coalesce((SELECT upto FROM sleep_marks k"
+                f" AND {_SAID} AND m.id > coalesce((SELECT upto FROM sleep_marks k"
                 " WHERE k.step = 'summarise' AND k.item_id = s.id), 0)) LIMIT 1",
                 (to_iso(cutoff),),
             )
@@ -176,7 +176,7 @@ class SleepMarks:
             f" AND s.incognito = 0 AND NOT (s.ended_at IS NOT NULL AND {_OVER})"
             " AND s.last_active_at > ?"
             " AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id"
-            " AND m.status = 'complete' AND m.id > coalesce((SELECT upto FROM sleep_marks k"
+            f" AND {_SAID} AND m.id > coalesce((SELECT upto FROM sleep_marks k"
             " WHERE k.step = 'summarise' AND k.item_id = s.id), 0)) ORDER BY s.id",
             (profile_id, to_iso(cutoff), to_iso(cutoff)),
         )

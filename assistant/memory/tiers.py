@@ -62,7 +62,7 @@ class MessageTier:
                 continues=continues,
             )
             for mid, (m, _, around, continues) in found.items()
-            if m.status in ("complete", "cancelled")
+            if m.status in ("complete", "cut", "cancelled")
             and (query.as_of is None or m.created_at <= query.as_of)
         }
 

@@ -99,6 +99,17 @@ def test_ask_streams_the_reply_and_keeps_the_conversation(ollama_up, capsys):
     assert "I like tea" in capsys.readouterr().out
 
 
+def test_ask_says_on_stderr_that_a_reply_was_cut_at_the_length_limit(ollama_up, capsys):
+    ollama_up.script(Reply(content="Here are the steps: 1. Open the", done_reason="length"))
+    assert main(["ask", "How do I repot a fern?"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "Here are the steps: 1. Open the\n"
+    assert "cut at the model's length limit" in err and 'hippo ask -c "continue"' in err
+    ollama_up.script(Reply(content="Whole."))
+    assert main(["ask", "-c", "continue"]) == 0
+    assert "cut" not in capsys.readouterr().err
+
+
 def test_scope_starts_a_scoped_session_and_a_bad_name_is_refused(ollama_up, capsys):
     assert main(["--scope", "my work", "ask", "hello"]) == 1
     assert "not a scope name" in capsys.readouterr().err

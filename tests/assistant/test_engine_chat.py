@@ -9,6 +9,7 @@ import pytest
 from assistant.errors import MemoryWriteError
 from assistant.llm.values import TextDelta, ThinkingDelta
 from assistant.turns import (
+    CONTINUE_MESSAGE,
     PromptTooLong,
     ReplyCancelled,
     ReplyDone,
@@ -37,6 +38,24 @@ def test_a_reply_streams_in_pieces_and_is_stored_whole(engine, fake_ollama):
         ("user", "Where should I travel?", "complete"),
         ("assistant", "Lisbon is lovely in May.", "complete"),
     ]
+
+
+def test_a_reply_cut_at_the_models_length_limit_is_stored_as_cut(engine, fake_ollama):
+    fake_ollama.script(
+        Reply(content="The three reasons are: first, the", done_reason="length"),
+        Reply(content="Whole."),
+    )
+    session = engine.conversations.new_session()
+    done = _run(engine, session.id, "Give me three reasons.")[-1]
+    assert isinstance(done, ReplyDone) and done.cut and done.message.status == "cut"
+    assert done.message.importance is not None  # rated as a finished reply is
+    stored = engine.conversations.history(session.id)[-1]
+    assert (stored.content, stored.status) == ("The three reasons are: first, the", "cut")
+    assert not _run(engine, session.id, CONTINUE_MESSAGE)[-1].cut
+    sent = [r.body for r in fake_ollama.requests if r.path == "/api/chat"][-1]["messages"]
+    assert {"role": "assistant", "content": "The three reasons are: first, the"} in [
+        {"role": m["role"], "content": m["content"]} for m in sent
+    ]  # the next turn sees where the cut reply stopped
 
 
 def test_a_scope_must_be_one_word_and_nothing_is_created_otherwise(engine):

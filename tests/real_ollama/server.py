@@ -31,21 +31,22 @@ from tests.fake_ollama.wire import (
     tags_entry,
 )
 from tests.real_ollama.generate import Generation, Piece, grammar_for
-from tests.real_ollama.models import ChatModel, Embedder
+from tests.real_ollama.models import DEFAULT_CHAT, ChatGguf, ChatModel, Embedder, chat_gguf
 
 __all__ = ["CHAT_MODEL", "EMBEDDING_MODEL", "RealOllama"]
 
 VERSION = "0.12.6"
-CHAT_MODEL = canonical(ChatModel.name)
+CHAT_MODEL = canonical(DEFAULT_CHAT)  # the chat model served unless another is given
 EMBEDDING_MODEL = canonical(Embedder.name)
 
 Route = Callable[[dict[str, Any]], Response]
 
 
 class RealOllama(OllamaServer):
-    """Ollama's protocol over SmolLM2-135M (chat) and multilingual-e5-small (embed).
+    """Ollama's protocol over a chat GGUF (SmolLM2-135M unless given) and e5 (embed).
 
     Args:
+        model: The chat model (see `chat_gguf`); default SmolLM2-135M, as ``CHAT_MODEL``.
         port: The port to bind; 0 picks a free one.
         n_ctx: The chat model's context window (what `/api/show` reports).
         max_tokens: The reply cap when a request sets no `num_predict`.
@@ -57,6 +58,7 @@ class RealOllama(OllamaServer):
     def __init__(
         self,
         *,
+        model: ChatGguf | None = None,
         port: int = 0,
         n_ctx: int = 4096,
         max_tokens: int = 512,
@@ -65,7 +67,8 @@ class RealOllama(OllamaServer):
         verbose: bool = False,
     ) -> None:
         super().__init__(port=port, verbose=verbose)
-        self.chat_model = ChatModel(n_ctx, threads)
+        self.chat_model = ChatModel(model or chat_gguf(), n_ctx, threads)
+        self.chat_name = canonical(self.chat_model.name)
         self.embedder = Embedder()
         self.max_tokens = max_tokens
         self.thinking = thinking
@@ -77,15 +80,16 @@ class RealOllama(OllamaServer):
         chat_caps = (
             ("completion", "tools", "thinking") if self.thinking else ("completion", "tools")
         )
+        gguf = self.chat_model.model.info
         return {
-            CHAT_MODEL: ModelSpec(
-                CHAT_MODEL,
+            self.chat_name: ModelSpec(
+                self.chat_name,
                 chat_caps,
                 self.chat_model.size(),
                 self.chat_model.n_ctx,
                 None,
-                "llama",
-                "134.52M",
+                gguf.family,
+                gguf.parameter_size,
             ),
             EMBEDDING_MODEL: ModelSpec(
                 EMBEDDING_MODEL,
@@ -127,16 +131,25 @@ class RealOllama(OllamaServer):
         return route(body) if route else Response(status=404, text="404 page not found")
 
     def _tags(self, _: dict[str, Any]) -> Response:
-        return Response(body={"models": [tags_entry(m) for m in self._specs().values()]})
+        return Response(body={"models": [self._entry(m) for m in self._specs().values()]})
+
+    def _entry(self, spec: ModelSpec) -> dict[str, Any]:
+        """The model as `/api/tags` lists it, the chat model's quantization its file's."""
+        entry = tags_entry(spec)
+        if spec.name == self.chat_name:
+            entry["details"]["quantization_level"] = self.chat_model.model.info.quantization
+        return entry
 
     def _show(self, body: dict[str, Any]) -> Response:
         model = self._find(body.get("model"))
         if model is None:
             return error(404, f"model '{body.get('model', '')}' not found")
         shown = show_body(model)
-        if model.name == CHAT_MODEL:
-            shown["details"]["quantization_level"] = "Q4_1"
-            shown["template"] = "{{ .Messages }} (the GGUF's own chat template)"
+        if model.name == self.chat_name:
+            gguf = self.chat_model.model
+            shown["details"]["quantization_level"] = gguf.info.quantization
+            shown["template"] = gguf.template
+            shown["model_info"] = _model_info(gguf, self.chat_model.n_ctx)
         return Response(body=shown)
 
     def _ps(self, _: dict[str, Any]) -> Response:
@@ -144,7 +157,7 @@ class RealOllama(OllamaServer):
         loaded = [
             spec
             for spec, is_loaded in (
-                (specs[CHAT_MODEL], self.chat_model.loaded),
+                (specs[self.chat_name], self.chat_model.loaded),
                 (specs[EMBEDDING_MODEL], self.embedder.loaded),
             )
             if is_loaded
@@ -154,7 +167,7 @@ class RealOllama(OllamaServer):
     def _running(self, spec: ModelSpec) -> dict[str, Any]:
         used = self._used.get(spec.name, datetime.now(UTC))
         return {
-            **tags_entry(spec),
+            **self._entry(spec),
             "expires_at": (used + timedelta(minutes=5)).isoformat(),
             "size_vram": 0,
             "context_length": spec.context_length,
@@ -224,6 +237,15 @@ class RealOllama(OllamaServer):
             return Response(body=_whole(name, generation))
         except Exception as exc:  # llama.cpp failing mid-way: Ollama answers 500
             return error(500, f"the model failed: {exc}")
+
+
+def _model_info(gguf: ChatGguf, window: int) -> dict[str, Any]:
+    """The GGUF's own metadata, as Ollama's `model_info` gives it (arrays and the template
+    left out), its context length being the window it is loaded with (Hippo fills that)."""
+    info = {k: v for k, v in gguf.info.metadata.items() if k != "tokenizer.chat_template"}
+    info["general.parameter_count"] = gguf.info.parameters
+    info[f"{gguf.info.family}.context_length"] = window
+    return info
 
 
 def _message(piece: Piece) -> dict[str, Any]:

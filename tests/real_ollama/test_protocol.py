@@ -27,6 +27,22 @@ def test_it_lists_and_shows_both_models_with_their_true_capabilities(real_ollama
     assert embed.capabilities == {"embedding"} and embed.embedding_length == 384
 
 
+def test_show_and_tags_report_the_ggufs_own_metadata(real_ollama):
+    import httpx
+
+    shown = httpx.post(f"{real_ollama.host}/api/show", json={"model": CHAT_MODEL}).json()
+    listed = httpx.get(f"{real_ollama.host}/api/tags").json()["models"]
+    tagged = next(m for m in listed if m["name"] == CHAT_MODEL)
+    for details in (shown["details"], tagged["details"]):
+        assert (details["family"], details["parameter_size"]) == ("llama", "134.52M")
+        assert details["quantization_level"] == "Q4_1"
+    info = shown["model_info"]
+    assert (info["general.basename"], info["llama.block_count"]) == ("smollm2", 30)
+    assert info["general.parameter_count"] == 134_515_008
+    assert info["llama.context_length"] == 4096  # the window loaded (the file says 8192)
+    assert "<|im_start|>" in shown["template"]  # the GGUF's own chat template
+
+
 def test_a_reply_streams_in_many_parts(real_ollama):
     events = list(OllamaGateway(real_ollama.host, **PATIENT).chat(CHAT_MODEL, USER))
     text = [e.text for e in events if isinstance(e, TextDelta)]

@@ -25,7 +25,8 @@ def test_a_chat_turn_streams_a_real_reply_and_keeps_it(real_engine):
     assert sum(isinstance(e, TextDelta) for e in events) > 1 and streamed.strip()
     user, reply = real_engine.conversations.history(session.id)
     assert user.content == "Hello! My sister Anna is a nurse in Lyon."
-    assert reply.role == "assistant" and reply.status == "complete"
+    # "cut" where the model reached the server's 256-token cap (done_reason "length").
+    assert reply.role == "assistant" and reply.status == ("cut" if events[-1].cut else "complete")
     assert reply.content == streamed
 
 
@@ -46,9 +47,34 @@ def test_a_tool_round_survives_whatever_the_model_sends(real_engine, real_ollama
         answered = [m for m in body["messages"] if m.get("role") == "tool"]
         assert len(answered) == sum(len(m["tool_calls"]) for m in called)
     history = real_engine.conversations.history(session.id)
-    assert [m.status for m in history] == ["complete"] * 4
+    assert [m.status for m in history][::2] == ["complete"] * 2
+    assert {m.status for m in history[1::2]} <= {"complete", "cut"}
     # Whatever the model wrote through its tools waits for review.
     assert all(
         f.status == "pending"
         for f in real_engine.memory.facts.list(real_engine.memory.profile.id, limit=100)
     )
+
+
+def test_a_reply_stopped_at_the_length_limit_is_stored_as_cut(real_ollama, tmp_path, clock):
+    from assistant.engine import Hippo
+    from assistant.llm.gateway import OllamaGateway
+    from tests.real_ollama.models import PATIENT
+    from tests.real_ollama.server import CHAT_MODEL, EMBEDDING_MODEL, RealOllama
+
+    with RealOllama(n_ctx=1024, max_tokens=6) as server:  # Ollama's done_reason "length"
+        engine = Hippo(
+            tmp_path / "cut.db",
+            OllamaGateway(server.host, **PATIENT),
+            chat_model=CHAT_MODEL,
+            embedding_model=EMBEDDING_MODEL,
+            clock=clock,
+        )
+        try:
+            session = engine.conversations.new_session()
+            events, streamed = _turn(engine, session, "Tell me a long story about a dragon.")
+            reply = engine.conversations.history(session.id)[-1]
+        finally:
+            engine.close()
+    assert isinstance(events[-1], ReplyDone) and events[-1].cut
+    assert (reply.status, reply.content) == ("cut", streamed)

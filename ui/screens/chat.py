@@ -443,6 +443,10 @@ class ChatScreen(ChatCommands):
             self._wait_ticks = self.set_interval(_WAIT_TICK_S, self._say_what_it_waits_for)
         self._stream_turn(session_id, text, self._cancel, pasted, edited=edited)
 
+    def start_turn(self, text: str) -> None:
+        """Send ``text`` as the user's next message (/continue's words)."""
+        self._start_turn(text)
+
     def start_retry(self) -> None:
         """Answer the last message again; its old reply was taken off the screen."""
         assert self.session_id is not None

@@ -1,5 +1,5 @@
-"""The slash commands the chat carries out itself: help, new, clear, retry, edit, model,
-copy, rename, export, remember and quit. Memory commands (/forget, /memory, /scope...)
+"""The slash commands the chat carries out itself: help, new, clear, retry, edit, continue,
+model, copy, rename, export, remember and quit. Memory commands (/forget, /memory, /scope...)
 go to the app, which owns the inspector."""
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ __all__ = [
 
 _FENCE = re.compile(r"^(```+|~~~+)[^\n]*\n(.*?)^\1[ \t]*$", re.DOTALL | re.MULTILINE)
 _LOCAL = frozenset(
-    {"help", "new", "clear", "retry", "edit", "model", "copy", "rename", "export", "remember",
-     "quit"}
+    {"help", "new", "clear", "retry", "edit", "continue", "model", "copy", "rename", "export",
+     "remember", "quit"}
 )  # fmt: skip
 _WITHOUT_ENGINE = frozenset({"help", "clear", "quit"})
 _NEEDS_ENGINE = _LOCAL - _WITHOUT_ENGINE
@@ -100,7 +100,8 @@ def session_markdown(engine: Hippo, session_id: int) -> str:
     ]
     for message in engine.conversations.history(session_id, 1_000_000):
         who = "You" if message.role == "user" else "Hippo"
-        lines += [f"## {who} · {message.created_at:%Y-%m-%d %H:%M}", "", message.content, ""]
+        cut = " · cut short at the model's length limit" if message.status == "cut" else ""
+        lines += [f"## {who} · {message.created_at:%Y-%m-%d %H:%M}{cut}", "", message.content, ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -124,6 +125,7 @@ class ChatCommands(Screen[None]):
         def require_engine(self) -> bool: ...
         def ensure_session(self) -> int: ...
         def start_retry(self) -> None: ...
+        def start_turn(self, text: str) -> None: ...
         def use_model(self, name: str) -> None: ...
         def _title(self, session: Session | None) -> str: ...
         async def action_new_session(self) -> None: ...
@@ -233,6 +235,20 @@ class ChatCommands(Screen[None]):
             return
         await self.query_one(Conversation).drop_last_replies()
         self.start_retry()
+
+    async def _slash_continue(self, _: str) -> None:
+        from assistant.turns import CONTINUE_MESSAGE
+
+        if self.streaming:
+            self.notify("A reply is still streaming: press Esc to stop it first.", markup=False)
+            return
+        reply = self.query_one(Conversation).last_reply()
+        if reply is None or reply.status != "cut":
+            self.notify(
+                "The last reply was not cut short: there is nothing to continue.", markup=False
+            )
+            return
+        self.start_turn(CONTINUE_MESSAGE)
 
     async def _slash_model(self, name: str) -> None:
         engine: Hippo = self.engine

@@ -28,15 +28,17 @@ if TYPE_CHECKING:
     from assistant.memory.retrieval import MemoryItem
     from ui.widgets.live_reply import LiveReply
 
-__all__ = ["MessageView", "RenderedOnce"]
+__all__ = ["CUT_HINT", "MessageView", "RenderedOnce"]
 
 _WHO = {"user": "You", "assistant": "Hippo", "system": "System", "tool": "Tool"}
 _STATUS_NOTE = {
     "streaming": "…",
     "cancelled": "cancelled",
+    "cut": "cut short",
     "failed": "failed",
     "queued": "queued, sent when the data file is open",
 }
+CUT_HINT = "The model stopped at its length limit. /continue asks it to go on."
 
 
 class RenderedOnce:
@@ -107,7 +109,8 @@ class MessageView(Vertical, can_focus=True):
         role: ``user``, ``assistant``, ``system`` or ``tool``.
         content: the text so far.
         thinking: the model's thinking so far.
-        status: ``complete``, ``streaming``, ``cancelled``, ``failed``, or ``queued``
+        status: ``complete``, ``cut`` (at the model's length limit: a hint under it
+            offers /continue), ``streaming``, ``cancelled``, ``failed``, or ``queued``
             (typed before the data file was open, not stored yet).
         error: why the reply failed.
         model: the model that wrote it.
@@ -191,6 +194,8 @@ class MessageView(Vertical, can_focus=True):
         error = Static(Content(visible(self.error)), classes="error")
         error.display = bool(self.error)
         yield error
+        if self.status == "cut":  # mounted only where needed: history may hold 100 views
+            yield Static(Content(CUT_HINT), classes="hint")
 
     def _header(self) -> Content:
         who = _WHO.get(self.role, self.role)
@@ -224,7 +229,7 @@ class MessageView(Vertical, can_focus=True):
         """End the stream (or the wait of a queued message) and render it once, as stored.
 
         Args:
-            message: the message as stored (complete, cancelled or failed).
+            message: the message as stored (complete, cut, cancelled or failed).
         """
         self.message_id = message.id
         await self._settle(message.content, message.status, message.error)
@@ -241,6 +246,8 @@ class MessageView(Vertical, can_focus=True):
         error_line = self.query_one(".error", Static)
         error_line.update(Content(visible(self.error)))
         error_line.display = bool(self.error)
+        if self.status == "cut" and not self.query(".hint"):
+            await self.mount(Static(Content(CUT_HINT), classes="hint"), after=error_line)
         live, self._live = self._live, None
         if live is not None and self.content and live.renders_whole(visible(self.content)):
             await live.finish()  # its finished blocks are drawn already: not again
