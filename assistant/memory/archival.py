@@ -25,6 +25,7 @@ from assistant.files import file_kind, require_file
 from assistant.memory.base import Store, ids_clause
 from assistant.memory.chunking import Chunk, chunk_text
 from assistant.memory.decoding import NotText, decode_text
+from assistant.memory.long_text import MESSAGE_PREFIX, message_id, message_path, segments
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.textcheck import not_utf8, printable_path
@@ -321,6 +322,71 @@ class ArchiveStore(Store):
             (chunk_id, index_text(f"{chunk.heading}\n{chunk.content}")),
         )
         enqueue(conn, "chunk", chunk_id, profile_id)
+
+    # -- long messages (see long_text) --------------------------------------------------
+
+    def open_message(self, profile_id: int, message_id: int, size: int, title: str) -> int:
+        """Start the document that is to hold a long message's chunks; return its id.
+
+        Called in the transaction that stores the message: the document stays unfinished
+        (no digest) until `keep_message` writes its last chunk, so a message whose
+        chunks were cut short is found again (`unkept_messages`). A document left under
+        the same path (an imported profile's) is replaced.
+        """
+        conn = self._conn()
+        path = message_path(message_id)
+        conn.execute(
+            "DELETE FROM chunks WHERE document_id IN"
+            " (SELECT id FROM documents WHERE profile_id = ? AND path = ?)",
+            (profile_id, path),
+        )
+        conn.execute("DELETE FROM documents WHERE profile_id = ? AND path = ?", (profile_id, path))
+        conn.execute(
+            "INSERT INTO documents(profile_id, path, title, sha256, size, ingested_at)"
+            " VALUES (?, ?, ?, '', ?, ?)",
+            (profile_id, path, title, size, to_iso(self._clock.now())),
+        )
+        return conn.last_insert_rowid()
+
+    def keep_message(self, document_id: int, profile_id: int, text: str) -> int:
+        """Cut a long message into its document's chunks; return how many there are.
+
+        A segment of the text at a time, each in its own transaction (a 50 MB message
+        never holds the file's write lock for long, nor more than a segment's pieces in
+        memory); chunks of an earlier try are replaced. The last one finishes the
+        document with the text's digest.
+        """
+        conn = self._conn()
+        now = to_iso(self._clock.now())
+        digest = hashlib.sha256()
+        conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+        count = 0
+        for segment in segments(text):
+            digest.update(segment.encode("utf-8"))
+            pieces = chunk_text(segment, markdown=False)
+            with conn:
+                for piece in pieces:
+                    chunk = replace(piece, ordinal=count)
+                    self._insert_chunk(conn, profile_id, document_id, chunk, now)
+                    count += 1
+        conn.execute(
+            "UPDATE documents SET sha256 = ?, ingested_at = ? WHERE id = ?",
+            (digest.hexdigest(), now, document_id),
+        )
+        return count
+
+    def unkept_messages(self, profile_id: int) -> list[tuple[int, int]]:
+        """(document id, message id) of the profile's long messages not yet all in chunks."""
+        rows = self._conn().execute(
+            "SELECT id, path FROM documents WHERE profile_id = ? AND path >= ? AND path < ?"
+            " AND sha256 = ''",
+            (profile_id, MESSAGE_PREFIX, MESSAGE_PREFIX[:-1] + chr(ord(MESSAGE_PREFIX[-1]) + 1)),
+        )
+        return [
+            (document_id, found)
+            for document_id, path in rows
+            if (found := message_id(path)) is not None
+        ]
 
     def remove_document(self, document_id: int) -> bool:
         """Delete a document and its chunks (with their index rows); False if it was gone."""

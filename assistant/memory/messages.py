@@ -12,6 +12,7 @@ import apsw
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import NotFound
 from assistant.memory.base import Store
+from assistant.memory.long_text import HEAD_CHARS, LONG_TOKENS
 from assistant.memory.records import Message, MessageStatus, Profile, Role, Session
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
@@ -29,9 +30,17 @@ _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _MESSAGE_COLUMNS.split(","))
 _WIDTH = _M_COLUMNS.count(",") + 1
 _TITLE_CHARS = 60
 INTERRUPTED = "Hippo closed before this reply finished."
+# A message's text where it is read as one text: a long one's head (see long_text; its
+# whole text is searched through its chunks). ``unread``: what stands for a long one's
+# text where even its head would cost too much (reading any of it reads all of it).
+_READ = (
+    f"CASE WHEN {{t}}.tokens > {LONG_TOKENS} THEN substr({{t}}.content, 1, {HEAD_CHARS})"
+    " ELSE {t}.content END"
+)
+_UNREAD = f"CASE WHEN {{t}}.tokens > {LONG_TOKENS} THEN '' ELSE {{t}}.content END"
 # The finished message just before (<, DESC) or after (>, ASC) one, in its session.
 _NEIGHBOUR = (
-    "SELECT n.id, n.content FROM messages n JOIN messages m ON m.id = ?"
+    f"SELECT n.id, {_READ.format(t='n')} FROM messages n JOIN messages m ON m.id = ?"
     " WHERE n.session_id = m.session_id AND n.id {op} m.id AND n.status != 'streaming'"
     " ORDER BY n.id {order} LIMIT 1"
 )
@@ -361,7 +370,7 @@ class MessageStore(Store):
         # indexed with its neighbours' text in a second, down-weighted column.
         conn.execute("DELETE FROM messages_fts WHERE rowid = ?", (message_id,))
         row = conn.execute(
-            "SELECT content, speaker, created_at FROM messages"
+            f"SELECT {_READ.format(t='m')}, speaker, created_at FROM messages m"
             " WHERE id = ? AND status != 'streaming'",
             (message_id,),
         ).fetchone()
@@ -471,19 +480,23 @@ class MessageStore(Store):
         text (recall reads a hundred candidates a query; a statement each cost more),
         and with ``continues``, the turn each goes on from (see `Candidate`): only
         questions that ask for a name use it, so the others don't pay for its join.
+        A long message is no candidate, and its text no neighbour's context: none of
+        it is read (its chunks are recalled instead, see ``long_text``).
         """
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
         rows = self._conn().execute(
-            f"SELECT {_M_COLUMNS}, s.scope, p.id, p.content, n.id, n.content,"
+            f"SELECT {_M_COLUMNS}, s.scope, p.id, {_UNREAD.format(t='p')},"
+            f" n.id, {_UNREAD.format(t='n')},"
             f" {_CONTINUES if continues else 'NULL'}"
             " FROM messages m JOIN sessions s ON s.id = m.session_id"
             f" LEFT JOIN messages p ON p.id = {_ADJACENT.format(fn='max', op='<')}"
             f" LEFT JOIN messages n ON n.id = {_ADJACENT.format(fn='min', op='>')}"
             + (_BEFORE_PREVIOUS if continues else "")
-            + f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0",
-            [*ids, profile_id],
+            + f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0"
+            " AND m.tokens <= ?",
+            [*ids, profile_id, LONG_TOKENS],
         )
         found = {}
         for row in rows:
@@ -602,5 +615,8 @@ class MessageStore(Store):
 
 def default_title(content: str) -> str:
     """The title a session takes from its first message of the user's, ``content``."""
-    line = " ".join(content.split())
+    # The start is enough, unless it is mostly blank: splitting a 50 MB paste took seconds.
+    line = " ".join(content[: _TITLE_CHARS * 64].split())
+    if len(line) <= _TITLE_CHARS and len(content) > _TITLE_CHARS * 64:
+        line = " ".join(content.split())
     return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1] + "…"
