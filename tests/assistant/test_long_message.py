@@ -8,6 +8,7 @@ import pytest
 
 from assistant.memory.long_text import HEAD_CHARS, message_path
 from assistant.memory.retrieval import MemoryItem, Query, Retriever, Tier
+from assistant.memory.scoring import READ_CHARS, coverage_terms, coverage_terms_of, window
 from assistant.tokens import estimate_tokens
 from assistant.turns import MemoryUsed, PromptTooLong
 from tests.fake_ollama import Reply
@@ -150,3 +151,13 @@ def test_a_long_message_in_an_incognito_chat_leaves_no_chunks(engine, fake_ollam
     list(engine.send(session.id, long_text(40_000)))
     documents = engine.memory.archive.documents(engine.memory.profile.id)
     assert not [d for d in documents if d.path.startswith(message_path(0)[:-1])]
+
+
+def test_scoring_reads_a_long_text_in_the_window_that_holds_the_query_terms():
+    filler = "The bakers sold their bread at half price by noon.\n" * 20_000  # ~1 MB
+    text = "Headword opens the paste.\n" + filler + f"The ferry to {RARE} leaves.\n" + filler
+    found = coverage_terms_of([text], near=coverage_terms(f"ferry to {RARE}"))
+    assert {RARE, "ferry"} <= found
+    assert "headword" not in found  # the head is outside the window read
+    assert len(window(text, frozenset({RARE}))) == READ_CHARS
+    assert "headword" in coverage_terms_of([text])  # with no query: the head
