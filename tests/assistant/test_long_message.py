@@ -161,3 +161,15 @@ def test_scoring_reads_a_long_text_in_the_window_that_holds_the_query_terms():
     assert "headword" not in found  # the head is outside the window read
     assert len(window(text, frozenset({RARE}))) == READ_CHARS
     assert "headword" in coverage_terms_of([text])  # with no query: the head
+
+
+def test_a_long_message_edited_away_takes_its_chunks_with_it(engine, fake_ollama):
+    session = engine.conversations.new_session()
+    fake_ollama.script(Reply(content="Noted."), Reply(content="Seven."))
+    list(engine.send(session.id, long_text(40_000)))
+    (old, _) = engine.conversations.history(session.id)
+    archive, profile_id = engine.memory.archive, engine.memory.profile.id
+    assert [d.path for d in archive.documents(profile_id)] == [message_path(old.id)]
+    list(engine.edit_last(session.id, f"When does the ferry to {RARE} leave?"))
+    assert archive.documents(profile_id) == []
+    assert archive.keyword_search(profile_id, RARE, 5) == []
