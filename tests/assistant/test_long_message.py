@@ -9,6 +9,7 @@ import pytest
 from assistant.memory.long_text import HEAD_CHARS, message_path
 from assistant.memory.retrieval import MemoryItem, Query, Retriever, Tier
 from assistant.memory.scoring import READ_CHARS, coverage_terms, coverage_terms_of, window
+from assistant.memory.summary import SUMMARY_PROMPT
 from assistant.tokens import estimate_tokens
 from assistant.turns import MemoryUsed, PromptTooLong
 from tests.fake_ollama import Reply
@@ -173,3 +174,16 @@ def test_a_long_message_edited_away_takes_its_chunks_with_it(engine, fake_ollama
     list(engine.edit_last(session.id, f"When does the ferry to {RARE} leave?"))
     assert archive.documents(profile_id) == []
     assert archive.keyword_search(profile_id, RARE, 5) == []
+
+
+def test_a_long_turn_goes_into_the_running_summary_cut(engine, fake_ollama):
+    session = engine.conversations.new_session()
+    fake_ollama.script(Reply(content="Noted."), Reply(content="Fine."))
+    list(engine.send(session.id, long_text(40_000)))  # ~10,000 tokens: leaves the prompt
+    list(engine.send(session.id, "Thanks, that is all."))
+    fake_ollama.script(Reply(content="The user pasted a harbour report."))
+    engine.background.maintain()
+    asked = [r.body["messages"] for r in fake_ollama.requests if r.path == "/api/chat"][-1]
+    assert asked[0]["content"] == SUMMARY_PROMPT
+    assert 2_000 < len(asked[1]["content"]) < 6_000
+    assert engine.memory.messages.summary(session.id)[0] == "The user pasted a harbour report."
