@@ -12,12 +12,15 @@ Runs the real `hippo` command as child processes against the project's fake Olla
 3. each Ollama fault (500, junk JSON, closed mid-stream, stall, never answering, an
    embedding dimension that changes, bad tool arguments): outcome, time to a clear message.
 4. injection: bench/injection.py's figures, where that bench exists.
+5. one huge message (--huge-mb, 50), then a short `ask` (bench/huge_message.py): each
+   `ask`'s time, CPU and peak memory, the longest text embedded, the largest prompt.
 
 Targets: 0 lost, 0 integrity failures, 0 half-applied, 0 lock errors, every fault ends
-with a clear message within its timeout, 0 injected claims trusted without approval.
+with a clear message within its timeout, 0 injected claims trusted without approval,
+the `ask` after a 50 MB message within 1 s of Hippo's own time and 200 MB.
 
 Usage: python bench/reliability.py [--kills 200] [--seconds 120] [--fault-cap 60]
-       [--only kills,load,faults,injection] [--seed 1] [--keep]
+       [--only kills,load,faults,injection,huge] [--huge-mb 50] [--seed 1] [--keep]
 """
 
 from __future__ import annotations
@@ -33,11 +36,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.huge_message import run_huge_message  # noqa: E402
 from bench.reliability_faults import run_faults  # noqa: E402
 from bench.reliability_kills import run_kills  # noqa: E402
 from bench.reliability_load import run_load  # noqa: E402
 
-PARTS = ("kills", "load", "faults", "injection")
+PARTS = ("kills", "load", "faults", "injection", "huge")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
         "--fault-cap", type=float, default=60, help="kill a command still waiting after (60 s)"
     )
     parser.add_argument("--only", default=",".join(PARTS), help="parts to run, comma-separated")
+    parser.add_argument("--huge-mb", type=float, default=50, help="the huge message's size (50)")
     parser.add_argument("--seed", type=int, default=1, help="for the kill moments (1)")
     parser.add_argument("--keep", action="store_true", help="keep the data folders")
     return parser
@@ -95,6 +100,9 @@ def main(argv: list[str] | None = None) -> None:
             print(outcome.line(), flush=True)
     if "injection" in parts:
         for line in _injection():
+            print(line, flush=True)
+    if "huge" in parts:
+        for line in run_huge_message(args.huge_mb, keep=args.keep):
             print(line, flush=True)
     print(f"({time.perf_counter() - started:.0f} s in all)")
 
