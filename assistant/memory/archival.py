@@ -24,13 +24,14 @@ from assistant.errors import HippoError, InvalidInput
 from assistant.files import file_kind, require_file
 from assistant.memory.base import Store, ids_clause
 from assistant.memory.chunking import Chunk, chunk_text
+from assistant.memory.common_terms import COMMON_MIN, COMMON_SHARE, CommonTerms
 from assistant.memory.decoding import NotText, decode_text
 from assistant.memory.long_text import MESSAGE_PREFIX, message_id, message_path, segments
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.textcheck import not_utf8, printable_path
 from assistant.tokens import estimate_tokens
-from data_schema.rows import scalar
+from data_schema.rows import all_rows, scalar
 
 __all__ = [
     "MARKDOWN_SUFFIXES",
@@ -49,6 +50,8 @@ _ACCEPTED = (
     "(UTF-8 best). Convert PDFs and office documents to text or Markdown first."
 )
 _NOTE_PREFIX = "note:"
+# How many hits a keyword search reads at most while skipping other profiles' hits.
+_MAX_FETCH = 10_000
 _CHUNK_COLUMNS = (
     "id, document_id, profile_id, ordinal, heading, content, tokens, importance, created_at"
 )
@@ -165,13 +168,23 @@ class ArchiveStore(Store):
         conn: returns the calling thread's connection.
         clock: the time source for every timestamp written.
         max_bytes: the largest file ingested (bigger ones are refused or skipped).
+        common_share: a query term in more than this share of chunks (and at least
+            ``common_min`` of them) is too common to search by (see `common_terms`).
+        common_min: see ``common_share``.
     """
 
     def __init__(
-        self, conn: Callable[[], apsw.Connection], clock: Clock, *, max_bytes: int = MAX_FILE_BYTES
+        self,
+        conn: Callable[[], apsw.Connection],
+        clock: Clock,
+        *,
+        max_bytes: int = MAX_FILE_BYTES,
+        common_share: float = COMMON_SHARE,
+        common_min: int = COMMON_MIN,
     ) -> None:
         super().__init__(conn, clock)
         self._max_bytes = max_bytes
+        self._common = CommonTerms("chunks_fts", "chunks", common_share, common_min)
 
     # -- writing ----------------------------------------------------------------
 
@@ -426,14 +439,28 @@ class ArchiveStore(Store):
         return {row[0]: _chunk(row) for row in rows}
 
     def keyword_search(self, profile_id: int, query: str, limit: int) -> list[tuple[int, float]]:
-        """Chunk ids matching ``query`` by BM25, best first, with their (positive) scores."""
-        expression = fts_query(query)
+        """Chunk ids matching ``query`` by BM25, best first, with their (positive) scores.
+
+        FTS5 ranks alone (its top-n path, no join), by the query's terms less those too
+        common to rank by (every chunk of a pasted report says "committee": see
+        `common_terms`); the profile is filtered after, the search widening while other
+        profiles' hits crowd out this one's.
+        """
+        conn = self._conn()
+        expression = fts_query(query, keep=lambda term: not self._common.common(conn, term))
         if expression is None:
             return []
-        rows = self._conn().execute(
-            "SELECT c.id, -bm25(chunks_fts) FROM chunks_fts JOIN chunks c"
-            " ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.profile_id = ?"
-            " ORDER BY bm25(chunks_fts) LIMIT ?",
-            (expression, profile_id, limit),
-        )
-        return [(row[0], row[1]) for row in rows]
+        fetch = 2 * limit
+        while True:
+            hits = all_rows(
+                conn,
+                "SELECT rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ?"
+                " ORDER BY rank LIMIT ?",
+                (expression, fetch),
+            )
+            where, args = ids_clause([h[0] for h in hits], profile_id)
+            mine = {row[0] for row in conn.execute(f"SELECT id FROM chunks WHERE {where}", args)}
+            found = [(rowid, score) for rowid, score in hits if rowid in mine]
+            if len(found) >= limit or len(hits) < fetch or fetch >= _MAX_FETCH:
+                return found[:limit]
+            fetch *= 4

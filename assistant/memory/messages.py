@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -12,6 +12,7 @@ import apsw
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import NotFound
 from assistant.memory.base import Store
+from assistant.memory.common_terms import COMMON_MIN, COMMON_SHARE, CommonTerms
 from assistant.memory.long_text import HEAD_CHARS, LONG_TOKENS
 from assistant.memory.records import Message, MessageStatus, Profile, Role, Session
 from assistant.memory.textindex import fts_query, index_text
@@ -25,6 +26,8 @@ _MESSAGE_COLUMNS = (
     "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
     " importance, speaker, source_id, origin"
 )
+# The same columns with an empty text in the content's place.
+_NO_CONTENT = _MESSAGE_COLUMNS.replace("content", "''", 1)
 # The same columns of a message aliased ``m``, and how many there are.
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _MESSAGE_COLUMNS.split(","))
 _WIDTH = _M_COLUMNS.count(",") + 1
@@ -48,13 +51,6 @@ _NEIGHBOUR = (
 _RANK = "bm25(1.0, 0.3)"
 # How many hits a keyword search reads at most while skipping other profiles' hits.
 _MAX_FETCH = 10_000
-# A query term in more than this share of messages (and at least _COMMON_MIN of them)
-# is too common to search by, where the query has rarer terms.
-_COMMON_SHARE = 0.05
-_COMMON_MIN = 2_000
-# How long a term's commonness is trusted before it is counted again (seconds): a
-# count costs ~1 ms at 100k messages, and the same words come back query after query.
-_COMMON_TTL = 600.0
 
 
 class Candidate(NamedTuple):
@@ -154,12 +150,11 @@ class MessageStore(Store):
         conn: Callable[[], apsw.Connection],
         clock: Clock,
         *,
-        common_share: float = _COMMON_SHARE,
-        common_min: int = _COMMON_MIN,
+        common_share: float = COMMON_SHARE,
+        common_min: int = COMMON_MIN,
     ) -> None:
         super().__init__(conn, clock)
-        self._common_share, self._common_min = common_share, common_min
-        self._commonness: dict[str, tuple[bool, float]] = {}
+        self._common = CommonTerms("messages_fts", "messages", common_share, common_min)
 
     # -- profiles ---------------------------------------------------------------
 
@@ -324,7 +319,7 @@ class MessageStore(Store):
             )
             if status != "streaming":
                 self._index(conn, message_id)
-        return self.message(message_id)
+        return self._written(message_id, content)
 
     def update_message(
         self,
@@ -390,6 +385,15 @@ class MessageStore(Store):
             "INSERT INTO messages_fts(rowid, body, context) VALUES (?, ?, ?)",
             (message_id, *message_index_columns(content, speaker, created_at, neighbours)),
         )
+
+    def _written(self, message_id: int, content: str) -> Message:
+        """The message just written, its text as given: not read back (it may be 50 MB)."""
+        conn = self._conn()
+        row = conn.execute(f"SELECT {_NO_CONTENT} FROM messages WHERE id = ?", (message_id,))
+        found = row.fetchone()
+        if found is None:  # deleted since, by another connection
+            raise NotFound(f"There is no message {message_id}.")
+        return dataclasses.replace(_message(found), content=content)
 
     def message(self, message_id: int) -> Message:
         """The message with this id."""
@@ -538,7 +542,7 @@ class MessageStore(Store):
         crowd out this one's.
         """
         conn = self._conn()
-        expression = fts_query(query, keep=lambda term: not self._common(conn, term))
+        expression = fts_query(query, keep=lambda term: not self._common.common(conn, term))
         if expression is None:
             return []
         if own_text:
@@ -563,32 +567,6 @@ class MessageStore(Store):
             if len(found) >= limit or len(hits) < fetch or fetch >= _MAX_FETCH:
                 return found[:limit]
             fetch *= 4
-
-    def _common(self, conn: apsw.Connection, term: str) -> bool:
-        """Whether ``term`` is in so many messages that ranking by it costs more than it tells.
-
-        BM25 reads every matching row's length, so a word in a large share of a big
-        archive ("today", "about") costs tens of ms while adding little (its IDF is
-        low); such words are left out of the search where rarer ones remain, and still
-        count in coverage. Small archives keep every term.
-        """
-        now = time.monotonic()
-        known = self._commonness.get(term)
-        if known is not None and now - known[1] < _COMMON_TTL:
-            return known[0]
-        last = scalar(conn, "SELECT coalesce(max(id), 0) FROM messages")
-        cap = max(self._common_min, int(last * self._common_share))
-        if last <= cap:
-            return False
-        count: int = scalar(
-            conn,
-            "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)",
-            ('"' + term.replace('"', '""') + '"', cap + 1),
-        )
-        if len(self._commonness) > 10_000:
-            self._commonness.clear()
-        self._commonness[term] = (count > cap, now)
-        return count > cap
 
     # -- for sleep's consolidation ------------------------------------------------------
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from assistant.memory.archival import ArchiveStore
 from assistant.memory.long_text import HEAD_CHARS, message_path
 from assistant.memory.retrieval import MemoryItem, Query, Retriever, Tier
 from assistant.memory.scoring import READ_CHARS, coverage_terms, coverage_terms_of, window
@@ -187,3 +188,15 @@ def test_a_long_turn_goes_into_the_running_summary_cut(engine, fake_ollama):
     assert asked[0]["content"] == SUMMARY_PROMPT
     assert 2_000 < len(asked[1]["content"]) < 6_000
     assert engine.memory.messages.summary(session.id)[0] == "The user pasted a harbour report."
+
+
+def test_chunk_search_skips_words_in_most_chunks_where_rarer_ones_remain(engine):
+    memory = engine.memory
+    archive = ArchiveStore(lambda: memory.db.conn, memory.clock, common_share=0.1, common_min=5)
+    profile_id = memory.profile.id
+    for i in range(30):
+        archive.insert_note(profile_id, f"The committee met on day {i}.", title=f"day {i}")
+    (wanted,) = archive.insert_note(profile_id, f"The committee chose {RARE}.", title="choice")
+    found = archive.keyword_search(profile_id, f"committee {RARE}", 10)
+    assert [i for i, _ in found] == [wanted]  # "committee" alone matches too many to rank
+    assert len(archive.keyword_search(profile_id, "committee", 50)) == 31
