@@ -45,7 +45,7 @@ _SENTENCES = (
 
 @dataclass
 class AskCost:
-    """What one `hippo ask` cost, as the kernel counted it for the child."""
+    """What one `hippo ask` cost: its wall and CPU time, and its peak resident memory."""
 
     label: str
     rc: int
@@ -82,11 +82,27 @@ def huge_text(megabytes: float) -> str:
     return "".join(rows)
 
 
-def _ask(lab: Lab, label: str, args: list[str], stdin: Path | None = None) -> AskCost:
-    """Run `hippo ARGS` with stdin from a file; measure it with wait4."""
-    from bench.reliability_lab import _hippo
+# Runs `hippo` as its console script does, and writes its peak resident memory (VmHWM)
+# at exit. Not wait4's ru_maxrss: posix_spawn's child shares the bench's memory until
+# it execs, and Linux counts the bench's peak (the message, the fake's records) as its.
+_WRAPPED = """
+import atexit, os, sys
+def _peak():
+    with open("/proc/self/status") as status:
+        kib = next(line.split()[1] for line in status if line.startswith("VmHWM"))
+    with open(os.environ["HIPPO_BENCH_PEAK"], "w") as out:
+        out.write(kib)
+atexit.register(_peak)
+sys.argv[0] = "hippo"
+from assistant.cli import main
+sys.exit(main())
+"""
 
-    command = _hippo()
+
+def _ask(lab: Lab, label: str, args: list[str], stdin: Path | None = None) -> AskCost:
+    """Run `hippo ARGS` with stdin from a file; its CPU time by wait4, its peak by itself."""
+    peak = lab.folder / "peak.txt"
+    command = [sys.executable, "-c", _WRAPPED]
     with (
         open(stdin or os.devnull, "rb") as source,
         tempfile.TemporaryFile() as out,
@@ -96,7 +112,7 @@ def _ask(lab: Lab, label: str, args: list[str], stdin: Path | None = None) -> As
         pid = os.posix_spawn(
             command[0],
             [*command, *args],
-            lab.env,
+            {**lab.env, "HIPPO_BENCH_PEAK": str(peak)},
             file_actions=[
                 (os.POSIX_SPAWN_DUP2, source.fileno(), 0),
                 (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
@@ -109,7 +125,9 @@ def _ask(lab: Lab, label: str, args: list[str], stdin: Path | None = None) -> As
         text = err.read().decode("utf-8", "replace")
     rc = os.waitstatus_to_exitcode(status)
     cpu = usage.ru_utime + usage.ru_stime
-    return AskCost(label, rc, wall, cpu, usage.ru_maxrss / 1024, text)
+    kib = int(peak.read_text()) if peak.exists() else 0
+    peak.unlink(missing_ok=True)
+    return AskCost(label, rc, wall, cpu, kib / 1024, text)
 
 
 def _embed_inputs(lab: Lab, since: int) -> list[int]:
@@ -148,7 +166,7 @@ def run_huge_message(megabytes: float, *, keep: bool = False) -> list[str]:
         embeds = _embed_inputs(lab, mark)
         prompt = _largest_prompt(lab, mark)
         mark = len(lab.ollama.requests)
-        question = f"When does the ferry to {RARE} leave?"
+        question = f"What did the committee say about the ferry to {RARE}?"
         costs.append(_ask(lab, "short ask, after", ["ask", question]))
         found = _recalled(lab, mark)
         lines += [cost.line() for cost in costs]
