@@ -61,6 +61,10 @@ class Background:
         """Embed queued memories now, in batches; return how many were stored."""
         return self.worker.embed_pending(batch_size, max_batches)
 
+    def index(self) -> None:
+        """Fit the vector tables to their sizes now (see `EmbeddingWorker.index`)."""
+        self.worker.index()
+
     def maintain(self, stop: threading.Event | None = None) -> None:
         """Background memory work: embed, fold summaries, index large tables."""
         self.worker.maintain(stop)

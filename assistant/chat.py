@@ -10,6 +10,7 @@ the reply with advice while keeping the user's message.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from assistant.llm.values import Done, TextDelta, ToolCall
 from assistant.memory.context import TurnContext, build_context, in_prompt
 from assistant.memory.importance import rate_importance
 from assistant.memory.injection import looks_pasted
+from assistant.memory.long_text import head, is_long
 from assistant.memory.records import Message, MessageStatus, Session
 from assistant.memory.tools import TOOL_SPECS, MemoryTools, turn_taint
 from assistant.memory.working import working_memory
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_TOOL_ROUNDS", "Chores", "Turn", "context_for"]
 
 MAX_TOOL_ROUNDS = 3
+log = logging.getLogger(__name__)
 
 
 class Chores(Protocol):
@@ -75,14 +78,17 @@ def context_for(
     """
     working = working_memory(memory.messages, session.id, settings.working_strategy, window)
     scopes = (session.scope,) if session.scope else None
-    recalled = memory.recall(user.content, limit=12, scopes=scopes, exclude=in_prompt(working))
+    # A long message is asked about by its head: its words would all be query terms,
+    # and the embedder would be handed all of it (see long_text).
+    query = head(user.content) if is_long(user.tokens) else user.content
+    recalled = memory.recall(query, limit=12, scopes=scopes, exclude=in_prompt(working))
     return build_context(
         stores=memory.stores,
         profile_id=memory.profile.id,
         now=memory.clock.now(),
         working=working,
         recalled=recalled,
-        query=user.content,
+        query=query,
         scopes=scopes,
         budget=settings.context_budget,
     )
@@ -143,7 +149,9 @@ class Turn:
         """
         self._session = session
         self._text = text
-        self._origin = "pasted" if pasted or looks_pasted(text) else "typed"
+        # Nobody types a message of thousands of words: a long one is pasted text.
+        long = is_long(estimate_tokens(text))
+        self._origin = "pasted" if pasted or long or looks_pasted(text) else "typed"
         self._cancel = cancel
         return self._events()
 
@@ -160,9 +168,13 @@ class Turn:
             memory.record_use(reply.id, context.used)
             earlier = [m["content"] for m in context.messages[1:] if m["role"] == "user"]
             quoted = [item.text for _, item in context.used] + earlier
-            self._taint = lambda: turn_taint(user, quoted)
+            # The message as the model reads it (a long one's head and tail, see long_text).
+            read = dataclasses.replace(user, content=earlier[-1]) if earlier else user
+            self._taint = lambda: turn_taint(read, quoted)
             yield MemoryUsed(reply.id, tuple(context.used))
             size = sum(estimate_tokens(m["content"]) for m in context.messages)
+            # What the prompt would be with the message whole (it goes cut to fit).
+            size += max(user.tokens - estimate_tokens(read.content), 0)
             if size > window:
                 yield PromptTooLong(size, window)
             yield from self._rounds(reply, user, context.messages)
@@ -179,7 +191,30 @@ class Turn:
         finally:
             if outcome is None:  # the caller stopped iterating: a cancel by another name
                 self._close(reply, "cancelled")
+            self._keep_long(user)
         yield outcome
+
+    def _keep_long(self, user: Message) -> None:
+        """Cut long messages into archival chunks: this one, and any a turn cut short left.
+
+        After the reply, so that the reply does not wait for it. A file that can't take
+        the chunks now leaves the message's document unfinished, for the next turn.
+        """
+        memory, profile_id = self._memory, self._memory.profile.id
+        try:
+            archive = memory.archive
+            for document_id, message_id in archive.unkept_messages(profile_id):
+                said = (
+                    user
+                    if message_id == user.id
+                    else memory.messages.messages_by_id([message_id], profile_id).get(message_id)
+                )
+                if said is None or not is_long(said.tokens):  # gone, or an import's stray
+                    archive.remove_document(document_id)
+                else:
+                    archive.keep_message(document_id, profile_id, said.content)
+        except (apsw.Error, HippoError) as exc:
+            log.warning("a long message's chunks were not all written: %s", exc)
 
     def _save_message(self) -> tuple[Message, Message]:
         """Store the user's message and the reply's placeholder: both, or neither."""
@@ -194,6 +229,11 @@ class Turn:
                     importance=rate_importance(self._text, "user"),
                     origin=self._origin,
                 )
+                if is_long(user.tokens) and not session.incognito:
+                    title = f"a long message of {user.created_at:%Y-%m-%d %H:%M}"
+                    memory.archive.open_message(
+                        memory.profile.id, user.id, len(user.content), title
+                    )
                 reply = messages.add_message(
                     session.id, "assistant", "", status="streaming", model=self._settings.chat_model
                 )

@@ -109,8 +109,9 @@ class PromptTooLong:
         """What happens, and what to do, in words."""
         return (
             f"Your message makes the prompt about {self.tokens:,} tokens, more than the "
-            f"{self.window:,} the model is given, so it will read only part of it and may "
-            "miss what Hippo remembers. For a document, `hippo document add FILE` keeps it "
+            f"{self.window:,} the model is given, so it reads only the start and the end of "
+            "your message (Hippo keeps all of it, and later recalls the parts that bear on a "
+            "question). For a document, `hippo document add FILE` keeps it "
             "searchable; or raise [models] context_tokens in config.toml, if the model "
             "allows it."
         )

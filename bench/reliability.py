@@ -16,13 +16,16 @@ Runs the real `hippo` command as child processes against the project's fake Olla
    then doctor, writes, restore), a disk another program filled, read-only media (a
    small tmpfs, full or remounted read-only, where mounting is allowed), a key file
    open to others: one line each, acknowledged writes lost and what Hippo said.
+6. one huge message (--huge-mb, 50), then a short `ask` (bench/huge_message.py): each
+   `ask`'s time, CPU and peak memory, the longest text embedded, the largest prompt.
 
 Targets: 0 lost, 0 integrity failures, 0 half-applied, 0 lock errors, every fault ends
 with a clear message within its timeout, 0 injected claims trusted without approval,
-every trouble with the file named for what it is.
+every trouble with the file named for what it is, the `ask` after a 50 MB message within
+1 s of Hippo's own time and 200 MB.
 
 Usage: python bench/reliability.py [--kills 200] [--seconds 120] [--fault-cap 60]
-       [--only kills,load,faults,injection,integrity] [--seed 1] [--keep]
+       [--only kills,load,faults,injection,integrity,huge] [--huge-mb 50] [--seed 1] [--keep]
 """
 
 from __future__ import annotations
@@ -38,12 +41,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.huge_message import run_huge_message  # noqa: E402
 from bench.reliability_faults import run_faults  # noqa: E402
 from bench.reliability_integrity import run_integrity  # noqa: E402
 from bench.reliability_kills import run_kills  # noqa: E402
 from bench.reliability_load import run_load  # noqa: E402
 
-PARTS = ("kills", "load", "faults", "injection", "integrity")
+PARTS = ("kills", "load", "faults", "injection", "integrity", "huge")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
         "--fault-cap", type=float, default=60, help="kill a command still waiting after (60 s)"
     )
     parser.add_argument("--only", default=",".join(PARTS), help="parts to run, comma-separated")
+    parser.add_argument("--huge-mb", type=float, default=50, help="the huge message's size (50)")
     parser.add_argument("--seed", type=int, default=1, help="for the kill moments (1)")
     parser.add_argument("--keep", action="store_true", help="keep the data folders")
     return parser
@@ -106,6 +111,9 @@ def main(argv: list[str] | None = None) -> None:
         print("The data file in trouble, each against the `hippo` command:")
         for outcome in run_integrity(keep=args.keep):
             print(outcome.line(), flush=True)
+    if "huge" in parts:
+        for line in run_huge_message(args.huge_mb, keep=args.keep):
+            print(line, flush=True)
     print(f"({time.perf_counter() - started:.0f} s in all)")
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CUT_NOTICE", "ask_command", "chat_needs_terminal", "read_message"]
 
+_MANY_VECTORS = 1_000
 _NO_TERMINAL = (
     "The chat needs a terminal, and {what} is not one. To send one message, use "
     '`hippo ask "TEXT"`, or pipe it in: `echo TEXT | hippo ask`.'
@@ -95,7 +96,11 @@ def ask_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
             failed = _stream_reply(engine, session.id, text, out)
         finally:
             engine.conversations.end_session(session.id)
-        engine.background.embed_pending()
+        # Many new vectors (a long message's chunks): the tables get the cells and chunk
+        # sizes the app's background work would give them, or every later `ask` would
+        # read all of them (a 50 MB message is ~50,000 chunks).
+        if engine.background.embed_pending() >= _MANY_VECTORS:
+            engine.background.index()
         for notice in engine.background.take_notices():
             print(f"hippo: {notice}", file=sys.stderr)
         return 1 if failed else 0

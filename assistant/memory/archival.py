@@ -24,12 +24,14 @@ from assistant.errors import HippoError, InvalidInput
 from assistant.files import file_kind, require_file
 from assistant.memory.base import Store, ids_clause
 from assistant.memory.chunking import Chunk, chunk_text
+from assistant.memory.common_terms import COMMON_MIN, COMMON_SHARE, CommonTerms
 from assistant.memory.decoding import NotText, decode_text
+from assistant.memory.long_text import MESSAGE_PREFIX, message_id, message_path, segments
 from assistant.memory.textindex import fts_query, index_text
 from assistant.memory.vectors import enqueue
 from assistant.textcheck import not_utf8, printable_path
 from assistant.tokens import estimate_tokens
-from data_schema.rows import scalar
+from data_schema.rows import all_rows, scalar
 
 __all__ = [
     "MARKDOWN_SUFFIXES",
@@ -48,6 +50,8 @@ _ACCEPTED = (
     "(UTF-8 best). Convert PDFs and office documents to text or Markdown first."
 )
 _NOTE_PREFIX = "note:"
+# How many hits a keyword search reads at most while skipping other profiles' hits.
+_MAX_FETCH = 10_000
 _CHUNK_COLUMNS = (
     "id, document_id, profile_id, ordinal, heading, content, tokens, importance, created_at"
 )
@@ -164,13 +168,23 @@ class ArchiveStore(Store):
         conn: returns the calling thread's connection.
         clock: the time source for every timestamp written.
         max_bytes: the largest file ingested (bigger ones are refused or skipped).
+        common_share: a query term in more than this share of chunks (and at least
+            ``common_min`` of them) is too common to search by (see `common_terms`).
+        common_min: see ``common_share``.
     """
 
     def __init__(
-        self, conn: Callable[[], apsw.Connection], clock: Clock, *, max_bytes: int = MAX_FILE_BYTES
+        self,
+        conn: Callable[[], apsw.Connection],
+        clock: Clock,
+        *,
+        max_bytes: int = MAX_FILE_BYTES,
+        common_share: float = COMMON_SHARE,
+        common_min: int = COMMON_MIN,
     ) -> None:
         super().__init__(conn, clock)
         self._max_bytes = max_bytes
+        self._common = CommonTerms("chunks_fts", "chunks", common_share, common_min)
 
     # -- writing ----------------------------------------------------------------
 
@@ -322,6 +336,71 @@ class ArchiveStore(Store):
         )
         enqueue(conn, "chunk", chunk_id, profile_id)
 
+    # -- long messages (see long_text) --------------------------------------------------
+
+    def open_message(self, profile_id: int, message_id: int, size: int, title: str) -> int:
+        """Start the document that is to hold a long message's chunks; return its id.
+
+        Called in the transaction that stores the message: the document stays unfinished
+        (no digest) until `keep_message` writes its last chunk, so a message whose
+        chunks were cut short is found again (`unkept_messages`). A document left under
+        the same path (an imported profile's) is replaced.
+        """
+        conn = self._conn()
+        path = message_path(message_id)
+        conn.execute(
+            "DELETE FROM chunks WHERE document_id IN"
+            " (SELECT id FROM documents WHERE profile_id = ? AND path = ?)",
+            (profile_id, path),
+        )
+        conn.execute("DELETE FROM documents WHERE profile_id = ? AND path = ?", (profile_id, path))
+        conn.execute(
+            "INSERT INTO documents(profile_id, path, title, sha256, size, ingested_at)"
+            " VALUES (?, ?, ?, '', ?, ?)",
+            (profile_id, path, title, size, to_iso(self._clock.now())),
+        )
+        return conn.last_insert_rowid()
+
+    def keep_message(self, document_id: int, profile_id: int, text: str) -> int:
+        """Cut a long message into its document's chunks; return how many there are.
+
+        A segment of the text at a time, each in its own transaction (a 50 MB message
+        never holds the file's write lock for long, nor more than a segment's pieces in
+        memory); chunks of an earlier try are replaced. The last one finishes the
+        document with the text's digest.
+        """
+        conn = self._conn()
+        now = to_iso(self._clock.now())
+        digest = hashlib.sha256()
+        conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+        count = 0
+        for segment in segments(text):
+            digest.update(segment.encode("utf-8"))
+            pieces = chunk_text(segment, markdown=False)
+            with conn:
+                for piece in pieces:
+                    chunk = replace(piece, ordinal=count)
+                    self._insert_chunk(conn, profile_id, document_id, chunk, now)
+                    count += 1
+        conn.execute(
+            "UPDATE documents SET sha256 = ?, ingested_at = ? WHERE id = ?",
+            (digest.hexdigest(), now, document_id),
+        )
+        return count
+
+    def unkept_messages(self, profile_id: int) -> list[tuple[int, int]]:
+        """(document id, message id) of the profile's long messages not yet all in chunks."""
+        rows = self._conn().execute(
+            "SELECT id, path FROM documents WHERE profile_id = ? AND path >= ? AND path < ?"
+            " AND sha256 = ''",
+            (profile_id, MESSAGE_PREFIX, MESSAGE_PREFIX[:-1] + chr(ord(MESSAGE_PREFIX[-1]) + 1)),
+        )
+        return [
+            (document_id, found)
+            for document_id, path in rows
+            if (found := message_id(path)) is not None
+        ]
+
     def remove_document(self, document_id: int) -> bool:
         """Delete a document and its chunks (with their index rows); False if it was gone."""
         conn = self._conn()
@@ -360,14 +439,28 @@ class ArchiveStore(Store):
         return {row[0]: _chunk(row) for row in rows}
 
     def keyword_search(self, profile_id: int, query: str, limit: int) -> list[tuple[int, float]]:
-        """Chunk ids matching ``query`` by BM25, best first, with their (positive) scores."""
-        expression = fts_query(query)
+        """Chunk ids matching ``query`` by BM25, best first, with their (positive) scores.
+
+        FTS5 ranks alone (its top-n path, no join), by the query's terms less those too
+        common to rank by (every chunk of a pasted report says "committee": see
+        `common_terms`); the profile is filtered after, the search widening while other
+        profiles' hits crowd out this one's.
+        """
+        conn = self._conn()
+        expression = fts_query(query, keep=lambda term: not self._common.common(conn, term))
         if expression is None:
             return []
-        rows = self._conn().execute(
-            "SELECT c.id, -bm25(chunks_fts) FROM chunks_fts JOIN chunks c"
-            " ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.profile_id = ?"
-            " ORDER BY bm25(chunks_fts) LIMIT ?",
-            (expression, profile_id, limit),
-        )
-        return [(row[0], row[1]) for row in rows]
+        fetch = 2 * limit
+        while True:
+            hits = all_rows(
+                conn,
+                "SELECT rowid, -rank FROM chunks_fts WHERE chunks_fts MATCH ?"
+                " ORDER BY rank LIMIT ?",
+                (expression, fetch),
+            )
+            where, args = ids_clause([h[0] for h in hits], profile_id)
+            mine = {row[0] for row in conn.execute(f"SELECT id FROM chunks WHERE {where}", args)}
+            found = [(rowid, score) for rowid, score in hits if rowid in mine]
+            if len(found) >= limit or len(hits) < fetch or fetch >= _MAX_FETCH:
+                return found[:limit]
+            fetch *= 4

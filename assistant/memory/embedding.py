@@ -139,6 +139,16 @@ class EmbeddingWorker:
             stored_batch=self.embedded,
         )
 
+    def index(self) -> None:
+        """Fit the embedding model's vector tables to their sizes now (cells, chunks).
+
+        What `maintain` does last, for a command with no background work: `hippo ask`
+        after a long message's tens of thousands of chunks were embedded.
+        """
+        model = self._vectors.model(self._embedder.vector_key)
+        if model is not None:
+            self._vectors.build_cells(model)
+
     def maintain(self, stop: threading.Event | None = None) -> None:
         """Embed, fold old turns into summaries, index large tables.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -12,6 +12,8 @@ import apsw
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import NotFound
 from assistant.memory.base import Store
+from assistant.memory.common_terms import COMMON_MIN, COMMON_SHARE, CommonTerms
+from assistant.memory.long_text import HEAD_CHARS, LONG_TOKENS
 from assistant.memory.profiles import ProfileStore
 from assistant.memory.records import Message, MessageStatus, Profile, Role, Session
 from assistant.memory.textindex import fts_query, index_text
@@ -25,14 +27,24 @@ _MESSAGE_COLUMNS = (
     "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
     " importance, speaker, source_id, origin"
 )
+# The same columns with an empty text in the content's place.
+_NO_CONTENT = _MESSAGE_COLUMNS.replace("content", "''", 1)
 # The same columns of a message aliased ``m``, and how many there are.
 _M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in _MESSAGE_COLUMNS.split(","))
 _WIDTH = _M_COLUMNS.count(",") + 1
 _TITLE_CHARS = 60
 INTERRUPTED = "Hippo closed before this reply finished."
+# A message's text where it is read as one text: a long one's head (see long_text; its
+# whole text is searched through its chunks). ``unread``: what stands for a long one's
+# text where even its head would cost too much (reading any of it reads all of it).
+_READ = (
+    f"CASE WHEN {{t}}.tokens > {LONG_TOKENS} THEN substr({{t}}.content, 1, {HEAD_CHARS})"
+    " ELSE {t}.content END"
+)
+_UNREAD = f"CASE WHEN {{t}}.tokens > {LONG_TOKENS} THEN '' ELSE {{t}}.content END"
 # The finished message just before (<, DESC) or after (>, ASC) one, in its session.
 _NEIGHBOUR = (
-    "SELECT n.id, n.content FROM messages n JOIN messages m ON m.id = ?"
+    f"SELECT n.id, {_READ.format(t='n')} FROM messages n JOIN messages m ON m.id = ?"
     " WHERE n.session_id = m.session_id AND n.id {op} m.id AND n.status != 'streaming'"
     " ORDER BY n.id {order} LIMIT 1"
 )
@@ -40,13 +52,6 @@ _NEIGHBOUR = (
 _RANK = "bm25(1.0, 0.3)"
 # How many hits a keyword search reads at most while skipping other profiles' hits.
 _MAX_FETCH = 10_000
-# A query term in more than this share of messages (and at least _COMMON_MIN of them)
-# is too common to search by, where the query has rarer terms.
-_COMMON_SHARE = 0.05
-_COMMON_MIN = 2_000
-# How long a term's commonness is trusted before it is counted again (seconds): a
-# count costs ~1 ms at 100k messages, and the same words come back query after query.
-_COMMON_TTL = 600.0
 
 
 class Candidate(NamedTuple):
@@ -146,13 +151,12 @@ class MessageStore(Store):
         conn: Callable[[], apsw.Connection],
         clock: Clock,
         *,
-        common_share: float = _COMMON_SHARE,
-        common_min: int = _COMMON_MIN,
+        common_share: float = COMMON_SHARE,
+        common_min: int = COMMON_MIN,
     ) -> None:
         super().__init__(conn, clock)
         self._profiles = ProfileStore(conn, clock)
-        self._common_share, self._common_min = common_share, common_min
-        self._commonness: dict[str, tuple[bool, float]] = {}
+        self._common = CommonTerms("messages_fts", "messages", common_share, common_min)
 
     # -- profiles ---------------------------------------------------------------
 
@@ -321,7 +325,7 @@ class MessageStore(Store):
             )
             if status != "streaming":
                 self._index(conn, message_id)
-        return self.message(message_id)
+        return self._written(message_id, content)
 
     def update_message(
         self,
@@ -367,7 +371,7 @@ class MessageStore(Store):
         # indexed with its neighbours' text in a second, down-weighted column.
         conn.execute("DELETE FROM messages_fts WHERE rowid = ?", (message_id,))
         row = conn.execute(
-            "SELECT content, speaker, created_at FROM messages"
+            f"SELECT {_READ.format(t='m')}, speaker, created_at FROM messages m"
             " WHERE id = ? AND status != 'streaming'",
             (message_id,),
         ).fetchone()
@@ -387,6 +391,15 @@ class MessageStore(Store):
             "INSERT INTO messages_fts(rowid, body, context) VALUES (?, ?, ?)",
             (message_id, *message_index_columns(content, speaker, created_at, neighbours)),
         )
+
+    def _written(self, message_id: int, content: str) -> Message:
+        """The message just written, its text as given: not read back (it may be 50 MB)."""
+        conn = self._conn()
+        row = conn.execute(f"SELECT {_NO_CONTENT} FROM messages WHERE id = ?", (message_id,))
+        found = row.fetchone()
+        if found is None:  # deleted since, by another connection
+            raise NotFound(f"There is no message {message_id}.")
+        return dataclasses.replace(_message(found), content=content)
 
     def message(self, message_id: int) -> Message:
         """The message with this id."""
@@ -477,19 +490,23 @@ class MessageStore(Store):
         text (recall reads a hundred candidates a query; a statement each cost more),
         and with ``continues``, the turn each goes on from (see `Candidate`): only
         questions that ask for a name use it, so the others don't pay for its join.
+        A long message is no candidate, and its text no neighbour's context: none of
+        it is read (its chunks are recalled instead, see ``long_text``).
         """
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
         rows = self._conn().execute(
-            f"SELECT {_M_COLUMNS}, s.scope, p.id, p.content, n.id, n.content,"
+            f"SELECT {_M_COLUMNS}, s.scope, p.id, {_UNREAD.format(t='p')},"
+            f" n.id, {_UNREAD.format(t='n')},"
             f" {_CONTINUES if continues else 'NULL'}"
             " FROM messages m JOIN sessions s ON s.id = m.session_id"
             f" LEFT JOIN messages p ON p.id = {_ADJACENT.format(fn='max', op='<')}"
             f" LEFT JOIN messages n ON n.id = {_ADJACENT.format(fn='min', op='>')}"
             + (_BEFORE_PREVIOUS if continues else "")
-            + f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0",
-            [*ids, profile_id],
+            + f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0"
+            " AND m.tokens <= ?",
+            [*ids, profile_id, LONG_TOKENS],
         )
         found = {}
         for row in rows:
@@ -531,7 +548,7 @@ class MessageStore(Store):
         crowd out this one's.
         """
         conn = self._conn()
-        expression = fts_query(query, keep=lambda term: not self._common(conn, term))
+        expression = fts_query(query, keep=lambda term: not self._common.common(conn, term))
         if expression is None:
             return []
         if own_text:
@@ -556,32 +573,6 @@ class MessageStore(Store):
             if len(found) >= limit or len(hits) < fetch or fetch >= _MAX_FETCH:
                 return found[:limit]
             fetch *= 4
-
-    def _common(self, conn: apsw.Connection, term: str) -> bool:
-        """Whether ``term`` is in so many messages that ranking by it costs more than it tells.
-
-        BM25 reads every matching row's length, so a word in a large share of a big
-        archive ("today", "about") costs tens of ms while adding little (its IDF is
-        low); such words are left out of the search where rarer ones remain, and still
-        count in coverage. Small archives keep every term.
-        """
-        now = time.monotonic()
-        known = self._commonness.get(term)
-        if known is not None and now - known[1] < _COMMON_TTL:
-            return known[0]
-        last = scalar(conn, "SELECT coalesce(max(id), 0) FROM messages")
-        cap = max(self._common_min, int(last * self._common_share))
-        if last <= cap:
-            return False
-        count: int = scalar(
-            conn,
-            "SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)",
-            ('"' + term.replace('"', '""') + '"', cap + 1),
-        )
-        if len(self._commonness) > 10_000:
-            self._commonness.clear()
-        self._commonness[term] = (count > cap, now)
-        return count > cap
 
     # -- for sleep's consolidation ------------------------------------------------------
 
@@ -608,5 +599,8 @@ class MessageStore(Store):
 
 def default_title(content: str) -> str:
     """The title a session takes from its first message of the user's, ``content``."""
-    line = " ".join(content.split())
+    # The start is enough, unless it is mostly blank: splitting a 50 MB paste took seconds.
+    line = " ".join(content[: _TITLE_CHARS * 64].split())
+    if len(line) <= _TITLE_CHARS and len(content) > _TITLE_CHARS * 64:
+        line = " ".join(content.split())
     return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1] + "…"

@@ -251,8 +251,8 @@ class Retriever:
         self, query_terms: frozenset[str], said: Sequence[MemoryItem], context: str
     ) -> float:
         """Coverage of the query by what ``said`` says (their speakers count as said)."""
-        own = coverage_terms_of([part for m in said for part in (m.speaker, m.text)])
-        around = coverage_terms_of((context,))
+        own = coverage_terms_of([part for m in said for part in (m.speaker, m.text)], query_terms)
+        around = coverage_terms_of((context,), query_terms)
         return coverage(query_terms, own, around, self.weights.context_coverage)
 
     def _resolve_pronouns(

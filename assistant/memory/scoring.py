@@ -20,6 +20,7 @@ from assistant.memory.textindex import cjk_characters, query_terms, split_terms
 from assistant.settings import RetrievalWeights
 
 __all__ = [
+    "READ_CHARS",
     "RetrievalWeights",
     "asks_about_now",
     "coverage",
@@ -31,8 +32,11 @@ __all__ = [
     "similar",
     "terms",
     "terms_of",
+    "window",
 ]
 
+READ_CHARS = 16_384
+"""The most of one text that scoring reads (see `window`)."""
 _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 # Words that ask about the present state of things, where the newest word counts.
@@ -77,8 +81,54 @@ def _line_parts(line: str) -> tuple[frozenset[str], frozenset[str], frozenset[st
     )
 
 
-def _parts(texts: Iterable[str]) -> list[tuple[frozenset[str], frozenset[str], frozenset[str]]]:
-    return [_line_parts(line) for text in texts for line in text.split("\n")]
+def _parts(
+    texts: Iterable[str], near: frozenset[str] = frozenset()
+) -> list[tuple[frozenset[str], frozenset[str], frozenset[str]]]:
+    return [_line_parts(line) for text in texts for line in window(text, near).split("\n")]
+
+
+def window(text: str, near: frozenset[str] = frozenset()) -> str:
+    """The part of ``text`` that scoring reads: all of it, up to ``READ_CHARS``.
+
+    A longer text is read in the window of ``READ_CHARS`` that holds the most of the
+    terms ``near`` (the query's), found by one regular-expression pass, or its head if
+    none is in it. A long message reaches recall as chunks (see ``long_text``); this
+    bounds any other text: each line of a 50 MB message was split on every query.
+    """
+    if len(text) <= READ_CHARS:
+        return text
+    hits = _hits(text, near) if near else []
+    if not hits:
+        return text[:READ_CHARS]
+    best, start, first = (0, 0), 0, 0
+    counts: dict[str, int] = {}
+    for end, (at, term) in enumerate(hits):
+        counts[term] = counts.get(term, 0) + 1
+        while at - hits[first][0] > READ_CHARS // 2:
+            gone = hits[first][1]
+            counts[gone] -= 1
+            if not counts[gone]:
+                del counts[gone]
+            first += 1
+        if len(counts) > best[0]:
+            best, start = (len(counts), end), hits[first][0]
+    start = max(0, min(start - READ_CHARS // 4, len(text) - READ_CHARS))
+    return text[start : start + READ_CHARS]
+
+
+def _hits(text: str, near: frozenset[str]) -> list[tuple[int, str]]:
+    """Where the terms (stemmed words, CJK characters or bigrams) occur, at most 10,000."""
+    words = sorted(near, key=len, reverse=True)
+    pattern = re.compile(
+        "|".join(re.escape(t) if _CJK_CHAR.match(t) else rf"\b{re.escape(t)}" for t in words),
+        re.IGNORECASE,
+    )
+    found = []
+    for match in pattern.finditer(text):
+        found.append((match.start(), match.group().lower()))
+        if len(found) == 10_000:
+            break
+    return found
 
 
 def _chosen(parts: list[tuple[frozenset[str], frozenset[str], frozenset[str]]]) -> frozenset[str]:
@@ -96,9 +146,13 @@ def terms_of(texts: Iterable[str]) -> frozenset[str]:
     return _chosen(_parts(texts))
 
 
-def coverage_terms_of(texts: Iterable[str]) -> frozenset[str]:
-    """`coverage_terms` of the texts joined by whitespace, from each line's (see `terms_of`)."""
-    parts = _parts(texts)
+def coverage_terms_of(texts: Iterable[str], near: frozenset[str] = frozenset()) -> frozenset[str]:
+    """`coverage_terms` of the texts joined by whitespace, from each line's (see `terms_of`).
+
+    A text longer than ``READ_CHARS`` counts by its window that best holds ``near`` (the
+    query's terms, see `window`).
+    """
+    parts = _parts(texts, near)
     words = {t for t in _chosen(parts) if not _CJK_CHAR.match(t)}
     return frozenset(words.union(*(p[2] for p in parts)))
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from assistant.errors import OllamaError
+from assistant.memory.long_text import clip
 from assistant.memory.records import Message
 from assistant.memory.working import working_memory
 
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from assistant.turn_settings import TurnSettings
 
 __all__ = ["SUMMARY_PROMPT", "Summaries", "fold_into_summary"]
+
+# The most of one turn the summary is written from (about 4 KB of English).
+_TURN_TOKENS = 1_000
 
 SUMMARY_PROMPT = (
     "You keep a running summary of a conversation between a user and their assistant. "
@@ -33,9 +37,14 @@ SUMMARY_PROMPT = (
 def fold_into_summary(
     llm: ChatBackend, model: str, summary: str, turns: Sequence[Message], *, can_think: bool
 ) -> str:
-    """The summary rewritten to cover ``turns`` too (one LLM call, thinking off)."""
+    """The summary rewritten to cover ``turns`` too (one LLM call, thinking off).
+
+    A long turn (a pasted log) goes as its head and tail: it is kept whole in recall.
+    """
     lines = "\n".join(
-        f"[{m.created_at.astimezone():%Y-%m-%d %H:%M}] {m.role}: {m.content}" for m in turns
+        f"[{m.created_at.astimezone():%Y-%m-%d %H:%M}] {m.role}:"
+        f" {clip(m.content, _TURN_TOKENS, m.tokens or None)}"
+        for m in turns
     )
     result = llm.chat_once(
         model,

@@ -9,6 +9,7 @@ from assistant.errors import HippoError
 from assistant.memory.archival import ArchiveStore
 from assistant.memory.episodes import Episode, EpisodeStore
 from assistant.memory.facts import Fact, FactStore
+from assistant.memory.long_text import MESSAGE_PREFIX
 from assistant.memory.messages import MessageStore
 from assistant.memory.reference import asks_for_name
 from assistant.memory.retrieval import MemoryItem, Query
@@ -125,7 +126,10 @@ class ChunkTier:
 
     def load(self, ids: Sequence[int], query: Query) -> dict[int, MemoryItem]:
         chunks = self._store.get_chunks(ids, query.profile_id)
-        titles = {d.id: d.title for d in self._store.documents(query.profile_id)}
+        documents = self._store.documents(query.profile_id)
+        # A long message's chunks are the user's words (see long_text), not a document's.
+        titles = {d.id: d.title for d in documents}
+        said = {d.id for d in documents if d.path.startswith(MESSAGE_PREFIX)}
         out = {}
         for cid, chunk in chunks.items():
             if query.as_of is not None and chunk.created_at > query.as_of:
@@ -138,7 +142,9 @@ class ChunkTier:
                 item_id=cid,
                 text=text,
                 at=chunk.created_at,
-                source=f"document: {title}",
+                source=f"you said, in {title}"
+                if chunk.document_id in said
+                else f"document: {title}",
                 importance=chunk.importance,
             )
         return out

@@ -20,6 +20,7 @@ import apsw
 from assistant.clock import Clock, to_iso
 from assistant.memory import vector_cell_build, vector_cells, vector_chunks, vector_discard
 from assistant.memory.base import Store
+from assistant.memory.long_text import HEAD_CHARS, LONG_TOKENS
 from data_schema.compact import compact
 from data_schema.rows import all_rows, scalar
 
@@ -45,7 +46,12 @@ TEXT_SOURCES: dict[str, tuple[str, str]] = {
 # A message is embedded with who said it and the turn it replies to: a reply's meaning
 # often lives in the question it answers. The message comes first, so a long previous
 # turn can't push it past the model's input limit (MiniLM reads 256 tokens).
-_SAID = "coalesce(nullif({t}.speaker, '') || ': ', '') || {t}.content"
+# A long message is embedded by its head (its whole text is embedded chunk by chunk, see
+# long_text): never as one input of megabytes.
+_SAID = (
+    f"coalesce(nullif({{t}}.speaker, '') || ': ', '') || CASE WHEN {{t}}.tokens > {LONG_TOKENS}"
+    f" THEN substr({{t}}.content, 1, {HEAD_CHARS}) ELSE {{t}}.content END"
+)
 _EMBED_TEXT = {
     "message": _SAID.format(t="t")
     + " || coalesce(char(10) || '(replying to ' || (SELECT "

@@ -9,9 +9,10 @@ the summary strategies fold them into the session's running summary after the re
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+from assistant.memory.long_text import clip
 from assistant.memory.records import Message
 from assistant.tokens import estimate_tokens
 
@@ -89,12 +90,18 @@ def _cost(text: str) -> int:
 
 
 def _newest_within(turns: list[Message], room: int) -> list[Message]:
-    """The newest turns whose tokens fit ``room`` (always at least the last one)."""
+    """The newest turns whose tokens fit ``room`` (always at least the last one).
+
+    The last one, too long to fit whole (a pasted log), goes as its head and tail.
+    """
     kept: list[Message] = []
     for message in reversed(turns):
         cost = message.tokens or _cost(message.content)
         if kept and cost > room:
             break
+        if not kept and cost > room:
+            message = replace(message, content=clip(message.content, room, cost))
+            cost = _cost(message.content)
         kept.append(message)
         room -= cost
     return kept[::-1]

@@ -28,6 +28,7 @@ from typing import Any
 import apsw
 
 from assistant.clock import from_iso
+from assistant.memory.long_text import message_path
 
 __all__ = [
     "KINDS",
@@ -291,8 +292,22 @@ class PlanBuilder:
         return plan
 
     def _documents_and_sessions(self, plan: PurgePlan, pid: int) -> None:
-        self._documents(plan)
         self._sessions(plan, pid)
+        self._message_documents(plan, pid)
+        self._documents(plan)
+
+    def _message_documents(self, plan: PurgePlan, pid: int) -> None:
+        """A long message's chunks (its document, see ``long_text``) go with it."""
+        for part in chunks(plan.items["message"]):
+            paths = [message_path(mid) for mid in part]
+            for doc_id, title in self._rows(
+                "SELECT id, title FROM documents"
+                f" WHERE profile_id = ? AND path IN ({marks(paths)})",
+                (pid, *paths),
+            ):
+                if doc_id not in plan.documents:
+                    plan.documents.add(doc_id)
+                    plan.hit("documents", doc_id, title, None, "its message goes")
 
     def _documents(self, plan: PurgePlan) -> None:
         """A document's chunks go with it; a document whose chunks all go goes too."""
