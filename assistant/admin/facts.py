@@ -16,6 +16,7 @@ from assistant.clock import Clock
 from assistant.errors import InvalidInput, NotFound
 from assistant.memory.facts import Evidence, Fact
 from assistant.memory.facts.listing import FactFilter
+from assistant.memory.facts.settle import Settled, settle
 from assistant.memory.profile_data.purge_run import KEPT_ACTION
 from assistant.memory.records import Message, Profile, Session
 from assistant.memory.search import fuse_hits
@@ -244,12 +245,18 @@ class FactsAdmin:
         )
 
     def state(self, text: str, *, scope: str = "", source: str = "") -> Fact:
+        """The fact that holds what the user states (see `stated`)."""
+        return self.stated(text, scope=scope, source=source).fact
+
+    def stated(self, text: str, *, scope: str = "", source: str = "") -> Settled:
         """A fact the user states outside the chat (``hippo fact add``), as ``/remember`` does.
 
         The words are kept as the user's message in a session of their own (which is the
         fact's evidence, with ``source`` saying where they came from, e.g. the command
         line), then the fact, user-stated: active, unless it reads like an instruction,
-        which waits for review. Both are stored, or neither.
+        which waits for review. Both are stored, or neither. Settled against the active
+        facts at once (`settle`): a repeat stores no second fact, a correction supersedes
+        what it corrects, and what Hippo can't tell waits for review as a conflict.
 
         Raises:
             HippoError: the text is empty, or ``scope`` is not a scope name.
@@ -269,10 +276,10 @@ class FactsAdmin:
                 importance=rate_importance(text, "user"),
                 source_id=source,
             )
-            fact = self._add_stated(text, said.id, session.scope)
+            settled = self._add_stated(text, said.id, session.scope)
             self._sessions.end(session.id)
         self._sessions.wake()
-        return fact
+        return settled
 
     def remember(self, text: str, session_id: int, scope: str = "") -> tuple[Message, Fact]:
         """``/remember`` in a chat: ``text`` kept as the user's message in that session, and
@@ -285,18 +292,13 @@ class FactsAdmin:
         """
         with self._atomic():
             said = self._messages.add_message(session_id, "user", text)
-            fact = self._add_stated(text, said.id, scope)
+            settled = self._add_stated(text, said.id, scope)
         self._sessions.wake()  # embed the new message and fact
-        return said, fact
+        return said, settled.fact
 
-    def _add_stated(self, text: str, message_id: int, scope: str) -> Fact:
-        return self._facts.add(
-            self._pid,
-            text,
-            source_kind="user_stated",
-            actor="user",
-            scope=scope,
-            evidence=[Evidence("message", message_id)],
+    def _add_stated(self, text: str, message_id: int, scope: str) -> Settled:
+        return settle(
+            self._facts, self._pid, text, scope=scope, evidence=[Evidence("message", message_id)]
         )
 
     def pin(self, fact_id: int, pinned: bool = True) -> Fact:
