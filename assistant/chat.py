@@ -150,6 +150,9 @@ class Turn:
         user, reply = self._save_message()
         self._chores.wake()
         yield UserSaved(user)
+        corrected = self._correct(user)
+        if corrected is not None:
+            yield corrected
         yield ReplyStarted(reply)
         memory, session, model = self._memory, self._session, self._settings.chat_model
         outcome: TurnEvent | None = None
@@ -199,6 +202,34 @@ class Turn:
         except apsw.Error as exc:
             raise memory.db.write_failed(exc) from exc
         return user, reply
+
+    def _correct(self, user: Message) -> MemoryWritten | None:
+        """Drift defence: a message that corrects a fact supersedes it now, not at night.
+
+        No model call: the words are judged against the active facts (see
+        `assistant.memory.facts.settle`). Incognito and pasted text state nothing.
+        """
+        if self._session.incognito or self._origin == "pasted":
+            return None
+        from assistant.memory.facts.settle import correct_from_message  # first correction only
+
+        memory = self._memory
+        try:
+            settled = correct_from_message(
+                memory.facts, memory.profile.id, user.content, user.id, scope=self._session.scope
+            )
+        except (HippoError, apsw.Error):  # the reply goes on; sleep reads the message later
+            return None
+        if settled is None:
+            return None
+        if settled.disputed:
+            olds = "; ".join(f.statement for f in settled.disputed)
+            notice = f"Disputed: {settled.fact.statement} (against: {olds}) (F4 → Review)"
+            return MemoryWritten(notice, "correction", pending=True)
+        olds = "; ".join(f.statement for f in settled.superseded)
+        return MemoryWritten(
+            f"Memory updated: {settled.fact.statement} (was: {olds})", "correction"
+        )
 
     def _close(self, reply: Message, status: MessageStatus, error: str = "") -> Message:
         """Save the reply's end; if the data file can't take it, the reply as it stands.

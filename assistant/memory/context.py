@@ -21,6 +21,7 @@ from assistant.memory.core import CoreMemory
 from assistant.memory.entities import EntityStore
 from assistant.memory.episodes import EpisodeStore
 from assistant.memory.facts import Fact, FactStore
+from assistant.memory.facts.corrections import normal
 from assistant.memory.retrieval import MemoryItem
 from assistant.memory.scoring import similar, terms
 from assistant.memory.sensory import EventStore
@@ -100,6 +101,32 @@ def _validity(fact: Fact) -> str:
     return ""
 
 
+def _day(moment: datetime) -> str:
+    return f"{moment.astimezone():%Y-%m-%d}"
+
+
+def _history(stores: Stores, profile_id: int) -> tuple[dict[int, str], dict[int, Fact]]:
+    """Notes for facts with a past or a dispute, and the disputing facts awaiting review.
+
+    A fact that replaced another says what was true before, with its dates (a
+    superseded fact is shown only so, as past); both sides of a dispute say "disputed".
+    """
+    notes: dict[int, list[str]] = {}
+    for old in stores.facts.replaced(profile_id, limit=50):
+        if old.superseded_by is not None and old.valid_to is not None:
+            begun = _day(old.valid_from or old.learned_at)
+            said = json.dumps(old.statement, ensure_ascii=False)
+            past = f"past: {said} from {begun} until {_day(old.valid_to)}"
+            notes.setdefault(old.superseded_by, []).append(past)
+    waiting: dict[int, Fact] = {}
+    for new, old in stores.facts.disputes(profile_id):
+        notes.setdefault(old.id, []).insert(
+            0, f"disputed by a later statement ({_day(new.learned_at)})"
+        )
+        waiting[old.id] = new
+    return {fid: "; ".join(parts) for fid, parts in notes.items()}, waiting
+
+
 def _fact_lines(
     stores: Stores,
     profile_id: int,
@@ -119,11 +146,19 @@ def _fact_lines(
     order += [item_id for _, item_id in linked if item_id in by_id]
     order += [f.id for f in active]  # the rest, by importance
     scored = {m.item_id: m for m in relevant}
-    lines = []
+    notes, waiting = _history(stores, profile_id)
+    lines, said = [], set()
     for fact_id in dict.fromkeys(order):
         fact = by_id[fact_id]
+        if normal(fact.statement) in said:
+            continue  # a repeat of a fact listed already: it counts once
+        said.add(normal(fact.statement))
         memory = scored.get(fact_id) or fact_memory(fact)
-        lines.append((memory, _quote(memory, _validity(fact))))
+        note = "; ".join(n for n in (_validity(fact), notes.get(fact_id, "")) if n)
+        lines.append((memory, _quote(memory, note)))
+        if fact_id in waiting:  # the other side of the dispute, right after it
+            other = fact_memory(waiting[fact_id])
+            lines.append((other, _quote(other, "disputed: awaits the user's review")))
     upcoming = [
         f
         for f in active

@@ -31,7 +31,7 @@ from functools import lru_cache
 from assistant.memory.facts import cues
 from assistant.memory.scoring import terms
 
-__all__ = ["Claim", "claims", "clauses"]
+__all__ = ["Claim", "claims", "clauses", "sentences"]
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？\n])\s*")
 _CLAUSE = re.compile(r"[,;:，；：、]|\s+(?:but|so|because)\s+|但是|不过|所以|因为|然后")
@@ -163,6 +163,11 @@ class Claim:
     negated: bool = False
     change: bool = False
     replaced: frozenset[str] = field(default_factory=frozenset)
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences as written (questions too)."""
+    return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
 def clauses(text: str) -> list[str]:

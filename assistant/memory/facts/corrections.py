@@ -22,13 +22,14 @@ against an older one:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from assistant.memory.facts import cues
 from assistant.memory.facts.claims import Claim, claims, clauses
 from assistant.memory.scoring import terms
 
-__all__ = ["Verdict", "judge"]
+__all__ = ["Verdict", "judge", "normal"]
 
 Verdict = Literal["same", "corrects", "disputes", "unrelated"]
 _RANK: dict[Verdict, int] = {"corrects": 3, "disputes": 2, "same": 1, "unrelated": 0}
@@ -40,9 +41,10 @@ _LIGHT = frozenset(
 _CJK_LIGHT = re.compile(r"[我的了是在有和也都就还要会去来个这那]")
 
 
+@lru_cache(maxsize=32768)
 def judge(new: str, old: str) -> Verdict:
     """How the newer statement ``new`` bears on the older ``old`` (see the module doc)."""
-    if _normal(new) == _normal(old):
+    if normal(new) == normal(old):
         return "same"
     fresh, held = claims(new), claims(old)
     verdicts = [_pair(n, o) for n in fresh for o in held]
@@ -54,8 +56,10 @@ def judge(new: str, old: str) -> Verdict:
     return _retimed(new, old)
 
 
-def _normal(text: str) -> str:
-    return " ".join(clauses(text))
+@lru_cache(maxsize=8192)
+def normal(text: str) -> str:
+    """The statement's words as compared: lower case, clauses, no question."""
+    return " ".join(clauses(text)) or text.strip().lower()
 
 
 def _covers(these: tuple[Claim, ...], those: tuple[Claim, ...]) -> bool:
@@ -107,6 +111,7 @@ def _attribute(new: Claim, old: Claim) -> Verdict:
     return "corrects" if new.change else "disputes"
 
 
+@lru_cache(maxsize=8192)
 def _retimed(new: str, old: str) -> Verdict:
     """Same thing, different weekday, time or amount: corrected (or disputed, see module)."""
     shared = _anchors(new) & _anchors(old)
@@ -119,6 +124,7 @@ def _retimed(new: str, old: str) -> Verdict:
     return "corrects" if cues.CHANGE.search(new) else "disputes"
 
 
+@lru_cache(maxsize=8192)
 def _anchors(text: str) -> frozenset[str]:
     """The content words (or Chinese bigrams) that say what a statement is about."""
     words = set()

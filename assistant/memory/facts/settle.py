@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from assistant.memory.facts.claims import claims
+from assistant.memory.facts.claims import claims, sentences
 from assistant.memory.facts.corrections import Verdict, judge
 from assistant.memory.facts.fact import Actor, Evidence, Fact, SourceKind
 
 if TYPE_CHECKING:
     from assistant.memory.facts.store import FactStore
 
-__all__ = ["ACTIVE_LIMIT", "Settled", "bearing", "settle"]
+__all__ = ["ACTIVE_LIMIT", "Settled", "bearing", "correct_from_message", "settle"]
 
 # How many active facts a statement is compared with (the most important first).
 ACTIVE_LIMIT = 2000
@@ -107,3 +107,32 @@ def settle(
         return Settled(fact, disputed=tuple([*corrected, *disputed]))
     superseded = tuple(store.supersede(old.id, fact.id, actor=actor) for old in corrected)
     return Settled(store.get(fact.id), superseded=superseded)
+
+
+def correct_from_message(
+    store: FactStore, profile_id: int, text: str, message_id: int, *, scope: str = ""
+) -> Settled | None:
+    """A chat message that corrects an active fact, settled as the user's statement.
+
+    Only a correction (or a likely one, then disputed) is stored in the turn: the
+    sentences of ``text`` that bear on a fact become a user-stated fact citing the
+    message; anything else waits for sleep to read the conversation. None: nothing to do.
+    """
+    found = bearing(store, profile_id, text)
+    touched = [*found.get("corrects", []), *found.get("disputes", [])]
+    if not touched:
+        return None
+    said = [
+        sentence
+        for sentence in sentences(text)
+        if any(judge(sentence, old.statement) in ("corrects", "disputes") for old in touched)
+    ]
+    statement = " ".join(said) or text
+    return settle(
+        store,
+        profile_id,
+        statement,
+        evidence=[Evidence("message", message_id)],
+        scope=scope,
+        found=bearing(store, profile_id, statement),
+    )

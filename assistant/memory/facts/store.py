@@ -97,6 +97,10 @@ class FactStore:
         """The facts true now or at ``as_of`` (see `FactReader.active_facts`)."""
         return self.reader.active_facts(profile_id, scopes=scopes, as_of=as_of, limit=limit)
 
+    def replaced(self, profile_id: int, limit: int = 200) -> builtins.list[Fact]:
+        """Superseded facts whose successor is active (see `FactReader.replaced`)."""
+        return self.reader.replaced(profile_id, limit)
+
     def keyword_search(
         self, profile_id: int, query: str, limit: int, *, statuses: Sequence[str] = ("active",)
     ) -> builtins.list[tuple[int, float]]:
