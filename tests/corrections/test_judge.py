@@ -54,6 +54,8 @@ CASES = [
     ("Thanks, that helps!", "I live in Porto", "unrelated"),
     ("I'm not vegetarian anymore", "I am vegetarian", "corrects"),
     ("I used to live in Porto", "I live in Porto", "corrects"),
+    ("The user now takes losartan", "I take lisinopril every morning", "disputes"),
+    ("The user eats meat", "I eat meat", "same"),
     ("My yoga class is great", "My yoga class is on Tuesdays", "unrelated"),
     ("I'm seeing a doctor tomorrow", "I am dating Sam", "unrelated"),
     ("I work at Google on the search team", "I work at Google", "unrelated"),

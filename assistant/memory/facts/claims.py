@@ -224,6 +224,15 @@ def _subject(before: str) -> bool:
     return set(re.findall(r"[a-z']+", before)) <= _FILLER_EN
 
 
+def _lemma(verb: str) -> str:
+    """The verb without its third-person ending ("the user takes" is "I take")."""
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if re.search(r"(?:ss|x|z|ch|sh|o)es$", verb):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
+
+
 def _relation(clause: str) -> Claim | None:
     for slot, kind, pattern in _RELATIONS:
         match = pattern.search(clause)
@@ -263,5 +272,5 @@ def _frame(clause: str) -> Claim | None:
         rest.pop(0)
     if not rest:
         return None
-    verb = " ".join(sorted(terms(rest[0]))) or rest[0]
+    verb = _lemma(rest[0])
     return Claim(f"do:{verb}", _value(" ".join(rest[1:])), False, ending, negated, change, replaced)
