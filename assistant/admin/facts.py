@@ -24,6 +24,7 @@ from assistant.memory.search import fuse_hits
 if TYPE_CHECKING:
     from assistant.admin.forget import ForgetAdmin
     from assistant.admin.provenance import EvidenceReader
+    from assistant.memory.core_follow import CoreFollows
     from assistant.memory.facts import FactStore
     from assistant.memory.messages import MessageStore
     from assistant.memory.scoring import RetrievalWeights
@@ -78,6 +79,7 @@ class FactsAdmin:
         atomic: a transaction on the calling thread's connection (``with atomic():``).
         profile: returns the profile every call works in.
         clock: the time source.
+        follows: keeps core memory in step with a correction (proposes its update).
     """
 
     def __init__(
@@ -95,8 +97,10 @@ class FactsAdmin:
         atomic: Callable[[], AbstractContextManager[object]],
         profile: Callable[[], Profile],
         clock: Clock,
+        follows: CoreFollows | None = None,
     ) -> None:
         self._facts = facts
+        self._follows = follows
         self._listing = facts.listing
         self._messages = messages
         self._usage = usage
@@ -297,9 +301,12 @@ class FactsAdmin:
         return said, settled.fact
 
     def _add_stated(self, text: str, message_id: int, scope: str) -> Settled:
-        return settle(
+        settled = settle(
             self._facts, self._pid, text, scope=scope, evidence=[Evidence("message", message_id)]
         )
+        if self._follows is not None:
+            self._follows.corrected(self._pid, settled, message_id)
+        return settled
 
     def pin(self, fact_id: int, pinned: bool = True) -> Fact:
         """Pin a fact (always in the prompt, listed first) or unpin it.
