@@ -8,6 +8,7 @@ score, only what the ranking can't know:
   after what holds now; the words a superseded fact was learnt from are past too;
 * **repeats**: a memory that says what a better-ranked one says (the same statement
   made five times) is dropped: it counts once;
+* **bursts**: copies of one text from one source (`bursts.shape`) count once;
 * **now questions** ("where do I live now?", 现在): of memories about the same thing,
   the newest comes first.
 
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from assistant.memory.bursts import shape
 from assistant.memory.facts.claims import claims
 from assistant.memory.facts.corrections import judge
 from assistant.memory.retrieval import MemoryItem
@@ -45,7 +47,12 @@ def current_first(
     """``items`` (best first) with repeats dropped, past ones labelled and moved last."""
     kept: list[MemoryItem] = []
     past: list[MemoryItem] = []
+    shapes: set[tuple[str, object, str]] = set()
     for item in items:
+        copy = (item.kind, item.session_id or item.source, shape(item.text))
+        if copy in shapes:
+            continue  # one of a burst's copies (see `bursts`): the best one stands for all
+        shapes.add(copy)
         said = _statement(item)
         if said and any(_bears(item, k) and judge(item.text, k.text) == "same" for k in kept):
             continue  # a repeat of a better-ranked memory: once is enough
