@@ -101,6 +101,7 @@ def ask_command(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 def _stream_reply(engine: Hippo, session_id: int, text: str, out: TextIO) -> bool:
     """Write the reply as it streams; return whether it failed or was cut short."""
     from assistant.turns import (
+        MemoryWritten,
         PromptTooLong,
         ReplyCancelled,
         ReplyFailed,
@@ -118,6 +119,8 @@ def _stream_reply(engine: Hippo, session_id: int, text: str, out: TextIO) -> boo
             wrote = wrote or bool(event.text)
         elif isinstance(event, PromptTooLong):
             print(f"hippo: {event.advice}", file=sys.stderr)
+        elif isinstance(event, MemoryWritten):  # e.g. a correction retired a fact
+            print(f"hippo: {event.notice}", file=sys.stderr)
         elif isinstance(event, ReplyFailed):
             if wrote:
                 print(file=out)  # end the partial reply's line before the error
