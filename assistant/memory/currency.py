@@ -56,7 +56,7 @@ def current_first(
         said = _statement(item)
         if said and any(_bears(item, k) and judge(item.text, k.text) == "same" for k in kept):
             continue  # a repeat of a better-ranked memory: once is enough
-        until = _corrected(item, items, corrections) if said or item.kind == "message" else None
+        until = _corrected(item, said, items, corrections)
         if until is None:
             kept.append(item)
         else:
@@ -77,15 +77,20 @@ def _bears(other: MemoryItem, item: MemoryItem) -> bool:
 
 
 def _corrected(
-    item: MemoryItem, items: Sequence[MemoryItem], corrections: Sequence[Correction]
+    item: MemoryItem, said: bool, items: Sequence[MemoryItem], corrections: Sequence[Correction]
 ) -> datetime | None:
-    """When a newer statement corrected ``item`` (None: it still holds)."""
+    """When a newer statement corrected ``item`` (None: it still holds).
+
+    ``said``: the item claims something (else only a superseded fact's evidence can be).
+    """
     for c in corrections:
         if item.at < c.since and (
             (item.kind == "message" and item.item_id in c.evidence)
-            or judge(c.statement, item.text) == "corrects"
+            or (said and judge(c.statement, item.text) == "corrects")
         ):
             return c.since
+    if not said:
+        return None
     for other in items:
         if (
             other.at > item.at

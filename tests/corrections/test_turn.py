@@ -77,3 +77,15 @@ def test_a_dispute_is_marked_on_both_sides_in_the_prompt(engine, fake_ollama, cl
     assert [f.statement for f in engine.admin.facts.list(status="pending")] == [
         "I now take losartan."
     ]
+
+
+def test_a_correction_in_a_scoped_chat_replaces_a_general_fact_everywhere(engine, fake_ollama):
+    engine.admin.facts.state("I live in Porto")
+    work = engine.conversations.new_session(scope="work")
+    fake_ollama.script(Reply(content="Noted."))
+
+    list(engine.send(work.id, "I live in Lisbon now."))
+
+    assert [(f.statement, f.scope) for f in engine.admin.facts.list(status="active")] == [
+        ("I live in Lisbon now.", "")
+    ]

@@ -127,6 +127,15 @@ _RELATIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     )
 )
 _SINGLE = frozenset({"home", "work", "partner"})
+# A word every pattern above needs: a clause without one is not read pattern by pattern.
+_TRIGGER = re.compile(
+    r"liv|resid|based|stay|settled|mov|relocat|home|address|flat|house|job|work|employ|join"
+    r"|start|hire|quit|left|leav|lost|resign|fired|laid|retir|chang|switch|new|broke|split"
+    r"|divorc|separat|dump|single|dating|engaged|married|relationship|going out|friend"
+    r"|partner|wife|husband|fianc|spouse|stopp"
+    r"|住|搬|辞|离职|被裁|开除|工作|失业|退休|跳槽|入职|加入|上班|任职|实习|分手|离婚|分开|单身"
+    r"|朋友|对象|老婆|老公|妻子|丈夫|未婚|另一半|在一起|恋爱|交往|订婚|结婚"
+)
 _MY_BE = re.compile(
     r"^my (?P<np>[a-z' ]+?) (?:(?:is|are|was|has been)(?: now| currently| actually| still)?"
     r"|(?:has |was |got |is )?(?:moved|changed|switched|rescheduled)(?: from (?P<old>.+?))?"
@@ -170,7 +179,8 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text.strip()) if s.strip()]
 
 
-def clauses(text: str) -> list[str]:
+@lru_cache(maxsize=8192)
+def clauses(text: str) -> tuple[str, ...]:
     """The statement's clauses, normalised, leaving out questions."""
     out: list[str] = []
     for sentence in _SENTENCE.split(text.strip()):
@@ -182,7 +192,7 @@ def clauses(text: str) -> list[str]:
         lowered = lowered.replace("用户", "我")
         for part in _CLAUSE.split(lowered):
             out += _joined(part.strip()) if part and part.strip() else []
-    return out
+    return tuple(out)
 
 
 def _joined(part: str) -> list[str]:
@@ -234,6 +244,8 @@ def _lemma(verb: str) -> str:
 
 
 def _relation(clause: str) -> Claim | None:
+    if not _TRIGGER.search(clause):
+        return None
     for slot, kind, pattern in _RELATIONS:
         match = pattern.search(clause)
         if match is None or not _subject(clause[: match.start()]):

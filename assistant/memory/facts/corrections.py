@@ -29,7 +29,7 @@ from assistant.memory.facts import cues
 from assistant.memory.facts.claims import Claim, claims, clauses
 from assistant.memory.scoring import terms
 
-__all__ = ["Verdict", "judge", "normal"]
+__all__ = ["Verdict", "judge", "normal", "signature"]
 
 Verdict = Literal["same", "corrects", "disputes", "unrelated"]
 _RANK: dict[Verdict, int] = {"corrects": 3, "disputes": 2, "same": 1, "unrelated": 0}
@@ -46,14 +46,36 @@ def judge(new: str, old: str) -> Verdict:
     """How the newer statement ``new`` bears on the older ``old`` (see the module doc)."""
     if normal(new) == normal(old):
         return "same"
+    if signature(new).isdisjoint(signature(old)):
+        return "unrelated"  # no slot and no word in common: the cheap answer for most pairs
     fresh, held = claims(new), claims(old)
-    verdicts = [_pair(n, o) for n in fresh for o in held]
-    best: Verdict = max(verdicts, key=_RANK.__getitem__, default="unrelated")
-    if best in ("corrects", "disputes"):
-        return best
-    if held and fresh and _covers(fresh, held) and _covers(held, fresh):
-        return "same"
+    if _may_meet(fresh, held):
+        pairs = [[_pair(n, o) for o in held] for n in fresh]
+        best: Verdict = max(
+            (v for row in pairs for v in row), key=_RANK.__getitem__, default="unrelated"
+        )
+        if best in ("corrects", "disputes"):
+            return best
+        each_said = all(any(v == "same" for v in row) for row in pairs)
+        each_held = all(any(row[j] == "same" for row in pairs) for j in range(len(held)))
+        if held and fresh and each_said and each_held:
+            return "same"
     return _retimed(new, old)
+
+
+def _may_meet(fresh: tuple[Claim, ...], held: tuple[Claim, ...]) -> bool:
+    """Whether any claim of the one can bear on a claim of the other (a cheap first test)."""
+    if not fresh or not held:
+        return False
+    slots = {c.slot for c in held}
+    return any(c.slot in slots or c.slot == "any" or c.replaced for c in fresh)
+
+
+@lru_cache(maxsize=16384)
+def signature(text: str) -> frozenset[str]:
+    """The slots a statement claims and the words it is about: two statements that share
+    none can't bear on each other (a cheap first test, and a key to index statements by)."""
+    return frozenset(c.slot for c in claims(text)) | _anchors(text)
 
 
 @lru_cache(maxsize=8192)
@@ -62,19 +84,19 @@ def normal(text: str) -> str:
     return " ".join(clauses(text)) or text.strip().lower()
 
 
-def _covers(these: tuple[Claim, ...], those: tuple[Claim, ...]) -> bool:
-    """Whether every claim of ``those`` is said again by one of ``these``."""
-    return all(any(_pair(a, b) == "same" for a in these) for b in those)
-
-
 def _overlap(a: frozenset[str], b: frozenset[str]) -> bool:
-    return any(x == y or (len(x) > 1 and len(y) > 1 and (x in y or y in x)) for x in a for y in b)
+    """Whether two values share a word (or, for Chinese phrases, one holds the other)."""
+    if not a.isdisjoint(b):
+        return True
+    return any((x in y or y in x) for x in a for y in b if not (x.isascii() and y.isascii()))
 
 
 def _pair(new: Claim, old: Claim) -> Verdict:
     """One claim of the newer statement against one of the older."""
     if new.replaced and _overlap(new.replaced, old.value):
         return "corrects"
+    if new.slot not in (old.slot, "any"):
+        return "unrelated"
     overlap = _overlap(new.value, old.value)
     if new.slot == "any":  # "I left Porto": ends whatever single slot held Porto
         ends = new.ending and overlap and old.single and not old.ending

@@ -18,6 +18,7 @@ are in `assistant.memory.facts.claims`.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = [
     "CHANGE",
@@ -125,6 +126,7 @@ def _clock(match: re.Match[str]) -> str:
     return f"{_zh_number(match.group(6))}:{minute:02d}"
 
 
+@lru_cache(maxsize=16384)
 def quantities(text: str) -> dict[str, frozenset[str]]:
     """The typed values a text states: weekdays, clock times, amounts by unit.
 

@@ -45,13 +45,23 @@ class Settled:
 
 
 def bearing(
-    store: FactStore, profile_id: int, statement: str, *, skip: int | None = None
+    store: FactStore,
+    profile_id: int,
+    statement: str,
+    *,
+    skip: int | None = None,
+    scope: str = "",
 ) -> dict[Verdict, list[Fact]]:
-    """The active facts ``statement`` repeats, corrects or disputes (none: nothing)."""
+    """The active facts ``statement`` repeats, corrects or disputes (none: nothing).
+
+    Said in a scope, it bears on the general facts and that scope's, as a session there
+    sees them; said with none, on every fact.
+    """
     out: dict[Verdict, list[Fact]] = {}
     if not claims(statement):
         return out
-    for fact in store.active_facts(profile_id, limit=ACTIVE_LIMIT):
+    scopes = (scope,) if scope else None
+    for fact in store.active_facts(profile_id, scopes=scopes, limit=ACTIVE_LIMIT):
         if fact.id == skip:
             continue
         verdict = judge(statement, fact.statement)
@@ -85,12 +95,14 @@ def settle(
         valid_from: when it became true (default: now).
         found: what `bearing` found, if already asked.
     """
-    found = bearing(store, profile_id, statement) if found is None else found
+    found = bearing(store, profile_id, statement, scope=scope) if found is None else found
     corrected, disputed = found.get("corrects", []), found.get("disputes", [])
     same = found.get("same", [])
     if same and not corrected and not disputed:
         fact = store.reinforce(same[0].id, evidence, actor=actor, boost=0.0)
         return Settled(fact, repeat=True)
+    if any(not old.scope for old in [*corrected, *disputed]):
+        scope = ""  # replacing a general fact, it is general too (seen in every session)
     fact = store.add(
         profile_id,
         statement,
@@ -118,7 +130,7 @@ def correct_from_message(
     sentences of ``text`` that bear on a fact become a user-stated fact citing the
     message; anything else waits for sleep to read the conversation. None: nothing to do.
     """
-    found = bearing(store, profile_id, text)
+    found = bearing(store, profile_id, text, scope=scope)
     touched = [*found.get("corrects", []), *found.get("disputes", [])]
     if not touched:
         return None
@@ -134,5 +146,5 @@ def correct_from_message(
         statement,
         evidence=[Evidence("message", message_id)],
         scope=scope,
-        found=bearing(store, profile_id, statement),
+        found=bearing(store, profile_id, statement, scope=scope),
     )
