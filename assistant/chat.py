@@ -159,6 +159,9 @@ class Turn:
         user, reply = self._save_message()
         self._chores.wake()
         yield UserSaved(user)
+        corrected = self._correct(user)
+        if corrected is not None:
+            yield corrected
         yield ReplyStarted(reply)
         memory, session, model = self._memory, self._session, self._settings.chat_model
         outcome: TurnEvent | None = None
@@ -240,6 +243,39 @@ class Turn:
         except apsw.Error as exc:
             raise memory.db.write_failed(exc) from exc
         return user, reply
+
+    def _correct(self, user: Message) -> MemoryWritten | None:
+        """Drift defence: a message that corrects a fact supersedes it now, not at night.
+
+        No model call: the words are judged against the active facts (see
+        `assistant.memory.facts.settle`). Incognito and pasted text state nothing.
+        """
+        if self._session.incognito or self._origin == "pasted":
+            return None
+        # The correction model and core memory's follower: a message's first claim only.
+        from assistant.memory.core_follow import CoreFollows
+        from assistant.memory.facts.settle import correct_from_message  # as above
+
+        memory = self._memory
+        try:
+            settled = correct_from_message(
+                memory.facts, memory.profile.id, user.content, user.id, scope=self._session.scope
+            )
+            if settled is None:
+                return None
+            follows = CoreFollows(memory.core, memory.core_proposals)
+            proposed = follows.corrected(memory.profile.id, settled, user.id)
+        except (HippoError, apsw.Error):  # the reply goes on; sleep reads the message later
+            return None
+        if settled.disputed:
+            olds = "; ".join(f.statement for f in settled.disputed)
+            notice = f"Disputed: {settled.fact.statement} (against: {olds}) (F4 → Review)"
+            return MemoryWritten(notice, "correction", pending=True)
+        olds = "; ".join(f.statement for f in settled.superseded)
+        notice = f"Memory updated: {settled.fact.statement} (was: {olds})"
+        if proposed:
+            notice += "; core memory's update proposed (F4 → Review)"
+        return MemoryWritten(notice, "correction")
 
     def _close(self, reply: Message, status: MessageStatus, error: str = "") -> Message:
         """Save the reply's end; if the data file can't take it, the reply as it stands.

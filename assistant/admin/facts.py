@@ -17,6 +17,7 @@ from assistant.clock import Clock
 from assistant.errors import InvalidInput, NotFound
 from assistant.memory.facts import Evidence, Fact
 from assistant.memory.facts.listing import FactFilter
+from assistant.memory.facts.settle import Settled, settle
 from assistant.memory.profile_data.purge_run import KEPT_ACTION
 from assistant.memory.records import Message, Profile, Session
 from assistant.memory.search import fuse_hits
@@ -24,6 +25,7 @@ from assistant.memory.search import fuse_hits
 if TYPE_CHECKING:
     from assistant.admin.forget import ForgetAdmin
     from assistant.admin.provenance import EvidenceReader
+    from assistant.memory.core_follow import CoreFollows
     from assistant.memory.facts import FactStore
     from assistant.memory.messages import MessageStore
     from assistant.memory.scoring import RetrievalWeights
@@ -78,6 +80,7 @@ class FactsAdmin:
         atomic: a transaction on the calling thread's connection (``with atomic():``).
         profile: returns the profile every call works in.
         clock: the time source.
+        follows: keeps core memory in step with a correction (proposes its update).
     """
 
     def __init__(
@@ -95,8 +98,10 @@ class FactsAdmin:
         atomic: Callable[[], AbstractContextManager[object]],
         profile: Callable[[], Profile],
         clock: Clock,
+        follows: CoreFollows | None = None,
     ) -> None:
         self._facts = facts
+        self._follows = follows
         self._listing = facts.listing
         self._messages = messages
         self._usage = usage
@@ -245,12 +250,18 @@ class FactsAdmin:
         )
 
     def state(self, text: str, *, scope: str = "", source: str = "") -> Fact:
+        """The fact that holds what the user states (see `stated`)."""
+        return self.stated(text, scope=scope, source=source).fact
+
+    def stated(self, text: str, *, scope: str = "", source: str = "") -> Settled:
         """A fact the user states outside the chat (``hippo fact add``), as ``/remember`` does.
 
         The words are kept as the user's message in a session of their own (which is the
         fact's evidence, with ``source`` saying where they came from, e.g. the command
         line), then the fact, user-stated: active, unless it reads like an instruction,
-        which waits for review. Both are stored, or neither.
+        which waits for review. Both are stored, or neither. Settled against the active
+        facts at once (`settle`): a repeat stores no second fact, a correction supersedes
+        what it corrects, and what Hippo can't tell waits for review as a conflict.
 
         Raises:
             HippoError: the text is empty, or ``scope`` is not a scope name.
@@ -270,10 +281,10 @@ class FactsAdmin:
                 importance=rate_importance(text, "user"),
                 source_id=source,
             )
-            fact = self._add_stated(text, said.id, session.scope)
+            settled = self._add_stated(text, said.id, session.scope)
             self._sessions.end(session.id)
         self._sessions.wake()
-        return fact
+        return settled
 
     def remember(self, text: str, session_id: int, scope: str = "") -> tuple[Message, Fact]:
         """``/remember`` in a chat: ``text`` kept as the user's message in that session, and
@@ -286,9 +297,9 @@ class FactsAdmin:
         """
         with self._atomic():
             said = self._messages.add_message(session_id, "user", text)
-            fact = self._add_stated(text, said.id, scope)
+            settled = self._add_stated(text, said.id, scope)
         self._sessions.wake()  # embed the new message and fact
-        return said, fact
+        return said, settled.fact
 
     def propose(self, text: str, *, client: str, why: str = "", scope: str = "") -> Fact:
         """A fact another AI tool proposes (MCP ``remember``): pending, for the user's review.
@@ -336,15 +347,13 @@ class FactsAdmin:
         self._sessions.wake()
         return fact
 
-    def _add_stated(self, text: str, message_id: int, scope: str) -> Fact:
-        return self._facts.add(
-            self._pid,
-            text,
-            source_kind="user_stated",
-            actor="user",
-            scope=scope,
-            evidence=[Evidence("message", message_id)],
+    def _add_stated(self, text: str, message_id: int, scope: str) -> Settled:
+        settled = settle(
+            self._facts, self._pid, text, scope=scope, evidence=[Evidence("message", message_id)]
         )
+        if self._follows is not None:
+            self._follows.corrected(self._pid, settled, message_id)
+        return settled
 
     def pin(self, fact_id: int, pinned: bool = True) -> Fact:
         """Pin a fact (always in the prompt, listed first) or unpin it.

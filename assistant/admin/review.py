@@ -98,7 +98,7 @@ class ReviewAdmin:
         if kind == CORE_KIND:
             return []
         pending = self._store.list(self._pid, status="pending", order="recent", limit=_QUEUE_LIMIT)
-        conflicts = self._runs.conflicts(self._pid)
+        conflicts = self._conflicts()
         proposers = self._store.changes.proposers([f.id for f in pending])
         items = [self._item(fact, conflicts, proposers) for fact in pending]
         return [
@@ -115,6 +115,13 @@ class ReviewAdmin:
         """How many facts and core memory edits await review (for the status line)."""
         facts = self._store.count(self._pid, status="pending")
         return facts + self._proposals.count_pending(self._pid)
+
+    def _conflicts(self) -> dict[int, int]:
+        """Pending facts that would replace an active one: sleep's, and the user's disputes."""
+        conflicts = self._runs.conflicts(self._pid)
+        for new, old in self._store.disputes(self._pid):
+            conflicts.setdefault(new.id, old.id)
+        return conflicts
 
     def _item(self, fact: Fact, conflicts: dict[int, int], proposers: dict[int, str]) -> ReviewItem:
         replaces = None
@@ -154,15 +161,16 @@ class ReviewAdmin:
         fact = self._facts.get(fact_id)
         if statement is not None and statement.strip() and statement.strip() != fact.statement:
             self._facts.edit(fact_id, statement=statement)
+        disputed = [old.id for new, old in self._store.disputes(self._pid) if new.id == fact_id]
         self._store.approve(fact_id, actor="user", profile_id=self._pid)
         old_id = self._runs.conflicts(self._pid).get(fact_id)
-        if old_id is not None:
+        for replaced in dict.fromkeys([*disputed, *([old_id] if old_id is not None else [])]):
             try:
-                old = self._facts.get(old_id)
+                old = self._facts.get(replaced)
             except NotFound:
                 old = None
             if old is not None and old.status == "active":
-                self._store.supersede(old_id, fact_id, actor="user", profile_id=self._pid)
+                self._store.supersede(replaced, fact_id, actor="user", profile_id=self._pid)
         return self._facts.get(fact_id)
 
     def reject(self, fact_id: int) -> Fact:

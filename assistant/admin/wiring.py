@@ -23,6 +23,7 @@ from assistant.admin import (
 from assistant.admin.facts import Sessions
 from assistant.admin.provenance import EvidenceReader
 from assistant.conversations import Conversations
+from assistant.memory.core_follow import CoreFollows
 from assistant.memory.profile_data import Purge
 from assistant.memory.recall import Memory
 from assistant.memory.sleep_candidates import CandidateStore
@@ -66,6 +67,7 @@ def build_admin(
         atomic=conn,
         profile=profile,
         clock=clock,
+        follows=CoreFollows(memory.core, memory.core_proposals),
     )
     return MemoryAdmin(
         facts=facts,

@@ -112,6 +112,7 @@ def _stream_reply(engine: Hippo, session_id: int, text: str, out: TextIO) -> boo
     A reply cut at the model's length limit is kept, and stderr says so.
     """
     from assistant.turns import (
+        MemoryWritten,
         PromptTooLong,
         ReplyCancelled,
         ReplyDone,
@@ -130,6 +131,8 @@ def _stream_reply(engine: Hippo, session_id: int, text: str, out: TextIO) -> boo
             wrote = wrote or bool(event.text)
         elif isinstance(event, PromptTooLong):
             print(f"hippo: {event.advice}", file=sys.stderr)
+        elif isinstance(event, MemoryWritten):  # e.g. a correction retired a fact
+            print(f"hippo: {event.notice}", file=sys.stderr)
         elif isinstance(event, ReplyFailed):
             if wrote:
                 print(file=out)  # end the partial reply's line before the error

@@ -61,9 +61,22 @@ def _add(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 
     statement = read_message(args.text, sys.stdin) if args.text == "-" else args.text
     scope = args.fact_scope if args.fact_scope is not None else args.scope
-    fact = admin.facts.state(statement, scope=scope, source="hippo fact add")
-    if fact.status == "active":
+    settled = admin.facts.stated(statement, scope=scope, source="hippo fact add")
+    fact = settled.fact
+    if settled.repeat:
+        print(f"Already known (nothing new stored): {text.fact_line(fact)}", file=out)
+    elif settled.disputed:
+        ids = ", ".join(str(f.id) for f in settled.disputed)
+        print(
+            f"Kept for review, not yet used: {text.fact_line(fact)}\nIt may contradict fact "
+            f"{ids}; both are marked disputed until you decide: `hippo review approve "
+            f"{fact.id}` replaces the old one, `hippo review reject {fact.id}` keeps it.",
+            file=out,
+        )
+    elif fact.status == "active":
         print(f"Remembered: {text.fact_line(fact)}", file=out)
+        for old in settled.superseded:
+            print(f"Replaces (kept as history): {text.fact_line(old)}", file=out)
     else:  # instruction-like words wait for the user's own look
         print(
             f"Kept for review, not yet used: {text.fact_line(fact)}\nIt reads like an "

@@ -18,9 +18,11 @@ from datetime import datetime, timedelta
 from assistant.llm.prompts import system_prompt
 from assistant.memory.budget import ContextBudget
 from assistant.memory.core import CoreMemory
+from assistant.memory.core_follow import mark_outdated
 from assistant.memory.entities import EntityStore
 from assistant.memory.episodes import EpisodeStore
 from assistant.memory.facts import Fact, FactStore
+from assistant.memory.facts.corrections import normal
 from assistant.memory.retrieval import MemoryItem
 from assistant.memory.scoring import similar, terms
 from assistant.memory.sensory import EventStore
@@ -101,8 +103,46 @@ def _validity(fact: Fact) -> str:
     return ""
 
 
+def _day(moment: datetime) -> str:
+    return f"{moment.astimezone():%Y-%m-%d}"
+
+
+def _corrections(stores: Stores, replaced: Sequence[Fact]) -> list[tuple[str, datetime]]:
+    """(statement that holds now, since when) for each of these superseded facts."""
+    out = []
+    for old in replaced:
+        if old.superseded_by is not None and old.valid_to is not None:
+            out.append((stores.facts.get(old.superseded_by).statement, old.valid_to))
+    return out
+
+
+def _history(
+    stores: Stores, profile_id: int, replaced: Sequence[Fact]
+) -> tuple[dict[int, str], dict[int, Fact]]:
+    """Notes for facts with a past or a dispute, and the disputing facts awaiting review.
+
+    A fact that replaced another says what was true before, with its dates (a
+    superseded fact is shown only so, as past); both sides of a dispute say "disputed".
+    """
+    notes: dict[int, list[str]] = {}
+    for old in replaced:
+        if old.superseded_by is not None and old.valid_to is not None:
+            begun = _day(old.valid_from or old.learned_at)
+            said = json.dumps(old.statement, ensure_ascii=False)
+            past = f"past: {said} from {begun} until {_day(old.valid_to)}"
+            notes.setdefault(old.superseded_by, []).append(past)
+    waiting: dict[int, Fact] = {}
+    for new, old in stores.facts.disputes(profile_id):
+        notes.setdefault(old.id, []).insert(
+            0, f"disputed by a later statement ({_day(new.learned_at)})"
+        )
+        waiting[old.id] = new
+    return {fid: "; ".join(parts) for fid, parts in notes.items()}, waiting
+
+
 def _fact_lines(
     stores: Stores,
+    replaced: Sequence[Fact],
     profile_id: int,
     scopes: tuple[str, ...] | None,
     relevant: list[MemoryItem],
@@ -120,11 +160,19 @@ def _fact_lines(
     order += [item_id for _, item_id in linked if item_id in by_id]
     order += [f.id for f in active]  # the rest, by importance
     scored = {m.item_id: m for m in relevant}
-    lines = []
+    notes, waiting = _history(stores, profile_id, replaced)
+    lines, said = [], set()
     for fact_id in dict.fromkeys(order):
         fact = by_id[fact_id]
+        if normal(fact.statement) in said:
+            continue  # a repeat of a fact listed already: it counts once
+        said.add(normal(fact.statement))
         memory = scored.get(fact_id) or fact_memory(fact)
-        lines.append((memory, _quote(memory, _validity(fact))))
+        note = "; ".join(n for n in (_validity(fact), notes.get(fact_id, "")) if n)
+        lines.append((memory, _quote(memory, note)))
+        if fact_id in waiting:  # the other side of the dispute, right after it
+            other = fact_memory(waiting[fact_id])
+            lines.append((other, _quote(other, "disputed: awaits the user's review")))
     upcoming = [
         f
         for f in active
@@ -166,7 +214,10 @@ def build_context(
     """
     budget = budget or ContextBudget()
     relevant_facts = [m for m in recalled if m.kind == "fact"]
-    fact_lines, upcoming_facts = _fact_lines(stores, profile_id, scopes, relevant_facts, query, now)
+    replaced = stores.facts.replaced(profile_id, limit=50)
+    fact_lines, upcoming_facts = _fact_lines(
+        stores, replaced, profile_id, scopes, relevant_facts, query, now
+    )
     episodes = [
         (m := episode_memory(e), _quote(m))
         for e in stores.episodes.recent(profile_id, limit=3, scopes=scopes)
@@ -201,7 +252,7 @@ def build_context(
     shown = [m for items in sections.values() for m, _ in items]
     others = [(m, _quote(m)) for m in recalled if m.kind != "fact" and not _repeats(m, shown)]
     sections["recalled"] = _fit(others, budget.recalled)
-    return _assemble(stores, profile_id, now, working, sections)
+    return _assemble(stores, profile_id, now, working, sections, _corrections(stores, replaced))
 
 
 def _assemble(
@@ -210,11 +261,15 @@ def _assemble(
     now: datetime,
     working: WorkingMemory,
     sections: dict[str, list[tuple[MemoryItem, str]]],
+    corrections: Sequence[tuple[str, datetime]] = (),
 ) -> TurnContext:
     blocks = stores.core.blocks(profile_id)
     parts = [system_prompt(now), "", "## Core memory"]
     for label in ("persona", "human"):
-        parts += [f"<{label}>", blocks[label].value.strip() or "(empty)", f"</{label}>"]
+        value = blocks[label].value.strip()
+        if label == "human" and corrections:  # cross-tier defence: no retired value as current
+            value = mark_outdated(value, corrections)
+        parts += [f"<{label}>", value or "(empty)", f"</{label}>"]
     memory_lines: list[str] = []
     used: list[tuple[str, MemoryItem]] = []
     for name in SECTIONS:

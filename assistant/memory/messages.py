@@ -12,6 +12,7 @@ import apsw
 from assistant.clock import Clock, from_iso, to_iso
 from assistant.errors import NotFound
 from assistant.memory.base import Store
+from assistant.memory.bursts import shape
 from assistant.memory.common_terms import COMMON_MIN, COMMON_SHARE, CommonTerms
 from assistant.memory.long_text import HEAD_CHARS, LONG_TOKENS
 from assistant.memory.profiles import ProfileStore
@@ -535,13 +536,21 @@ class MessageStore(Store):
         return {sid: before for sid, before in rows if before is not None}
 
     def keyword_search(
-        self, profile_id: int, query: str, limit: int, *, own_text: bool = False
+        self,
+        profile_id: int,
+        query: str,
+        limit: int,
+        *,
+        own_text: bool = False,
+        collapse: bool = False,
     ) -> list[tuple[int, float]]:
         """Message ids matching ``query`` by BM25, best first, with their (positive) scores.
 
         ``own_text``: only messages whose own words match; by default a match in the
         turns around a message counts too, down-weighted (it helps recall find the reply
-        to a question, but a search shows each hit for its own words).
+        to a question, but a search shows each hit for its own words). ``collapse``:
+        the copies of one text in one session (a burst, see `bursts.shape`) count once,
+        and the search widens past them, so they can't crowd out the rest.
 
         FTS5 ranks alone (``ORDER BY rank LIMIT``, its top-n path, no join); the
         profile is filtered after, and the search widens while other profiles' hits
@@ -563,13 +572,19 @@ class MessageStore(Store):
             )
             marks = ",".join("?" * len(hits))
             mine = {
-                row[0]
+                row[0]: (row[1], shape(row[2]) if collapse else row[0])
                 for row in conn.execute(
-                    f"SELECT id FROM messages WHERE id IN ({marks}) AND +profile_id = ?",
+                    f"SELECT id, session_id, {'content' if collapse else 'id'} FROM messages"
+                    f" WHERE id IN ({marks}) AND +profile_id = ?",
                     [*(h[0] for h in hits), profile_id],
                 )
             }
-            found = [(rowid, score) for rowid, score in hits if rowid in mine]
+            seen: set[tuple[int, object]] = set()
+            found = []
+            for rowid, score in hits:
+                if rowid in mine and mine[rowid] not in seen:
+                    seen.add(mine[rowid])  # a burst's copies in one session count once
+                    found.append((rowid, score))
             if len(found) >= limit or len(hits) < fetch or fetch >= _MAX_FETCH:
                 return found[:limit]
             fetch *= 4

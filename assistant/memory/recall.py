@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 __all__ = ["Memory"]
 
 _SEARCH_CANDIDATES = 50
+# How many of the latest corrections recall checks its memories against.
+_CORRECTIONS = 50
 
 
 class Memory:
@@ -242,7 +244,33 @@ class Memory:
             vector_trust=reading.trust if reading else 1.0,
             vector_gap=reading.gap if reading else None,
         )
-        return retriever.retrieve(query)
+        found = retriever.retrieve(query)
+        if as_of is not None:  # as things stood then: what was corrected since held then
+            return found
+        return self._current_first(found, text)
+
+    def _current_first(self, found: list[MemoryItem], text: str) -> list[MemoryItem]:
+        """What holds now before what was corrected, repeats once (see ``currency``)."""
+        # With the retriever, which loads retrieval and scoring: first recall only.
+        from assistant.memory.currency import Correction, current_first
+        from assistant.memory.scoring import asks_about_now  # as currency: first recall only
+
+        facts = self.facts
+        replaced = facts.replaced(self.profile.id, limit=_CORRECTIONS)
+        successors = {}
+        for old in replaced:
+            if old.superseded_by is not None and old.superseded_by not in successors:
+                successors[old.superseded_by] = facts.get(old.superseded_by)
+        corrections = [
+            Correction(
+                successors[old.superseded_by].statement,
+                old.valid_to or successors[old.superseded_by].learned_at,
+                frozenset(e.ref_id for e in old.evidence if e.kind == "message"),
+            )
+            for old in replaced
+            if old.superseded_by is not None
+        ]
+        return current_first(found, corrections, now_question=asks_about_now(text))
 
     def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], Reading]:
         """The ``kind`` items nearest to ``query`` in meaning, and how the model reads it.

@@ -35,7 +35,7 @@ class MessageTier:
         self._store = store
 
     def keyword(self, query: Query, limit: int) -> list[tuple[int, float]]:
-        return self._store.keyword_search(query.profile_id, query.text, limit)
+        return self._store.keyword_search(query.profile_id, query.text, limit, collapse=True)
 
     def load(self, ids: Sequence[int], query: Query) -> dict[int, MemoryItem]:
         # An incognito chat keeps nothing: its words are never recalled elsewhere.

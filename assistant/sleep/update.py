@@ -16,7 +16,9 @@ from typing import Any
 
 from assistant.errors import MemoryWriteError
 from assistant.memory.facts import Fact, looks_like_instruction
+from assistant.memory.facts.settle import ACTIVE_LIMIT
 from assistant.memory.sleep_candidates import Candidate
+from assistant.sleep.agree import disputed, judged
 from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import normal_statement, similar_statements
 from assistant.sleep.prompts import UPDATE_PROMPT
@@ -35,7 +37,7 @@ PROMOTABLE = ("user_stated", "assistant_inferred")
 class Decision:
     """What to do with one candidate."""
 
-    action: str  # add, reinforce, supersede, ignore, blocked
+    action: str  # add, reinforce, supersede, dispute, ignore, blocked
     fact_id: int | None = None
     note: str = ""
 
@@ -61,12 +63,16 @@ def _batches(candidates: list[Candidate], size: int) -> list[list[Candidate]]:
 
 def _decide_batch(ctx: SleepContext, profile_id: int, batch: list[Candidate]) -> None:
     similar = similar_facts(ctx, profile_id, batch)
+    active = ctx.deps.facts.active_facts(profile_id, limit=ACTIVE_LIMIT)
     plans: dict[int, Decision] = {}
     asks: list[tuple[Candidate, list[Fact]]] = []
     for cand, facts in zip(batch, similar, strict=True):
         same = next((f for f in facts if _same(f, cand)), None)
+        words = judged(active, cand)
         if _previously_rejected(ctx, profile_id, cand):
             plans[cand.id] = Decision("blocked", note="rejected before, from the same evidence")
+        elif words is not None:
+            plans[cand.id] = Decision(*words)
         elif same is not None:
             plans[cand.id] = Decision("reinforce", same.id, "same statement")
         elif not facts or cand.attempts >= ctx.settings.max_attempts:
@@ -84,7 +90,19 @@ def _decide_batch(ctx: SleepContext, profile_id: int, batch: list[Candidate]) ->
         added: list[tuple[str, int]] = []
         for cand in batch:
             if cand.id in plans:
-                _apply(ctx, cand, _dedupe(plans[cand.id], cand, added), added)
+                plan = _dedupe(plans[cand.id], cand, added)
+                _apply(ctx, cand, _unless_disputed(ctx, profile_id, cand, plan), added)
+
+
+def _unless_disputed(
+    ctx: SleepContext, profile_id: int, cand: Candidate, plan: Decision
+) -> Decision:
+    """An "add" beside a fact it may contradict becomes a conflict for review."""
+    if plan.action != "add":
+        return plan
+    active = ctx.deps.facts.active_facts(profile_id, limit=ACTIVE_LIMIT)
+    old = disputed(active, cand)
+    return plan if old is None else Decision("dispute", old.id, "may contradict it")
 
 
 def _same(fact: Fact, cand: Candidate) -> bool:
@@ -170,6 +188,8 @@ def _apply(
             _done(ctx, cand, "reinforced", plan.fact_id, plan.note)
         elif plan.action == "supersede" and plan.fact_id is not None:
             _supersede(ctx, cand, facts.get(plan.fact_id), added)
+        elif plan.action == "dispute" and plan.fact_id is not None:
+            _dispute(ctx, cand, facts.get(plan.fact_id), added)
         elif plan.action in ("ignore", "blocked"):
             _done(ctx, cand, "ignored" if plan.action == "ignore" else "blocked", None, plan.note)
         else:
@@ -226,6 +246,29 @@ def _supersede(ctx: SleepContext, cand: Candidate, old: Fact, added: list[tuple[
     else:  # said before the fact it contradicts: history, closed where the newer one begins
         ctx.deps.facts.supersede(new.id, old.id, actor="sleep")
     _done(ctx, cand, "superseded", new.id, f"{'replaces' if newer else 'older than'} {old.id}")
+
+
+def _dispute(ctx: SleepContext, cand: Candidate, old: Fact, added: list[tuple[str, int]]) -> None:
+    """Store the candidate for review, recorded as disputing ``old`` (both marked disputed)."""
+    fact = ctx.deps.facts.add(
+        cand.profile_id,
+        cand.statement,
+        evidence=cand.evidence,
+        source_kind=cand.source_kind,  # type: ignore[arg-type]
+        actor="sleep",
+        scope=cand.scope,
+        confidence=cand.confidence,
+        importance=min(max(cand.importance, 1.0), 10.0),
+        status="pending",
+        valid_from=cand.said_at,
+        valid_to=cand.valid_to,
+        subject=cand.subject,
+        predicate=cand.predicate,
+    )
+    added.append((fact.statement, fact.id))
+    ctx.deps.facts.dispute(fact.id, old.id, actor="sleep")
+    ctx.propose(Proposal("conflict", fact.profile_id, fact.id, fact.status, fact.statement, old.id))
+    _done(ctx, cand, "added", fact.id, f"disputes {old.id}")
 
 
 def _done(ctx: SleepContext, cand: Candidate, status: str, fact_id: int | None, note: str) -> None:

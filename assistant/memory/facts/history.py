@@ -163,6 +163,20 @@ class FactHistory:
         )
         return [state for (text,) in rows if (state := _load(text))]
 
+    def disputes(self, profile_id: int) -> list[tuple[int, int]]:
+        """The (new, old) pairs recorded as disputed whose new fact still waits for review.
+
+        Read from the pending facts (few, and indexed), not from the whole log.
+        """
+        rows = self._conn().execute(
+            "SELECT h.fact_id, json_extract(h.after, '$.disputes') FROM facts f"
+            " JOIN fact_history h ON h.fact_id = f.id"
+            " WHERE f.profile_id = ? AND f.status = 'pending' AND h.action = 'disputes'"
+            " ORDER BY h.id",
+            (profile_id,),
+        )
+        return [(new, old) for new, old in rows if old is not None]
+
     def proposers(self, ids: list[int]) -> dict[int, str]:
         """Who created each of these facts (the actor of its ``create`` change)."""
         out: dict[int, str] = {}

@@ -119,6 +119,15 @@ class FactReader(Store):
             [profile_id, *params, limit],
         )
 
+    def replaced(self, profile_id: int, limit: int = 200) -> builtins.list[Fact]:
+        """Superseded facts whose successor is active: what was true before, newest first."""
+        return self._query(
+            f"{SELECT} WHERE profile_id = ? AND status = 'superseded' AND superseded_by IN"
+            " (SELECT id FROM facts WHERE profile_id = ? AND status = 'active')"
+            " ORDER BY valid_to DESC, id DESC LIMIT ?",
+            [profile_id, profile_id, limit],
+        )
+
     def keyword_search(
         self,
         profile_id: int,

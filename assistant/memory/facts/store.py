@@ -97,6 +97,10 @@ class FactStore:
         """The facts true now or at ``as_of`` (see `FactReader.active_facts`)."""
         return self.reader.active_facts(profile_id, scopes=scopes, as_of=as_of, limit=limit)
 
+    def replaced(self, profile_id: int, limit: int = 200) -> builtins.list[Fact]:
+        """Superseded facts whose successor is active (see `FactReader.replaced`)."""
+        return self.reader.replaced(profile_id, limit)
+
     def keyword_search(
         self, profile_id: int, query: str, limit: int, *, statuses: Sequence[str] = ("active",)
     ) -> builtins.list[tuple[int, float]]:
@@ -271,6 +275,31 @@ class FactStore:
             self.changes.apply(conn, old.id, actor, "supersede", changes)
             self.changes.apply(conn, new.id, actor, "supersedes", {})
         return self.get(old_id)
+
+    def dispute(
+        self, new_id: int, old_id: int, *, actor: Actor, profile_id: int | None = None
+    ) -> None:
+        """Record that ``new_id`` contradicts ``old_id`` and neither is settled yet.
+
+        Both stay as they are (the new one usually pending): the pair waits in the review
+        queue as a conflict, and the prompt marks both disputed (see `disputes`).
+        Approving the new one supersedes the old; rejecting either ends the dispute.
+        """
+        self.get(old_id, profile_id=profile_id)
+        self.get(new_id, profile_id=profile_id)
+        conn = self._conn()
+        with conn:
+            self.changes.apply(conn, new_id, actor, "disputes", {}, disputes=old_id)
+            self.changes.apply(conn, old_id, actor, "disputed", {}, disputed_by=new_id)
+
+    def disputes(self, profile_id: int) -> builtins.list[tuple[Fact, Fact]]:
+        """Open disputes, (new, old): a fact waiting for review against an active one."""
+        out = []
+        for new_id, old_id in self.changes.disputes(profile_id):
+            old = self.get(old_id)
+            if old.status == "active":
+                out.append((self.get(new_id), old))
+        return out
 
     def reinforce(
         self,

@@ -1,0 +1,48 @@
+"""The update step agrees with the turn: what the words settle, sleep does not ask about.
+
+The turn settles a statement against the active facts at once
+(`assistant.memory.facts.settle`); sleep must reach the same verdicts on the candidates
+it extracts, or it would undo them at night. Before the model is asked, each candidate
+is judged against the active facts on its words (`corrections.judge`):
+
+* a newer active fact corrects it: it is ignored (what it says was true, and is
+  history already; adding it would revive a retired belief);
+* it says what an active fact says: that fact is reinforced;
+* it corrects an older active fact: that fact is superseded;
+* it may contradict one (a dispute): the model decides, but an "add" becomes a
+  conflict for review, never a second active fact beside the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from assistant.memory.facts import Fact
+from assistant.memory.facts.corrections import judge
+from assistant.memory.sleep_candidates import Candidate
+
+__all__ = ["disputed", "judged"]
+
+
+def _since(fact: Fact) -> datetime:
+    return fact.valid_from or fact.learned_at
+
+
+def judged(active: Sequence[Fact], cand: Candidate) -> tuple[str, int | None, str] | None:
+    """(action, fact id, note) the words decide for ``cand``; None: the model decides."""
+    for fact in active:
+        if _since(fact) > cand.said_at and judge(fact.statement, cand.statement) == "corrects":
+            return "ignore", None, f"corrected since by fact {fact.id}"
+    for fact in active:
+        verdict = judge(cand.statement, fact.statement)
+        if verdict == "same":
+            return "reinforce", fact.id, "says what the fact says"
+        if verdict == "corrects" and _since(fact) <= cand.said_at:
+            return "supersede", fact.id, "corrects it"
+    return None
+
+
+def disputed(active: Sequence[Fact], cand: Candidate) -> Fact | None:
+    """An active fact the candidate may contradict (the words can't tell), if any."""
+    return next((f for f in active if judge(cand.statement, f.statement) == "disputes"), None)
