@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from assistant.datakey import KeyStore
 from assistant.errors import HippoError, InvalidInput, NotFound, StorageError
 from assistant.integrity import file_problems
 from assistant.memory.profile_data.carry_over import CarriedOver, carry_over
@@ -72,7 +73,7 @@ def _check(backup: Path) -> None:
     from data_schema.migrations import schema_version
 
     try:
-        conn = connect(backup, migrate=False)
+        conn = connect(backup, migrate=False, keys=KeyStore.from_environment())
     except HippoError as exc:
         raise StorageError(f"{backup} can't be restored: {exc}") from None
     try:
@@ -136,9 +137,10 @@ def _carry(db_path: Path, kept: Path) -> CarriedOver:
     """Carry the rows ``kept`` holds beyond the restored file into it."""
     from data_schema.connect import connect
 
-    new = connect(db_path)  # migrated: an older backup gets today's schema first
+    keys = KeyStore.from_environment()
+    new = connect(db_path, keys=keys)  # migrated: an older backup gets today's schema first
     try:
-        old = connect(kept, migrate=False)
+        old = connect(kept, migrate=False, keys=keys)
         try:
             return carry_over(new, old)
         finally:

@@ -163,11 +163,12 @@ def _check_vector_size(config: Config, embed: Embed, model: str, report: Report)
     """Whether the stored vectors have the size ``model`` makes now (they can't be compared
     otherwise; Hippo re-embeds them when it next embeds)."""
     from assistant.clock import SystemClock
+    from assistant.datakey import KeyStore
     from assistant.memory.vectors import VectorStore
     from data_schema.connect import connect
 
     try:
-        conn = connect(config.db_path)
+        conn = connect(config.db_path, keys=KeyStore.for_config(config))
     except HippoError:
         return  # reported with the file's facts
     try:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.clock import Clock, SystemClock
+from assistant.datakey import KeyStore
 from assistant.errors import InvalidInput
 from assistant.intake import Intake
 from assistant.memory.budget import ContextBudget
@@ -104,7 +105,7 @@ class Hippo:
         self.clock = clock or SystemClock()
         self._sleep_backups = sleep_backups
         parts = build_parts(
-            db if isinstance(db, Database) else Database(db),
+            db if isinstance(db, Database) else Database(db, KeyStore.from_environment()),
             llm,
             turn,
             sleep or SleepSettings(),

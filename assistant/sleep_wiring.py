@@ -70,7 +70,7 @@ def _over_copy(
     """Sleep's dependencies over the copy of the data file at ``path``, closed on exit:
     the same profile, embedding model, retrieval weights, models and settings."""
     twin = open_memory(
-        Database(path),
+        Database(path, memory.db.keys),
         host.gateway,
         embedding_model=memory.embedder.model,
         profile=memory.profile.name,

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import os
 import urllib.parse
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
 import apsw
 
+from assistant.errors import DataKeyError
 from data_schema.rows import scalar
 from data_schema.sqlite_errors import write_failed
 
@@ -38,6 +39,7 @@ __all__ = [
     "CIPHER_NAMES",
     "OLDER_CIPHERS",
     "DataKey",
+    "EnvironmentKey",
     "FileState",
     "KeySource",
     "NoEncryption",
@@ -139,6 +141,66 @@ class NoEncryption:
     def unreadable(self, path: Path, tried: Sequence[str]) -> str:
         """Why an encrypted file does not open here."""
         return self.missing(path)
+
+
+class EnvironmentKey:
+    """The key in ``HIPPO_DB_KEY`` alone: what a bare `connect` or `Database` uses.
+
+    Hippo's fronts pass their own key store (``assistant.datakey.KeyStore``: the keyring,
+    the key file, a rekey's leftovers); the store never reaches up for it. Tests and
+    benches set the variable, and so can a script.
+    """
+
+    VARIABLE = "HIPPO_DB_KEY"
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        self._env = os.environ if environ is None else environ
+
+    def _key(self) -> DataKey | None:
+        text = self._env.get(self.VARIABLE, "").strip()
+        if not text:
+            return None
+        try:
+            return DataKey(bytes.fromhex(text), self.VARIABLE)
+        except ValueError:
+            raise DataKeyError(
+                f"{self.VARIABLE} must hold the data file's key as {2 * KEY_BYTES} hex digits."
+            ) from None
+
+    def for_new_file(self) -> DataKey | None:
+        """The variable's key.
+
+        Raises:
+            DataKeyError: the variable is not set (a new file would have no key).
+        """
+        key = self._key()
+        if key is None:
+            raise DataKeyError(
+                f"No key for a new data file: set {self.VARIABLE}, or open it with `hippo`."
+            )
+        return key
+
+    def candidates(self) -> Sequence[DataKey]:
+        """The variable's key, if set."""
+        key = self._key()
+        return () if key is None else (key,)
+
+    def opened_with(self, key: DataKey) -> None:
+        """Nothing to remember."""
+
+    def missing(self, path: Path) -> str:
+        """Why an encrypted file does not open here."""
+        return (
+            f"{path} is encrypted and {self.VARIABLE} is not set: open it with `hippo`, "
+            "which finds its key."
+        )
+
+    def unreadable(self, path: Path, tried: Sequence[str]) -> str:
+        """Why the variable's key does not open ``path``."""
+        return (
+            f"{path} is not a readable Hippo database with the key from {self.VARIABLE}: "
+            "a wrong key, or a damaged file (`hippo doctor` says which)."
+        )
 
 
 def file_state(path: Path) -> FileState:

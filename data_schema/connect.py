@@ -24,6 +24,7 @@ from assistant.errors import DataKeyError, ExtensionLoadError, StorageError
 from data_schema.cipher import (
     CIPHERS,
     DataKey,
+    EnvironmentKey,
     KeySource,
     file_state,
     open_keyed,
@@ -95,10 +96,9 @@ def _load_sqlite_vec(conn: apsw.Connection) -> None:
 
 
 def default_keys() -> KeySource:
-    """The keys of this user, as the environment says (see ``assistant.datakey``)."""
-    from assistant.datakey import KeyStore
-
-    return KeyStore.from_environment()
+    """The key a bare call uses: ``HIPPO_DB_KEY``'s (`EnvironmentKey`). Hippo's fronts
+    pass their key store (``assistant.datakey``): the store never imports the engine."""
+    return EnvironmentKey()
 
 
 def _open_with_any_cipher(

@@ -13,8 +13,9 @@ stores). Never:
 * UI -> LLM: no gateway, no `ollama`/`httpx`, no `engine.llm` (nor `engine.host.gateway`);
   only the gateway's typed values (`events`), host addresses (`hosts`) and model names
   (`names`).
-* Store -> Engine: `data_schema/` imports only `assistant.errors` and the key store; a
-  migration carries its own copy of whatever engine code it ran when it shipped.
+* Store -> Engine: `data_schema/` imports only `assistant.errors` (the fronts hand it
+  their key store); a migration carries its own copy of whatever engine code it ran
+  when it shipped.
 
 Every import counts, at module level or inside a function, and type-only ones too.
 """
@@ -233,8 +234,8 @@ def test_the_ui_never_talks_to_ollama_itself():
 
 
 def test_the_store_never_imports_the_engine():
-    # The key store belongs with the file: it says which key opens it.
-    allowed = frozenset({"assistant.errors", "assistant.datakey", "assistant.secrets"})
+    # Errors are shared; the key store is handed in by the fronts, never imported.
+    allowed = frozenset({"assistant.errors"})
 
     def bad(module: str) -> bool:
         return _within(module, frozenset({"assistant"})) and not _within(module, allowed)

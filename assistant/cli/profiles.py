@@ -74,10 +74,11 @@ def _transfer_parsers(verbs: Verbs) -> None:
 
 def _store(config: Config) -> tuple[ProfileStore, Database]:
     from assistant.clock import SystemClock
+    from assistant.datakey import KeyStore
     from assistant.memory.profiles import ProfileStore
     from data_schema.connect import Database
 
-    db = Database(config.db_path)
+    db = Database(config.db_path, KeyStore.for_config(config))
     return ProfileStore(lambda: db.conn, SystemClock()), db
 
 
