@@ -44,8 +44,9 @@ def test_a_candidate_that_may_contradict_an_active_fact_waits_as_a_conflict(
     clock.advance(days=1)
     first = engine.conversations.history(_sessions(engine)[0].id)[0]
     fake_ollama.script(
-        episodes(episode(first.id, first.id, "They talked.")),
-        episodes(episode(later[0].id, later[1].id, "They talked about medicine.")),
+        # Summaries their messages support (sleep drops an episode they don't).
+        episodes(episode(first.id, first.id, "The user takes lisinopril every morning.")),
+        episodes(episode(later[0].id, later[1].id, "The pharmacy gave the user losartan.")),
         facts(),
         facts(fact("The user now takes losartan", [later[0].id])),
         decisions((0, "add", 0)),  # the model would keep both
