@@ -235,9 +235,10 @@ def test_weak_matches_below_the_tail_share_of_the_best_are_dropped(archive):
 
 def test_recall_returns_no_more_memories_than_its_limit(engine, fake_ollama):
     session = engine.conversations.new_session()
-    for i in range(20):
+    crops = "tomatoes beans leeks kale chard onions garlic peas squash radishes".split()
+    for crop in crops:  # ten different notes (copies differing in numbers count once)
         engine.memory.messages.add_message(
-            session.id, "user", f"garden note {i}: plant bed {i * 7}"
+            session.id, "user", f"garden note: plant the {crop} in the raised bed"
         )
     assert len(engine.memory.recall("garden plant", limit=5)) == 5
 
