@@ -288,9 +288,7 @@ def _resources(server: MCPServer, engine: Hippo, scope: str) -> None:
         return "\n".join(lines)
 
 
-async def _facts(
-    engine: Hippo, scope: str, status: str, query: str | None, limit: int
-) -> Facts:
+async def _facts(engine: Hippo, scope: str, status: str, query: str | None, limit: int) -> Facts:
     if status not in _FACT_STATUSES:
         raise ToolError(f"Unknown status {status!r}: use one of {', '.join(_FACT_STATUSES)}.")
 

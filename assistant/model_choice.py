@@ -114,13 +114,20 @@ def close_names(model: str, installed: Iterable[str]) -> tuple[str, ...]:
     """Installed models whose names are close to ``model`` (a typo, a missing tag).
 
     Models of the same family come first ("qwen3" finds "qwen3:1.7b"), then those
-    ``difflib`` finds alike.
+    ``difflib`` finds alike, by whole name or by family: a typo in the family ("qwn3")
+    is as far from "qwen3:1.7b" as a tag makes it, so the family is compared alone too.
     """
     names = list(dict.fromkeys(short_name(n) for n in installed))
     family = [n for n in names if base_name(n) == base_name(model)]
     lowered = {n.lower(): n for n in names}
     alike = difflib.get_close_matches(model.lower(), list(lowered), n=_CLOSE, cutoff=0.6)
-    found = dict.fromkeys([*family, *(lowered[n] for n in alike)])
+    families: dict[str, list[str]] = {}
+    for name in names:
+        families.setdefault(base_name(name), []).append(name)
+    kin = difflib.get_close_matches(base_name(model), list(families), n=_CLOSE, cutoff=0.6)
+    found = dict.fromkeys(
+        [*family, *(lowered[n] for n in alike), *(n for k in kin for n in families[k])]
+    )
     return tuple(found)[:_CLOSE]
 
 

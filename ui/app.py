@@ -344,6 +344,7 @@ class HippoApp(App[None]):
             self.call_from_thread(
                 self.notify, notice.text, title="Memory", timeout=12, markup=False
             )
+
         def slept(report: SleepReport) -> None:
             self.post_message(self.Slept(report))
 

@@ -46,8 +46,7 @@ def backups_command(args: argparse.Namespace, config: Config, out: TextIO) -> in
         stat = path.stat()
         made = datetime.fromtimestamp(stat.st_mtime).astimezone()
         print(
-            f"{made:%Y-%m-%d %H:%M}  {stat.st_size / 1e6:8.1f} MB  {_kind(path):<14} "
-            f"{path.name}",
+            f"{made:%Y-%m-%d %H:%M}  {stat.st_size / 1e6:8.1f} MB  {_kind(path):<14} {path.name}",
             file=out,
         )
     if not files:

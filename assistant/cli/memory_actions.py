@@ -94,7 +94,7 @@ def _show(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
 def _edit(admin: MemoryAdmin, args: argparse.Namespace, out: TextIO) -> int:
     if args.text is not None and args.statement is not None and args.text != args.statement:
         raise InvalidInput(
-            "Give the new wording once: as TEXT (`hippo fact edit ID \"TEXT\"`) or with "
+            'Give the new wording once: as TEXT (`hippo fact edit ID "TEXT"`) or with '
             "--statement, not both."
         )
     statement = args.text if args.text is not None else args.statement

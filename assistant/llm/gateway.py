@@ -64,7 +64,6 @@ _T = TypeVar("_T")
 _BACKSTOP_S = 5.0  # httpx's own read timeout comes this long after the watchdog's
 
 
-
 class OllamaGateway:
     """Talks to one Ollama host; safe to share between threads.
 

@@ -97,9 +97,7 @@ def test_the_listing_shows_small_models_in_mb_and_large_ones_in_gb(ollama_up, ca
     assert "621.9 MB" in lines["embeddinggemma:latest"]
     assert "1.4 GB" in lines["qwen3:1.7b"] and "*chat" in lines["qwen3:1.7b"]
     assert main(["model", "list", "--json"]) == 0
-    sizes = {
-        row["name"]: row["size"] for row in json.loads(capsys.readouterr().out)
-    }
+    sizes = {row["name"]: row["size"] for row in json.loads(capsys.readouterr().out)}
     assert sizes["all-minilm:latest"] == 45_960_996  # bytes, for scripts
 
 

@@ -8,6 +8,7 @@ import keyring
 import keyring.backend
 import keyring.errors
 
+from assistant.datakey import KeyStore
 from data_schema.cipher import NoEncryption, table_counts
 from data_schema.connect import connect
 
@@ -57,7 +58,7 @@ def plaintext_file(path: Path, rows: int = 3000) -> dict[str, int]:
 
 def row_counts(path: Path) -> dict[str, int]:
     """Rows per table of the data file at ``path``, opened with the keys at hand."""
-    conn = connect(path, migrate=False)
+    conn = connect(path, migrate=False, keys=KeyStore.from_environment())
     try:
         return table_counts(conn)
     finally:

@@ -58,7 +58,7 @@ def test_the_next_start_moves_it_to_aegis_with_the_same_key(chacha_file):
 
 def test_while_another_hippo_has_it_open_the_move_waits_and_nothing_is_lost(chacha_file):
     path, counts = chacha_file
-    other = connect(path, migrate=False)  # e.g. the nightly sleep, mid-run
+    other = connect(path, migrate=False, keys=KeyStore.from_environment())  # a sleep, mid-run
     other.execute("SELECT count(*) FROM filler").fetchone()
     keys = KeyStore.for_config(load_config())
     try:
@@ -86,7 +86,7 @@ def test_a_rekey_writes_the_file_and_its_older_backups_with_aegis(memory_keyring
     path, counts = chacha_file
     backup = path.parent / "backups" / "hippo-20250101-030000-000000.db"
     backup.parent.mkdir()
-    conn = connect(path, migrate=False)
+    conn = connect(path, migrate=False, keys=KeyStore.from_environment())
     conn.execute("VACUUM INTO ?", (str(backup),))  # a copy keeps its source's cipher
     conn.close()
     old = KeyStore.for_config(load_config()).current()
