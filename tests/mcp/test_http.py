@@ -17,6 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 pytestmark = [pytest.mark.anyio, pytest.mark.heavy]  # a child process with the engine
 
 TOKEN = "test-token-for-hippo-mcp"
+SLOW = 120.0
 
 
 @pytest.fixture
@@ -57,11 +58,13 @@ def _served(config) -> Iterator[str]:
 async def test_a_client_with_the_token_recalls_over_http_and_one_without_is_refused(engine, config):
     engine.admin.facts.state("My sister Anna lives in Porto")
     with _served(config) as url:
-        refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
-        wrong = httpx2.post(url, headers={"Authorization": "Bearer nope"}, json={})
+        # Limits for a guard against a hang, not a speed check: a loaded machine is slow.
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        refused = httpx2.post(url, json=ping, timeout=SLOW)
+        wrong = httpx2.post(url, headers={"Authorization": "Bearer nope"}, json={}, timeout=SLOW)
         headers = {"Authorization": f"Bearer {TOKEN}"}
         async with (
-            httpx2.AsyncClient(headers=headers) as http,
+            httpx2.AsyncClient(headers=headers, timeout=SLOW) as http,
             streamable_http_client(url, http_client=http) as (read, write),
             ClientSession(read, write) as session,
         ):
