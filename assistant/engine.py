@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from assistant.memory.scoring import RetrievalWeights
     from assistant.memory.vector_cells import CellSizes
     from assistant.memory.working import Strategy
-    from assistant.sleep import Sleep, SleepReport
+    from assistant.sleep import Progress, Sleep, SleepReport
     from assistant.turns import TurnEvent
 
 __all__ = ["Hippo"]
@@ -208,10 +209,23 @@ class Hippo:
 
         return build_sleep(self.memory, self.host, self.live_settings, backup=self._sleep_backups)
 
-    def consolidate(self, **options: object) -> SleepReport:
+    def consolidate(
+        self,
+        *,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        trigger: str = "manual",
+        progress: Callable[[Progress], None] | None = None,
+        max_llm_calls: int | None = None,
+        settings: SleepSettings | None = None,
+        tz: tzinfo | None = None,
+    ) -> SleepReport:
         """Run the nightly consolidation now, with config.toml's ``[sleep]`` unless
-        ``settings`` is given (see ``assistant.sleep.Sleep.run``)."""
-        return self.sleep.run(**options)
+        ``settings`` is given (each option: see ``assistant.sleep.RunOptions``)."""
+        from assistant.sleep.options import RunOptions  # sleep's code: first use only
+
+        options = RunOptions(now, dry_run, trigger, progress, max_llm_calls, settings, tz)
+        return self.sleep.run(options)
 
     def __enter__(self) -> Hippo:
         return self

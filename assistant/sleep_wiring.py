@@ -15,8 +15,14 @@ from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
+import apsw
+
 from assistant.live_settings import LiveSettings
+from assistant.memory.facts.sleep_reads import SleepFactReads
 from assistant.memory.recall import Memory
+from assistant.memory.sleep_candidates import CandidateStore
+from assistant.memory.sleep_marks import SleepMarks
+from assistant.memory.sleep_runs import LockTable, RunStore
 from assistant.ollama_host import OllamaHost
 from assistant.sleep.deps import ModelView, SleepDeps
 from assistant.sleep.facade import Sleep
@@ -45,6 +51,11 @@ def sleep_deps(memory: Memory, host: OllamaHost, settings: LiveSettings) -> Slee
         host.model_capabilities,
         host.model_options,
     )
+    db = memory.db
+
+    def conn() -> apsw.Connection:  # the calling thread's: one connection per thread
+        return db.conn
+
     return SleepDeps(
         memory.db,
         host.gateway,
@@ -59,6 +70,11 @@ def sleep_deps(memory: Memory, host: OllamaHost, settings: LiveSettings) -> Slee
         memory.usage,
         memory.retriever.retrieve,
         models,
+        RunStore(conn),
+        LockTable(conn),
+        SleepMarks(conn, memory.clock),
+        CandidateStore(conn, memory.clock),
+        SleepFactReads(conn, memory.clock),
         functools.partial(_over_copy, memory, host, settings),
     )
 

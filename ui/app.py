@@ -404,13 +404,11 @@ class HippoApp(App[None]):
     def _sleep_now(self) -> None:
         from assistant.errors import HippoError
 
+        def progressed(p: Progress) -> None:
+            self.post_message(self.SleepProgress(f"sleep: {p.step} {p.done}/{p.total}"))
+
         try:
-            report = self.engine.consolidate(
-                trigger="manual",
-                progress=lambda p: self.post_message(
-                    self.SleepProgress(f"sleep: {p.step} {p.done}/{p.total}")
-                ),
-            )
+            report = self.engine.consolidate(trigger="manual", progress=progressed)
         except HippoError as exc:
             self.call_from_thread(
                 self.notify, str(exc), title="Sleep failed", severity="error", markup=False

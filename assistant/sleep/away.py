@@ -7,9 +7,7 @@ from datetime import datetime, timedelta, tzinfo
 
 from assistant.clock import to_iso
 from assistant.errors import NotFound
-from assistant.memory.sleep_candidates import CandidateStore, DatedItem
-from assistant.memory.sleep_marks import SleepMarks
-from assistant.memory.sleep_runs import LockTable, RunStore
+from assistant.memory.sleep_candidates import DatedItem
 from assistant.sleep.deps import SleepDeps
 from assistant.sleep.lock import SleepLock
 from assistant.sleep.report import AwayNotice, Progress, SleepReport
@@ -50,13 +48,13 @@ def pending_catch_up(
     """
     settings = settings or SleepSettings()
     now = now or deps.clock.now()
-    holder = SleepLock(LockTable(deps.conn), deps.clock, settings.lock_ttl_s).holder()
+    holder = SleepLock(deps.locks, deps.clock, settings.lock_ttl_s).holder()
     if holder is not None and now - holder.heartbeat_at < timedelta(seconds=settings.lock_ttl_s):
         return False
-    latest = RunStore(deps.conn).latest()
+    latest = deps.runs.latest()
     if latest is None:
         idle = now - timedelta(minutes=settings.idle_minutes)
-        return SleepMarks(deps.conn, deps.clock).has_unconsolidated(idle)
+        return deps.marks.has_unconsolidated(idle)
     return latest.status in _RETRY or latest.started_at < last_slot(now, settings, tz)
 
 
@@ -72,23 +70,25 @@ def catch_up(
 
     ``backup``: copy the data file first (see ``run_sleep``).
     """
+    from assistant.sleep.options import RunOptions
     from assistant.sleep.pipeline import run_sleep
 
     if not pending_catch_up(deps, settings=settings, tz=tz):
         return None
-    return run_sleep(
-        deps, trigger="catch_up", settings=settings, progress=progress, tz=tz, backup=backup
+    options = RunOptions(
+        trigger="catch_up", settings=settings, progress=progress, tz=tz, backup=backup
     )
+    return run_sleep(deps, options)
 
 
 def dated_items(deps: SleepDeps, status: str | None = None) -> list[DatedItem]:
     """The current profile's dated items (``upcoming`` or ``expired``, or all), by date."""
-    return CandidateStore(deps.conn, deps.clock).dated_items(deps.profile.id, status)
+    return deps.candidates.dated_items(deps.profile.id, status)
 
 
 def last_report(deps: SleepDeps) -> SleepReport | None:
     """The newest real run's report, if any."""
-    return RunStore(deps.conn).latest()
+    return deps.runs.latest()
 
 
 def unseen_report(deps: SleepDeps, *, mark_seen: bool = True) -> AwayNotice | None:
@@ -101,7 +101,7 @@ def unseen_report(deps: SleepDeps, *, mark_seen: bool = True) -> AwayNotice | No
         deps: the data file's stores and clock.
         mark_seen: record that the user has now been told (shown once).
     """
-    runs = RunStore(deps.conn)
+    runs = deps.runs
     unseen = runs.unseen()
     if not unseen:
         return None

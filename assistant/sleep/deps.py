@@ -24,9 +24,13 @@ if TYPE_CHECKING:
     from assistant.memory.entities import EntityStore
     from assistant.memory.episodes import EpisodeStore
     from assistant.memory.facts import FactStore
+    from assistant.memory.facts.sleep_reads import SleepFactReads
     from assistant.memory.messages import MessageStore
     from assistant.memory.retrieval import MemoryItem, Query
     from assistant.memory.sensory import EventStore
+    from assistant.memory.sleep_candidates import CandidateStore
+    from assistant.memory.sleep_marks import SleepMarks
+    from assistant.memory.sleep_runs import LockTable, RunStore
     from assistant.memory.usage import UsageStore
     from assistant.memory.vectors import VectorStore
     from data_schema.connect import Database
@@ -73,6 +77,11 @@ class SleepDeps:
         usage: which memories went into which reply.
         retrieve: the retrieval over every tier (reflection's questions).
         models: the models and their windows.
+        runs: the record of sleep runs.
+        locks: the file's sleep lock.
+        marks: which sessions are consolidated, and sleep's own state.
+        candidates: fact candidates, rejections and dated items.
+        fact_reads: what sleep reads of facts (similar ones, supersessions).
         copy: the same over a copy of the data file at a path, closed on exit (for a dry
             run, which must read as the real run would, with the same settings; no
             engine is built for it).
@@ -91,6 +100,11 @@ class SleepDeps:
     usage: UsageStore
     retrieve: Callable[[Query], list[MemoryItem]]
     models: ModelView
+    runs: RunStore
+    locks: LockTable
+    marks: SleepMarks
+    candidates: CandidateStore
+    fact_reads: SleepFactReads
     copy: Callable[[Path], AbstractContextManager[SleepDeps]]
 
     def conn(self) -> apsw.Connection:

@@ -7,13 +7,14 @@ that moment; the CLI, the scheduler and the UI call it through the engine.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, tzinfo
-from typing import Any
 
 from assistant.memory.sleep_candidates import DatedItem
 from assistant.sleep.away import catch_up, dated_items, last_report, pending_catch_up
 from assistant.sleep.away import unseen_report as _unseen_report
 from assistant.sleep.deps import SleepDeps
+from assistant.sleep.options import RunOptions
 from assistant.sleep.pipeline import run_sleep
 from assistant.sleep.report import AwayNotice, Progress, SleepReport
 from assistant.sleep.settings import SleepSettings
@@ -40,12 +41,13 @@ class Sleep:
         self.settings = settings
         self.backup = backup
 
-    def run(self, **options: Any) -> SleepReport:
-        """Consolidate now; ``options`` as `run_sleep` takes them (``settings``, ``dry_run``...)."""
-        if options.get("settings") is None:
-            options["settings"] = self.settings
-        options.setdefault("backup", self.backup)
-        return run_sleep(self.deps, **options)
+    def run(self, options: RunOptions | None = None) -> SleepReport:
+        """Consolidate now (see `RunOptions`): with this sleep's settings and backup where
+        ``options`` names none."""
+        options = options or RunOptions()
+        settings = options.settings or self.settings
+        backup = self.backup if options.backup is None else options.backup
+        return run_sleep(self.deps, replace(options, settings=settings, backup=backup))
 
     def due(
         self,

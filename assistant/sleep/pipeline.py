@@ -17,10 +17,7 @@ from typing import TYPE_CHECKING
 
 from assistant.errors import HippoError
 from assistant.integrity import require_intact
-from assistant.memory.facts.sleep_reads import SleepFactReads
-from assistant.memory.sleep_candidates import CandidateStore
-from assistant.memory.sleep_marks import SleepMarks
-from assistant.memory.sleep_runs import LockTable, RunStore
+from assistant.memory.sleep_runs import RunStore
 from assistant.sleep.backup import backup_database, compact_file
 from assistant.sleep.context import SleepContext
 from assistant.sleep.deps import SleepDeps
@@ -30,6 +27,7 @@ from assistant.sleep.extract import extract_sessions
 from assistant.sleep.hygiene import hygiene
 from assistant.sleep.lock import SleepLock
 from assistant.sleep.model import Asker
+from assistant.sleep.options import RunOptions
 from assistant.sleep.reflect import reflect
 from assistant.sleep.report import Progress, SleepReport
 from assistant.sleep.settings import SleepSettings
@@ -51,31 +49,13 @@ STEPS: tuple[tuple[str, Step], ...] = (
 _UNFINISHED = ("running", "interrupted", "capped", "failed")  # "running": its process died
 
 
-def run_sleep(
-    deps: SleepDeps,
-    *,
-    now: datetime | None = None,
-    dry_run: bool = False,
-    trigger: str = "manual",
-    progress: Callable[[Progress], None] | None = None,
-    max_llm_calls: int | None = None,
-    settings: SleepSettings | None = None,
-    tz: tzinfo | None = None,
-    backup: bool = True,
-) -> SleepReport:
+def run_sleep(deps: SleepDeps, options: RunOptions | None = None) -> SleepReport:
     """Consolidate every profile of the data file; return the run's report.
 
     Args:
         deps: the data file, stores, gateway, clock and models.
-        now: the run's time (default: the clock's).
-        dry_run: work on a throwaway copy of the file and report what would be proposed.
-        trigger: what started it (manual, scheduled, catch_up), for the record.
-        progress: called as units finish (a progress bar).
-        max_llm_calls: the cap on model calls for this run (default: the settings').
-        settings: sleep settings (default: ``SleepSettings()``).
-        tz: the user's time zone for dates (default: this machine's).
-        backup: copy the data file to ``backups/`` first, so the night can be undone
-            (a dry run never does: it works on a copy).
+        options: how the run goes (see `RunOptions`; default: a manual run now, with a
+            backup first).
 
     Returns:
         The report; its status is ``locked`` (and nothing ran) when another process
@@ -84,15 +64,18 @@ def run_sleep(
     Raises:
         DamagedFile: the data file fails SQLite's integrity check (nothing ran).
     """
-    settings = settings or SleepSettings()
-    if max_llm_calls is not None:
-        settings = settings.with_changes(max_llm_calls=max_llm_calls)
-    now = now or deps.clock.now()
+    options = options or RunOptions()
+    trigger, progress, tz = options.trigger, options.progress, options.tz
+    backup = True if options.backup is None else options.backup
+    settings = options.settings or SleepSettings()
+    if options.max_llm_calls is not None:
+        settings = settings.with_changes(max_llm_calls=options.max_llm_calls)
+    now = options.now or deps.clock.now()
     # Consolidating a damaged file reads broken rows and writes on top of them: refuse.
     require_intact(deps.db.conn, deps.db.path)
-    if dry_run:
+    if options.dry_run:
         return _dry_run(deps, settings, now, trigger, progress, tz)
-    lock = SleepLock(LockTable(deps.conn), deps.clock, settings.lock_ttl_s)
+    lock = SleepLock(deps.locks, deps.clock, settings.lock_ttl_s)
     try:
         lock.acquire()
     except SleepLocked as exc:
@@ -135,9 +118,9 @@ def _run(
     dry_run: bool = False,
 ) -> SleepReport:
     started = time.perf_counter()
-    runs = RunStore(deps.conn)
+    runs = deps.runs
     report = SleepReport(None, "running", trigger, dry_run, now)
-    store = SleepMarks(deps.conn, deps.clock)
+    store = deps.marks
     previous = runs.latest()
     with store.unit():
         runs.interrupt_running()  # we hold the lock: any "running" run died
@@ -157,8 +140,8 @@ def _run(
         deps,
         settings,
         store,
-        CandidateStore(deps.conn, deps.clock),
-        SleepFactReads(deps.conn, deps.clock),
+        deps.candidates,
+        deps.fact_reads,
         asker,
         report,
         now,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from assistant.memory.sleep_marks import SleepMarks
 from assistant.sleep.deps import SleepDeps
 from assistant.sleep.settings import SleepSettings
 
@@ -21,7 +20,7 @@ _STEPS = {"summarise": "summarising", "extract": "drawing facts from"}
 
 def skipped_notes(deps: SleepDeps, settings: SleepSettings) -> list[str]:
     """One line per session sleep did not take, saying why and what to do."""
-    store = SleepMarks(deps.conn, deps.clock)
+    store = deps.marks
     now = deps.clock.now()
     cutoff = now - timedelta(minutes=settings.idle_minutes)
     notes = []
@@ -44,13 +43,13 @@ def skipped_notes(deps: SleepDeps, settings: SleepSettings) -> list[str]:
 
 def retry_given_up(deps: SleepDeps) -> int:
     """Give every given-up session fresh attempts, in every profile; say how many."""
-    store = SleepMarks(deps.conn, deps.clock)
+    store = deps.marks
     return sum(store.retry_given_up(p.id) for p in deps.messages.profiles())
 
 
 def due_sessions(deps: SleepDeps, settings: SleepSettings) -> int:
     """How many sessions, in every profile, a run would take now (to summarise or extract)."""
-    store = SleepMarks(deps.conn, deps.clock)
+    store = deps.marks
     cutoff = deps.clock.now() - timedelta(minutes=settings.idle_minutes)
     due = {
         session.id

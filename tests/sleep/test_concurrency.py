@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from datetime import timedelta
 
 from assistant.engine import Hippo
@@ -24,10 +23,17 @@ def test_chatting_while_sleep_runs_loses_nothing(engine, fake_ollama, clock, con
         fake_ollama.script(facts(fact(f"The user loves {hobby}", [said[0].id])))
     clock.advance(days=5)
     outcome: list[object] = []
+    asleep, chatted = threading.Event(), threading.Event()
+
+    def paced(_: object) -> None:
+        # Sleep's first unit waits until the chat has written while it runs: the two
+        # meet for sure, however the machine schedules them.
+        asleep.set()
+        assert chatted.wait(timeout=120), "the chat sent nothing while sleep ran"
 
     def night():
-        try:  # each unit pauses a little, so the chat's writes land between sleep's
-            outcome.append(sleep(engine, progress=lambda _: time.sleep(0.01)))
+        try:
+            outcome.append(sleep(engine, progress=paced))
         except BaseException as exc:
             outcome.append(exc)
 
@@ -42,16 +48,20 @@ def test_chatting_while_sleep_runs_loses_nothing(engine, fake_ollama, clock, con
         session = app.conversations.new_session()
         worker = threading.Thread(target=night)
         worker.start()
-        sent = 0
+        sent = during = 0
         while worker.is_alive() or sent < 10:
             events = list(app.send(session.id, f"message {sent}"))
             assert type(events[-1]).__name__ == "ReplyDone", events[-1]
             sent += 1
+            during += asleep.is_set() and not chatted.is_set()
+            if during >= 3:
+                chatted.set()
+        chatted.set()
         worker.join()
         app.close()
 
     (report,) = outcome
     assert report.status == "done" and report.errors == [], report  # type: ignore[union-attr]
-    assert sent > 10  # the chat really ran alongside
+    assert during >= 3  # the chat really wrote while sleep ran
     assert len(engine.conversations.history(session.id, 1000)) == 2 * sent
     assert engine.memory.facts.count(engine.memory.profile.id) == len(HOBBIES)

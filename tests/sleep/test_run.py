@@ -112,9 +112,10 @@ def test_sleep_built_with_the_users_settings_uses_them_when_a_call_names_none(
     from datetime import UTC
 
     from assistant.sleep import Sleep, SleepSettings
+    from assistant.sleep.options import RunOptions
 
     _week(engine, fake_ollama, clock)
-    capped = Sleep(engine.sleep.deps, SleepSettings(max_llm_calls=2)).run(tz=UTC)
+    capped = Sleep(engine.sleep.deps, SleepSettings(max_llm_calls=2)).run(RunOptions(tz=UTC))
 
     assert capped.status == "capped" and capped.llm_calls == 2
 

@@ -114,10 +114,11 @@ class SleepPane(InspectorPane):
 
     @work(thread=True, exclusive=True, group="sleep-pane", exit_on_error=False)
     def _consolidate(self) -> None:
+        def moved(progress: Progress) -> None:
+            self.post_message(self.Moved(progress))
+
         try:
-            report = self.engine.consolidate(
-                trigger="manual", progress=lambda p: self.post_message(self.Moved(p))
-            )
+            report = self.engine.consolidate(trigger="manual", progress=moved)
         except HippoError as exc:
             self.post_message(self.Finished(None, str(exc)))
             return
