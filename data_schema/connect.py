@@ -212,7 +212,8 @@ def connect(
         ) from exc
     except apsw.CantOpenError as exc:
         raise StorageError(
-            f"Can't open Hippo's data file at {name}: {exc}. Check the folder's permissions, "
+            f"Can't open Hippo's data file at {name}: {str(exc).rstrip('.')}. Check the "
+            "folder's permissions, "
             "or choose another place with --data-dir or HIPPO_DATA_DIR."
         ) from exc
     return conn
