@@ -53,9 +53,11 @@ def update_facts(ctx: SleepContext, profile_id: int) -> None:
 
 def _retire_contradicted(ctx: SleepContext, profile_id: int) -> None:
     """Two active facts where the newer corrects the older: the older is superseded."""
-    active = ctx.deps.facts.active_facts(profile_id, limit=ACTIVE_LIMIT)
+    pairs = contradicted(ctx.deps.facts.active_facts(profile_id, limit=ACTIVE_LIMIT))
+    if not pairs:
+        return
     with ctx.store.unit():
-        for older, newer in contradicted(active):
+        for older, newer in pairs:
             ctx.deps.facts.supersede(older.id, newer.id, actor="sleep")
             ctx.propose(
                 Proposal("superseded", profile_id, newer.id, "active", newer.statement, older.id)
