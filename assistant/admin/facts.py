@@ -355,6 +355,10 @@ class FactsAdmin:
             self._follows.corrected(self._pid, settled, message_id)
         return settled
 
+    def disputed_by(self, fact_id: int) -> builtins.list[Fact]:
+        """The active facts this pending fact may contradict (its dispute, awaiting review)."""
+        return [old for new, old in self._facts.disputes(self._pid) if new.id == fact_id]
+
     def pin(self, fact_id: int, pinned: bool = True) -> Fact:
         """Pin a fact (always in the prompt, listed first) or unpin it.
 

@@ -42,19 +42,32 @@ class Correction:
 
 
 def current_first(
-    items: Sequence[MemoryItem], corrections: Sequence[Correction], *, now_question: bool
+    items: Sequence[MemoryItem],
+    corrections: Sequence[Correction],
+    *,
+    now_question: bool,
+    limit: int | None = None,
 ) -> list[MemoryItem]:
-    """``items`` (best first) with repeats dropped, past ones labelled and moved last."""
+    """``items`` (best first) with repeats dropped, past ones labelled and moved last.
+
+    ``limit``: the best ``limit`` that are not repeats are kept (then reordered), so a
+    dropped repeat leaves its place to the next memory, and a past one keeps its place
+    among them.
+    """
     kept: list[MemoryItem] = []
     past: list[MemoryItem] = []
     shapes: set[tuple[str, object, str]] = set()
     for item in items:
+        if limit is not None and len(kept) + len(past) >= limit:
+            break
         copy = (item.kind, item.session_id or item.source, shape(item.text))
         if copy in shapes:
             continue  # one of a burst's copies (see `bursts`): the best one stands for all
         shapes.add(copy)
         said = _statement(item)
-        if said and any(_bears(item, k) and judge(item.text, k.text) == "same" for k in kept):
+        if said and any(
+            _bears(item, k) and judge(item.text, k.text) == "same" for k in (*kept, *past)
+        ):
             continue  # a repeat of a better-ranked memory: once is enough
         until = _corrected(item, said, items, corrections)
         if until is None:

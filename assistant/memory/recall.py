@@ -42,6 +42,8 @@ __all__ = ["Memory"]
 _SEARCH_CANDIDATES = 50
 # How many of the latest corrections recall checks its memories against.
 _CORRECTIONS = 50
+# Memories recalled beyond the limit, to take the places of repeats dropped after ranking.
+_SPARE = 4
 
 
 class Memory:
@@ -235,7 +237,7 @@ class Memory:
             text=text,
             profile_id=self.profile.id,
             now=self.clock.now(),
-            limit=limit,
+            limit=limit if as_of is not None else limit + _SPARE,
             kinds=kinds or tuple(retriever.tiers),
             scopes=scopes,
             as_of=as_of,
@@ -247,9 +249,9 @@ class Memory:
         found = retriever.retrieve(query)
         if as_of is not None:  # as things stood then: what was corrected since held then
             return found
-        return self._current_first(found, text)
+        return self._current_first(found, text, limit)
 
-    def _current_first(self, found: list[MemoryItem], text: str) -> list[MemoryItem]:
+    def _current_first(self, found: list[MemoryItem], text: str, limit: int) -> list[MemoryItem]:
         """What holds now before what was corrected, repeats once (see ``currency``)."""
         # With the retriever, which loads retrieval and scoring: first recall only.
         from assistant.memory.currency import Correction, current_first
@@ -270,7 +272,7 @@ class Memory:
             for old in replaced
             if old.superseded_by is not None
         ]
-        return current_first(found, corrections, now_question=asks_about_now(text))
+        return current_first(found, corrections, now_question=asks_about_now(text), limit=limit)
 
     def nearest(self, kind: str, query: str, limit: int) -> tuple[list[tuple[int, float]], Reading]:
         """The ``kind`` items nearest to ``query`` in meaning, and how the model reads it.

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from assistant.memory.facts import Fact
-from assistant.memory.facts.corrections import judge
+from assistant.memory.facts.corrections import judge, signature
 from assistant.memory.sleep_candidates import Candidate
 
-__all__ = ["disputed", "judged"]
+__all__ = ["contradicted", "disputed", "judged"]
 
 
 def _since(fact: Fact) -> datetime:
@@ -46,3 +46,29 @@ def judged(active: Sequence[Fact], cand: Candidate) -> tuple[str, int | None, st
 def disputed(active: Sequence[Fact], cand: Candidate) -> Fact | None:
     """An active fact the candidate may contradict (the words can't tell), if any."""
     return next((f for f in active if judge(cand.statement, f.statement) == "disputes"), None)
+
+
+def contradicted(active: Sequence[Fact]) -> list[tuple[Fact, Fact]]:
+    """(older, newer) pairs of active facts where the newer corrects the older.
+
+    Files written before corrections were settled at once can hold both ("I live in
+    Porto" and "I live in Lisbon now", active together); each older one is found once,
+    against the newest fact that corrects it. Facts are compared only with those that
+    share a slot or a word (an index by `signature`), not all with all.
+    """
+    by_token: dict[str, list[Fact]] = {}
+    for fact in active:
+        for token in signature(fact.statement):
+            by_token.setdefault(token, []).append(fact)
+    pairs, retired = [], set()
+    for newer in sorted(active, key=lambda f: (_since(f), f.id), reverse=True):
+        if newer.id in retired:
+            continue
+        near = {f.id: f for t in signature(newer.statement) for f in by_token.get(t, [])}
+        for older in near.values():
+            if older.id in retired or _since(older) >= _since(newer):
+                continue
+            if judge(newer.statement, older.statement) == "corrects":
+                pairs.append((older, newer))
+                retired.add(older.id)
+    return pairs

@@ -18,7 +18,7 @@ from assistant.errors import MemoryWriteError
 from assistant.memory.facts import Fact, looks_like_instruction
 from assistant.memory.facts.settle import ACTIVE_LIMIT
 from assistant.memory.sleep_candidates import Candidate
-from assistant.sleep.agree import disputed, judged
+from assistant.sleep.agree import contradicted, disputed, judged
 from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import normal_statement, similar_statements
 from assistant.sleep.prompts import UPDATE_PROMPT
@@ -51,6 +51,21 @@ def update_facts(ctx: SleepContext, profile_id: int) -> None:
             return
         _decide_batch(ctx, profile_id, batch)
         ctx.tick("update", done, len(batches))
+    _retire_contradicted(ctx, profile_id)
+
+
+def _retire_contradicted(ctx: SleepContext, profile_id: int) -> None:
+    """Two active facts where the newer corrects the older: the older is superseded."""
+    pairs = contradicted(ctx.deps.facts.active_facts(profile_id, limit=ACTIVE_LIMIT))
+    if not pairs:
+        return
+    with ctx.store.unit():
+        for older, newer in pairs:
+            ctx.deps.facts.supersede(older.id, newer.id, actor="sleep")
+            ctx.propose(
+                Proposal("superseded", profile_id, newer.id, "active", newer.statement, older.id)
+            )
+            ctx.count("contradictions_retired")
 
 
 def _batches(candidates: list[Candidate], size: int) -> list[list[Candidate]]:

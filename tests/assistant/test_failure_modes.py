@@ -20,6 +20,13 @@ where they live and the test that fails without them:
   tiers/test_episodes.py); here: recall over every tier, and the tool's writes.
 - attribution: admission rules (memory/test_facts.py); here: the prompt's source labels.
 - cross-profile contamination: the property-based test_profile_isolation.py.
+- drift in the turn, conflict, anchoring: a statement settles against the active facts
+  at once (tests/corrections/test_stated.py, test_turn.py, test_recall.py; sleep agrees:
+  test_sleep_agrees.py).
+- burst: copies of one text count once in recall's candidates and results
+  (tests/corrections/test_bursts.py).
+- cross-tier inconsistency after a correction: core memory's line, the episode, the fact
+  (tests/corrections/test_tiers.py).
 """
 
 from __future__ import annotations

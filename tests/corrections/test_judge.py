@@ -12,6 +12,14 @@ import pytest
 from assistant.memory.facts.corrections import judge
 
 CASES = [
+    ("My new address is 5 Rua Augusta, Lisbon", "I live in Porto", "corrects"),
+    ("We split up last month", "My girlfriend is Sam", "corrects"),
+    ("I'm no longer with Sam", "I am dating Sam", "disputes"),
+    ("我已经不在腾讯了", "我在腾讯上班", "corrects"),
+    ("我们分手了", "我和小林在一起了", "corrects"),
+    ("My class is on Thursdays now", "My yoga class is on Tuesdays", "corrects"),
+    ("I got a new job at Stripe", "I work at Google", "corrects"),
+    ("We moved to Berlin", "I live in Porto", "corrects"),
     ("I live in Porto", "I live in Porto", "same"),
     ("I live in Porto now", "I live in Porto", "same"),
     ("I moved to Lisbon last month, I live in Lisbon now", "I live in Porto", "corrects"),

@@ -54,3 +54,15 @@ def test_facts_stated_five_times_appear_once_in_the_prompt(engine, fake_ollama):
 
     system = [r.body for r in fake_ollama.requests if r.path == "/api/chat"][-1]["messages"][0]
     assert system["content"].count('"I live in Porto"') == 1
+
+
+def test_a_repeat_dropped_from_recall_leaves_its_place_to_the_next_memory(engine, clock):
+    session = engine.conversations.new_session()
+    for text in ("I live in Porto", "I still live in Porto, Portugal", "Porto wine", "Porto rain"):
+        engine.memory.messages.add_message(session.id, "user", text)
+        clock.advance(minutes=1)
+
+    found = engine.memory.recall("live Porto", limit=3)
+
+    assert len(found) == 3
+    assert sum("live in Porto" in m.text for m in found) == 1

@@ -3,6 +3,7 @@ facts active, whatever the model decides."""
 
 from __future__ import annotations
 
+from tests.assistant.helpers import state_fact
 from tests.sleep.helpers import chat, decisions, episode, episodes, fact, facts, sleep
 
 
@@ -60,3 +61,19 @@ def test_a_candidate_that_may_contradict_an_active_fact_waits_as_a_conflict(
     assert [f.statement for f in pending] == ["The user now takes losartan"]
     item = next(i for i in engine.admin.review.queue() if i.id == pending[0].id)
     assert item.proposal == "conflict" and item.replaces.id == old.id
+
+
+def test_sleep_retires_the_older_of_two_contradicting_facts_a_file_already_holds(engine, clock):
+    porto = state_fact(engine, "I live in Porto")  # as a file from before held them
+    clock.advance(days=3)
+    lisbon = state_fact(engine, "I moved to Lisbon last month, I live in Lisbon now")
+    jazz = state_fact(engine, "I like jazz")
+    clock.advance(days=1)
+
+    report = sleep(engine)
+
+    assert report.status == "done", report.errors
+    active = {f.id for f in engine.admin.facts.list(status="active")}
+    assert active == {lisbon.id, jazz.id}
+    assert engine.admin.facts.get(porto.id).superseded_by == lisbon.id
+    assert report.count("superseded") == 1

@@ -331,3 +331,13 @@ async def test_a_session_is_renamed_and_exported_from_the_sessions_screen(engine
         await wait_until(pilot, lambda: notified(app, "Saved to"))
     assert target.read_text().startswith("# Garden plans\n")
     assert "Notes about the garden" in target.read_text()
+
+
+async def test_remember_says_when_a_statement_went_to_review_as_a_conflict(engine, config):
+    engine.admin.facts.state("I take lisinopril every morning")
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await chat_ready(pilot)
+        await send_command(pilot, "/remember I now take losartan")
+        await wait_until(pilot, lambda: notified(app, "Sent to review (it may contradict: I take"))
+        assert not notified(app, "reads like an instruction")

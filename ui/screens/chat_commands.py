@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,12 +77,22 @@ def code_blocks(markdown: str) -> list[str]:
     return [match.group(2).rstrip("\n") for match in _FENCE.finditer(markdown)]
 
 
-def remembered_notice(fact: Fact) -> tuple[str, str]:
-    """What /remember did, as (title, text): kept, or sent to review, never a claim it wasn't."""
+def remembered_notice(fact: Fact, disputed: Sequence[Fact] = ()) -> tuple[str, str]:
+    """What /remember did, as (title, text): kept, or sent to review, never a claim it wasn't.
+
+    ``disputed``: the facts it may contradict (then it waits for review as a conflict).
+    """
     text = clip(fact.statement, 80)
     if fact.status == "active":
         scope = f" (scope {fact.scope})" if fact.scope else ""
         return "Memory updated", f"Remembered{scope}: {text}"
+    if disputed:
+        olds = "; ".join(clip(f.statement, 60) for f in disputed)
+        return (
+            "Sent to review",
+            f"Sent to review (it may contradict: {olds}; both are marked disputed): {text}. "
+            "Approve it in the Review tab (F4, 2) to replace the old one.",
+        )
     return (
         "Sent to review",
         f"Sent to review (it reads like an instruction): {text}. "
@@ -349,7 +360,7 @@ class ChatCommands(Screen[None]):
             self.notify(str(exc), title="Not remembered", severity="error", markup=False)
             return
         await self.query_one(Conversation).apply(UserSaved(said))
-        title, notice = remembered_notice(fact)
+        title, notice = remembered_notice(fact, engine.admin.facts.disputed_by(fact.id))
         self.notify(notice, title=title, markup=False)
         self.status.refresh_pending()
 

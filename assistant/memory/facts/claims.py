@@ -49,7 +49,8 @@ _GENERIC = frozenset(
 _FILLER_EN = frozenset(
     "i we am was were be been have has had do did does not never no longer now currently"
     " still actually just recently also finally officially already really will so well oh"
-    " btw hey yeah ok okay both then lately usually always used to going gonna".split()
+    " btw hey yeah ok okay both then lately usually always used to going gonna got get found"
+    " a an".split()
 )
 _NEGATION = re.compile(r"\b(?:not|never|no)\b|(?<!不再)[不没](?!再)")
 _CONTRACTIONS = (
@@ -77,7 +78,11 @@ _RELATIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
             r"\b(?:live|lives|living|reside|resides|residing|based|staying|settled)"
             r"\s+(?:in|at|near)\s+(?P<v>.+)",
         ),
-        ("home", "state", r"\bmy (?:home|address|flat|house) is (?:in |at |near )?(?P<v>.+)"),
+        (
+            "home",
+            "state",
+            r"\bmy (?:new |current )?(?:home|address|flat|house) is (?:in |at |near )?(?P<v>.+)",
+        ),
         (
             "work",
             "end",
@@ -93,13 +98,17 @@ _RELATIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ),
         ("work", "change", r"\b(?:changed|switched|new) jobs?\b(?P<v>)"),
         ("work", "state", r"\b(?:work|works|working|employed)\s+(?:at|for|with)\s+(?P<v>.+)"),
-        ("work", "state", r"\bmy (?:job|work|employer|company) is (?:at |with )?(?P<v>.+)"),
+        (
+            "work",
+            "state",
+            r"\bmy (?:new |current )?(?:job|work|employer|company) is (?:at |with )?(?P<v>.+)",
+        ),
         (
             "partner",
             "end",
             r"\b(?:broke up with|split up with|divorced|separated from|dumped)\s*(?P<v>.*)"
             r"|^(?P<v2>\w+) and i (?:broke up|split up|split|divorced|separated|are over)"
-            r"|\bi am single\b(?P<v3>)",
+            r"|\bi am single\b(?P<v3>)|\bwe (?:broke up|split up|split|divorced|separated)\b",
         ),
         (
             "partner",
@@ -118,6 +127,7 @@ _RELATIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ("work", "change", r"(?:入职了?|加入了?)(?P<v>[^，。]+)"),
         ("work", "state", r"(?<![现正实存所好])在(?P<v>[^，。在]+?)(?:上班|工作|任职|实习)"),
         ("partner", "end", r"和(?P<v>[^，。]+?)(?:分手|离婚|分开)|(?:分手|离婚|恢复单身)(?P<v2>)"),
+        ("any", "end", r"不在(?P<v>[^，。]+?)了|离开了?(?P<v2>[^，。]+)"),
         (
             "partner",
             "state",
@@ -132,9 +142,9 @@ _TRIGGER = re.compile(
     r"liv|resid|based|stay|settled|mov|relocat|home|address|flat|house|job|work|employ|join"
     r"|start|hire|quit|left|leav|lost|resign|fired|laid|retir|chang|switch|new|broke|split"
     r"|divorc|separat|dump|single|dating|engaged|married|relationship|going out|friend"
-    r"|partner|wife|husband|fianc|spouse|stopp"
+    r"|partner|wife|husband|fianc|spouse|stopp|we "
     r"|住|搬|辞|离职|被裁|开除|工作|失业|退休|跳槽|入职|加入|上班|任职|实习|分手|离婚|分开|单身"
-    r"|朋友|对象|老婆|老公|妻子|丈夫|未婚|另一半|在一起|恋爱|交往|订婚|结婚"
+    r"|朋友|对象|老婆|老公|妻子|丈夫|未婚|另一半|在一起|恋爱|交往|订婚|结婚|不在|离开"
 )
 _MY_BE = re.compile(
     r"^my (?P<np>[a-z' ]+?) (?:(?:is|are|was|has been)(?: now| currently| actually| still)?"

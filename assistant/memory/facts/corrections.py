@@ -75,7 +75,10 @@ def _may_meet(fresh: tuple[Claim, ...], held: tuple[Claim, ...]) -> bool:
 def signature(text: str) -> frozenset[str]:
     """The slots a statement claims and the words it is about: two statements that share
     none can't bear on each other (a cheap first test, and a key to index statements by)."""
-    return frozenset(c.slot for c in claims(text)) | _anchors(text)
+    said = claims(text)
+    values = {v for c in said for v in c.value | c.replaced}
+    pairs = {v[i : i + 2] for v in values if not v.isascii() for i in range(len(v) - 1)}
+    return frozenset(c.slot for c in said) | _anchors(text) | values | pairs
 
 
 @lru_cache(maxsize=8192)
@@ -141,8 +144,9 @@ def _retimed(new: str, old: str) -> Verdict:
         return "unrelated"
     fresh, held = cues.quantities(new), cues.quantities(old)
     differs = [kind for kind in fresh.keys() & held.keys() if fresh[kind].isdisjoint(held[kind])]
-    if not differs:
-        return "unrelated"
+    if not differs:  # "no longer with Sam" against "dating Sam": an end, of what isn't sure
+        ends = cues.ENDING.search(new) and not cues.ENDING.search(old)
+        return "disputes" if ends else "unrelated"
     return "corrects" if cues.CHANGE.search(new) else "disputes"
 
 
@@ -152,7 +156,7 @@ def _anchors(text: str) -> frozenset[str]:
     words = set()
     for term in terms(text):
         if term.isascii():
-            if len(term) > 3 and term not in _LIGHT and not cues.quantities(term):
+            if len(term) > 2 and term not in _LIGHT and not cues.quantities(term):
                 words.add(term)
         elif not _CJK_LIGHT.search(term) and not cues.quantities(term):
             words.add(term)
