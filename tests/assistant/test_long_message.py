@@ -95,7 +95,8 @@ def test_recall_reads_a_bounded_window_of_a_long_message_and_finds_its_middle(
     read: list[int] = []
     base = memory.retriever
     tiers = [_Recording(tier, read) for tier in base.tiers.values()]
-    retriever = Retriever(tiers, memory.vectors, base._model, base.weights)
+    model = lambda: memory.vectors.model(memory.embedder.vector_key)  # noqa: E731
+    retriever = Retriever(tiers, memory.vectors, model, base.weights)
     question = f"When does the ferry to {RARE} leave from the northern pier?"
     vector, _ = memory.embedder.query(question)
     found = retriever.retrieve(
