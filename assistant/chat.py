@@ -233,7 +233,7 @@ class Turn:
                     origin=self._origin,
                 )
                 if is_long(user.tokens) and not session.incognito:
-                    title = f"a long message of {user.created_at:%Y-%m-%d %H:%M}"
+                    title = f"a long message of {user.created_at.astimezone():%Y-%m-%d %H:%M}"
                     memory.archive.open_message(
                         memory.profile.id, user.id, len(user.content), title
                     )

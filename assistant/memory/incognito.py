@@ -203,11 +203,13 @@ class RoutedMessages(MessageStore):
             found.update(self.incognito.messages_by_id(hidden, profile_id))
         return found
 
-    def recent_messages(self, session_id: int, limit: int = 200) -> list[Message]:
+    def recent_messages(
+        self, session_id: int, limit: int = 200, *, longest: int | None = None
+    ) -> list[Message]:
         """The session's last messages, wherever it lives."""
         if is_incognito_id(session_id):
-            return self.incognito.recent_messages(session_id, limit)
-        return super().recent_messages(session_id, limit)
+            return self.incognito.recent_messages(session_id, limit, longest=longest)
+        return super().recent_messages(session_id, limit, longest=longest)
 
     def set_summary(self, session_id: int, summary: str, upto: int) -> None:
         """Store a session's running summary where the session lives."""

@@ -28,6 +28,13 @@ _MESSAGE_COLUMNS = (
     "id, session_id, role, content, created_at, status, thinking, error, model, tokens,"
     " importance, speaker, source_id, origin"
 )
+# A message's text, or a line in its place where it is over ``?`` tokens and not the
+# session's (``?``) newest of the user's (see ``recent_messages``).
+_UNSENT = (
+    "CASE WHEN tokens > ? AND id < (SELECT max(x.id) FROM messages x"
+    " WHERE x.session_id = ? AND x.role = 'user')"
+    " THEN '[a long message of ' || tokens || ' tokens, not read here]' ELSE content END"
+)
 # The same columns with an empty text in the content's place.
 _NO_CONTENT = _MESSAGE_COLUMNS.replace("content", "''", 1)
 # The same columns of a message aliased ``m``, and how many there are.
@@ -428,14 +435,24 @@ class MessageStore(Store):
         )
         return {row[0]: _message(row) for row in rows}
 
-    def recent_messages(self, session_id: int, limit: int = 200) -> list[Message]:
-        """The session's last ``limit`` messages, oldest first."""
+    def recent_messages(
+        self, session_id: int, limit: int = 200, *, longest: int | None = None
+    ) -> list[Message]:
+        """The session's last ``limit`` messages, oldest first.
+
+        ``longest``: a message of more tokens than this, but for the session's newest
+        of the user's, comes without its text (a line says what it was): none of it is
+        read, as reading any of a 50 MB text reads all of it.
+        """
+        columns, params = _MESSAGE_COLUMNS, [session_id, limit]
+        if longest is not None:
+            columns = _MESSAGE_COLUMNS.replace("content", _UNSENT, 1)
+            params = [longest, session_id, *params]
         rows = (
             self._conn()
             .execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ?"
-                " ORDER BY id DESC LIMIT ?",
-                (session_id, limit),
+                f"SELECT {columns} FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?",
+                params,
             )
             .fetchall()
         )

@@ -116,7 +116,9 @@ class Summaries:
         settings = self._settings()
         model = settings.chat_model
         window = self._shown.window(model, settings.context_tokens)
-        working = working_memory(self._messages, session_id, settings.working_strategy, window)
+        working = working_memory(
+            self._messages, session_id, settings.working_strategy, window, read_long=True
+        )
         if not working.to_summarise:
             return 0
         text = fold_into_summary(

@@ -108,15 +108,26 @@ def _newest_within(turns: list[Message], room: int) -> list[Message]:
 
 
 def working_memory(
-    messages: MessageStore, session_id: int, strategy: Strategy, window: int
+    messages: MessageStore,
+    session_id: int,
+    strategy: Strategy,
+    window: int,
+    *,
+    read_long: bool = False,
 ) -> WorkingMemory:
     """The session's turns for the prompt, as ``strategy`` chooses them in half the
-    model's ``window``."""
+    model's ``window``.
+
+    An earlier turn too long for that half is never sent, so its text is not read
+    (a 50 MB paste was read on every turn after it) unless ``read_long``: the running
+    summary is written from it.
+    """
     summary, upto = messages.summary(session_id)
+    budget = window // 2
     return select_turns(
-        messages.recent_messages(session_id, 400),
+        messages.recent_messages(session_id, 400, longest=None if read_long else budget),
         strategy=strategy,
-        budget=window // 2,
+        budget=budget,
         summary=summary,
         summary_upto=upto,
     )

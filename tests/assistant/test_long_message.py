@@ -11,6 +11,7 @@ from assistant.memory.long_text import HEAD_CHARS, message_path
 from assistant.memory.retrieval import MemoryItem, Query, Retriever, Tier
 from assistant.memory.scoring import READ_CHARS, coverage_terms, coverage_terms_of, window
 from assistant.memory.summary import SUMMARY_PROMPT
+from assistant.memory.working import working_memory
 from assistant.tokens import estimate_tokens
 from assistant.turns import MemoryUsed, PromptTooLong
 from tests.fake_ollama import Reply
@@ -94,7 +95,8 @@ def test_recall_reads_a_bounded_window_of_a_long_message_and_finds_its_middle(
     read: list[int] = []
     base = memory.retriever
     tiers = [_Recording(tier, read) for tier in base.tiers.values()]
-    retriever = Retriever(tiers, memory.vectors, base._model, base.weights)
+    model = lambda: memory.vectors.model(memory.embedder.vector_key)  # noqa: E731
+    retriever = Retriever(tiers, memory.vectors, model, base.weights)
     question = f"When does the ferry to {RARE} leave from the northern pier?"
     vector, _ = memory.embedder.query(question)
     found = retriever.retrieve(
@@ -200,3 +202,18 @@ def test_chunk_search_skips_words_in_most_chunks_where_rarer_ones_remain(engine)
     found = archive.keyword_search(profile_id, f"committee {RARE}", 10)
     assert [i for i, _ in found] == [wanted]  # "committee" alone matches too many to rank
     assert len(archive.keyword_search(profile_id, "committee", 50)) == 31
+
+
+def test_turns_after_a_long_message_do_not_read_it_but_its_summary_does(engine, fake_ollama):
+    session = engine.conversations.new_session()
+    fake_ollama.script(Reply(content="Noted."), Reply(content="Fine."))
+    text = long_text(40_000)  # ~10,000 tokens: more than half the 8,192-token window
+    list(engine.send(session.id, text))
+    list(engine.send(session.id, "Thanks, that is all."))
+    messages = engine.memory.messages
+    turn = working_memory(messages, session.id, "summary_buffer", 8_192)
+    (long_one,) = [m for m in turn.to_summarise if m.role == "user"]
+    assert len(long_one.content) < 100 and "long message" in long_one.content
+    assert turn.turns[-1].content == "Fine."
+    summary = working_memory(messages, session.id, "summary_buffer", 8_192, read_long=True)
+    assert [m.content for m in summary.to_summarise if m.role == "user"] == [text]
