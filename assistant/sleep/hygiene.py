@@ -16,8 +16,9 @@ from collections import defaultdict
 from assistant.errors import MemoryWriteError, NotFound
 from assistant.memory.entities import extract_entities
 from assistant.memory.facts import Evidence, Fact
+from assistant.memory.statements import read_statement
 from assistant.sleep.context import SleepContext
-from assistant.sleep.evidence import normal_statement, similar_statements
+from assistant.sleep.evidence import fingerprint, normal_statement, similar_statements
 from assistant.sleep.report import Proposal
 
 __all__ = ["hygiene"]
@@ -58,6 +59,11 @@ def _keep_event(ctx: SleepContext, profile_id: int, event_id: int, text: str) ->
     for fact_id in ctx.fact_reads.rejected_citing(profile_id, evidence):
         if similar_statements(ctx.deps.facts.get(fact_id).statement, text, 0.5):
             return
+    refused = read_statement(text, to_do=True).refused  # a question or request is no fact
+    if refused:
+        ctx.candidates.reject(profile_id, fingerprint(text, evidence), refused, text, ctx.run_id)
+        ctx.count("candidates_rejected")
+        return
     fact = ctx.deps.facts.add(
         profile_id, text, evidence=evidence, source_kind="event", actor="sleep", status="pending"
     )
