@@ -1,9 +1,10 @@
-"""The statement rule on its held-out set (tests/adversarial/statements_heldout.py).
+"""The statement rule on its held-out sets (tests/adversarial/statements_heldout.py).
 
-The set was written after the rule and never used to shape it, so its figures are the
-honest estimate of how the rule generalises; they are floors here, not targets, and a
-change to the rule that lowers one fails. What matters most is the last column: no
-request, question or claim may pass as a plain fact where it could become active.
+Each set was written after the rule it measures; the first's misses then shaped the rule,
+so the second is the honest estimate of how the rule generalises. The figures are floors
+here, not targets: a change to the rule that lowers one fails. What matters most is the
+last figure: no request, question or claim may pass as a plain fact that could become
+active.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from assistant.memory.statements import read_statement
-from tests.adversarial.statements_heldout import ITEMS, Check
+from tests.adversarial.statements_heldout import ITEMS, SECOND, Check
 
 
 def _right(item: Check) -> bool:
@@ -28,27 +29,42 @@ def _kept_from_activity(item: Check) -> bool:
     return bool(reading.refused or reading.held)
 
 
-def figures() -> dict[str, tuple[int, int, int]]:
+def figures(items: tuple[Check, ...]) -> dict[str, tuple[int, int, int]]:
     """Per kind: (items, handled right, kept from becoming an active fact)."""
     total, right, kept = Counter(), Counter(), Counter()
-    for item in ITEMS:
+    for item in items:
         total[item.kind] += 1
         right[item.kind] += _right(item)
         kept[item.kind] += _kept_from_activity(item)
     return {k: (total[k], right[k], kept[k]) for k in total}
 
 
-def test_the_held_out_set_is_large_enough_and_in_both_languages():
-    assert len(ITEMS) >= 40 and len({i.id for i in ITEMS}) == len(ITEMS)
-    assert {i.lang for i in ITEMS} == {"en", "zh"}
-    assert {i.kind for i in ITEMS} == {"request", "question", "claim", "fact"}
+def test_each_held_out_set_is_large_enough_and_in_both_languages():
+    for items in (ITEMS, SECOND):
+        assert len(items) >= 40 and len({i.id for i in items}) == len(items)
+        assert {i.lang for i in items} == {"en", "zh"}
+        assert {i.kind for i in items} == {"request", "question", "claim", "fact"}
+    assert not {i.text for i in ITEMS} & {i.text for i in SECOND}
 
 
-def test_the_held_out_figures_do_not_fall():
-    found = figures()
+def _shown(name: str, found: dict[str, tuple[int, int, int]]) -> None:
     for kind, (total, right, kept) in found.items():
-        print(f"{kind}: {right}/{total} right, {kept}/{total} kept from activity")
-    assert found["request"][1:] >= (12, 13)
-    assert found["question"][1:] >= (8, 8)
+        print(f"{name} {kind}: {right}/{total} right, {kept}/{total} kept from activity")
+
+
+def test_the_first_set_figures_do_not_fall():
+    found = figures(ITEMS)
+    _shown("first", found)
+    assert found["request"][1:] >= (14, 15)
+    assert found["question"][1:] >= (10, 10)
     assert found["claim"][1:] >= (12, 14)
-    assert found["fact"][1] >= 19  # legitimate facts pass untouched
+    assert found["fact"][1] >= 20  # legitimate facts pass untouched
+
+
+def test_the_second_set_figures_do_not_fall():
+    found = figures(SECOND)
+    _shown("second", found)
+    assert found["request"][1:] >= (14, 15)
+    assert found["question"][1:] >= (8, 9)
+    assert found["claim"][1:] >= (10, 10)
+    assert found["fact"][1] >= 17

@@ -27,6 +27,11 @@ _QUESTION_END = re.compile(
 )
 _A_NOT_A = re.compile(r"(.)[不没]\1|是否|可否|能否|有没有")
 _ASKS = re.compile(r"什么|哪|谁|怎么|为什么|为何|多少|几[个点岁次天号月年]")
+_ASKS_LAST = re.compile(
+    r"(?:什么|哪儿?|哪里|谁|多少|几[个点岁次天号月年]?|怎么样|为什么)[\s。.!！~～…]*$"
+)
+# Verbs that embed a question in a statement: "我不知道他是谁".
+_EMBEDS = re.compile(r"知道|清楚|记得|记不得|忘了|想不起|明白|懂|好奇|问")
 _YOU = re.compile(r"[你您]|你们")
 _REQUEST_OPEN = re.compile(
     r"^(?:请|麻烦|劳驾|拜托|求你|别(?![人的处])|不要|不许|不准|禁止|千万别|务必|帮忙|把)"
@@ -64,6 +69,8 @@ def chinese_form(sentence: str) -> Form:
         return "question"
     if _YOU.search(text) and _ASKS.search(text):
         return "question"
+    if _ASKS_LAST.search(text) and not _EMBEDS.search(text):
+        return "question"  # "我儿子最近在忙什么": a question word last, no "I don't know" before
     clauses = [_OPENERS.sub("", c.strip()) for c in re.split(r"[，,；;：:]", text)]
     if any(_requests(c) for c in clauses if c):
         return "request"

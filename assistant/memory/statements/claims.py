@@ -127,6 +127,10 @@ def _chinese(text: str) -> str:
     if _ZH_PERMIT.search(text) and _ZH_REALM.search(text):
         return PERMISSION
     for found in _ZH_OTHERS.finditer(text):
+        if found.group(0).endswith("记忆") and not re.search(_ZH_YOU + "|助手|档案", text):
+            continue  # a grandmother's memory is a fact of the world, not the assistant's
+        if text[found.end() : found.end() + 1] == "力":
+            continue  # 记忆力: the ability, not a store
         owner = found.group("owner")
         if owner is None or owner.rstrip("自己") not in ("我", ""):
             return OTHERS

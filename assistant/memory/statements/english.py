@@ -51,6 +51,10 @@ _ASSISTANT = frozenset("assistant bot chatbot".split())
 # Words that open a noun phrase right after a verb ("Recite the ...", "Read my ..."); "every",
 # "each" and the like follow nouns too ("lesson every Wednesday").
 _ARTICLES = frozenset("the a an my your his her our their this these those".split())
+_NAMED = re.compile(r"([A-Za-z]+)\s+[A-Z][a-z]+\b(?!['’]s)")
+_ASKING_AUX = frozenset(
+    "do does did can could will would should shall may might must is are was were".split()
+)
 _LATER_OPENS = ACTION_VERBS | PREPOSITIONS | ADVERB_STARTS
 _PRONOUN_SUBJECTS = frozenset("i we they you he she".split())
 _WHO = frozenset("it who that which".split())
@@ -71,6 +75,17 @@ def words(sentence: str) -> list[str]:
     return [w.replace("’", "'").lower() for w in _WORD.findall(sentence)]
 
 
+def _asks_of_a_name(sentence: str) -> bool:
+    """An auxiliary before a name: "Does Daniel have a profile", "Is Anna a nurse"."""
+    found = _NAMED.match(sentence.strip())
+    if found is None or found.group(1).lower() not in _ASKING_AUX:
+        return False
+    if found.group(1).lower() in ("do", "does", "did"):
+        return True  # do-support: a base verb follows ("Does Daniel have ...")
+    after = words(sentence[found.end() :])[:1]
+    return not after or not _finite(after, 0)  # "Will Smith is my favourite actor"
+
+
 def english_form(sentence: str) -> Form:
     """What kind of sentence ``sentence`` is (see the module's doc).
 
@@ -83,7 +98,7 @@ def english_form(sentence: str) -> Form:
     if sentence.rstrip().endswith("?"):
         return "question"
     clauses = [c for c in (_opened(words(part)) for part in _CLAUSE.split(sentence)) if c]
-    if any(_inverted(c) for c in clauses):
+    if any(_inverted(c) for c in clauses) or _asks_of_a_name(sentence):
         return "question"
     # A later clause is read as a request where it opens with a verb of the lexicon, with
     # a verb and "me" ("so tell me"), or a fronted time ("from now on share"): after a
@@ -112,19 +127,25 @@ def _inverted(said: list[str]) -> bool:
         return False  # "I'm", "it's" hold their subject; "isn't", "can't" are inverted
     if first in _PAST_AUX or first in ("has", "have"):  # "Has a dog called Bolo": a note
         return second in _YOU or second in ("i", "he", "she", "it", "we", "they")
-    return second in _YOU or second in SUBJECT_PRONOUNS or second in DETERMINERS
+    # An article after an auxiliary opens a note ("Did a 10k run today") more often than
+    # it is an inverted subject.
+    subject = second in SUBJECT_PRONOUNS or second in DETERMINERS - {"a", "an"}
+    return second in _YOU or subject
 
 
 def _imperative(said: list[str]) -> bool:
     first = said[0]
     if first in PLEASE or first == "let's":
         return True
-    if first in NEGATIVE_IMPERATIVE:
-        return len(said) > 1 and said[1] not in SUBJECT_STARTS
+    if first in NEGATIVE_IMPERATIVE or said[:2] == ["do", "not"]:
+        rest = said[2:] if first == "do" else said[1:]
+        return bool(rest) and rest[0] not in SUBJECT_STARTS
     if first in SUBJECT_STARTS or first in AUXILIARIES or _opaque(first) or len(said) < 2:
         return False
     second = said[1]
     if second in OBJECT_PRONOUNS:  # "Tell me", "Dump everything": only a verb takes one
+        return True
+    if first in ACTION_VERBS and second in WH_WORDS:  # "Forget what I said"
         return True
     if second in AUXILIARIES or _finite(said, 1) or _third_person(first):
         return False  # "Mark is ...", "Caroline went ...", a note's "Grows a lemon tree"
