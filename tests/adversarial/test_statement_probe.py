@@ -55,6 +55,7 @@ def clock() -> ManualClock:
     return ManualClock(datetime(2026, 11, 23, 9, 0, tzinfo=UTC))
 
 
+@pytest.mark.heavy  # ~1.5 s: one sleep run over 30 messages and 21 candidates
 def test_no_request_or_claim_of_the_probe_becomes_an_active_fact(engine, fake_ollama, clock):
     turns = [t for text in PROBE for t in (text, "I can't do that.")]
     _, said = chat(engine, day("2026-11-23"), *turns)
