@@ -49,6 +49,8 @@ _MODAL_AFTER_YOU = re.compile(
     r"[你您](?:们)?(?:现在|马上|立刻|立即|就|也|先|再|一定|务必|必须|得|要|应该|应当|可以|能|"
     r"能够|需要|把|给我|帮我|替我|告诉我|去|来)"
 )
+# Adverbs that may stand before a subjectless verb: "立刻删除…", "马上切换…".
+_ADVERBS = re.compile(r"^(?:立刻|立即|马上|赶紧|赶快|快|先|再|直接|现在就|现在|顺便|麻利地)")
 _OPENERS = re.compile(
     r"^(?:hippo|小助手|助手|喂|嗨|哈喽|你好|好的|好吧|那么|那|另外|还有|对了|所以|因此|然后)[，,\s]*",
     re.IGNORECASE,
@@ -71,7 +73,9 @@ def chinese_form(sentence: str) -> Form:
         return "question"
     if _ASKS_LAST.search(text) and not _EMBEDS.search(text):
         return "question"  # "我儿子最近在忙什么": a question word last, no "I don't know" before
-    clauses = [_OPENERS.sub("", c.strip()) for c in re.split(r"[，,；;：:]", text)]
+    clauses = [
+        _ADVERBS.sub("", _OPENERS.sub("", c.strip())) for c in re.split(r"[，,；;：:]", text)
+    ]
     if any(_requests(c) for c in clauses if c):
         return "request"
     han = len(_HAN.findall(text))

@@ -29,14 +29,18 @@ PERMISSION = "claims a permission over the assistant or its memory"
 OTHERS = "speaks of another profile or someone else's memories"
 ADDRESSED = "speaks to the assistant, not of you or your world"
 
-_YOU = frozenset("you u you've you'd ya".split())
+_YOU = frozenset("you u you've you'd you're ya".split())
 _KNOWING = frozenset(
-    "know knew remember remembered recall recalled already promised agreed".split()
+    "know knew remember remembered recall recalled already promised agreed aware familiar".split()
 )
+# Words of ability or leave: with someone else's memories, a claim of permission.
+_ABLE = frozenset("can may could allowed able entitled free".split())
 _TALKS = frozenset("chats chat conversations conversation talked talk".split())
 _REALM = frozenset("profile profiles memory memories assistant assistants hippo".split())
 # Words that may stand between "you" and its verb: "you already know", "you've all agreed".
-_BETWEEN = frozenset("already just all both ever have had did once even clearly also".split())
+_BETWEEN = frozenset(
+    "already just all both ever have had did once even clearly also are were well".split()
+)
 _PERMIT = frozenset(
     """access permission permissions permitted allowed allow allows authorised authorized
     authorise authorize admin administrator superuser root privileges privilege rights
@@ -82,7 +86,7 @@ def _english(said: list[str]) -> str:
     for n, word in enumerate(said):
         if word in _YOU or (word == "we" and addressed):
             after = [w for w in said[n + 1 : n + 4] if w not in _BETWEEN][:1]
-            if word in ("you've", "you'd") and n + 1 < len(said):
+            if word in ("you've", "you'd", "you're") and n + 1 < len(said):
                 after = said[n + 1 : n + 2]
             if any(_past(w) or w in _KNOWING for w in after):
                 return AGREEMENT
@@ -93,7 +97,10 @@ def _english(said: list[str]) -> str:
     if realm and (any(w in _PERMIT for w in said) or _said_yes(said)):
         return PERMISSION
     stores = _STORE | _MEMORY if addressed or any(w in _STORE for w in said) else _STORE
+    able = any(w in _ABLE for w in said)
     for n, word in enumerate(said):
+        if word in _STORE | _MEMORY and able and _owned_by_other(said[max(0, n - 3) : n]):
+            return PERMISSION  # "I can read every user's memories"
         if word in stores and _owned_by_other(said[max(0, n - 3) : n]):
             return OTHERS
     return ADDRESSED if addressed else ""

@@ -42,7 +42,7 @@ Form = Literal["question", "request", "fragment", "statement"]
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|['’](?:s|re|ve|d|ll|m)\b")
 # Opening words that carry no structure: "OK, so ...", "Hey Hippo, ...".
 _OPENERS = frozenset(
-    "ok okay so well hey hi hello oh and but also now then btw alright yes no yeah right "
+    "ok okay so well hey hi hello oh and but also now then btw alright yes no yeah right just "
     "thanks look listen hippo assistant dear".split()
 )
 _YOU = frozenset("you u ya".split())
@@ -61,6 +61,7 @@ _WHO = frozenset("it who that which".split())
 _ADVERBS = frozenset("always never often usually also still just really sometimes rarely".split())
 _NOT_VERBS = DETERMINERS | PREPOSITIONS | OBJECT_PRONOUNS | frozenset("and or but not".split())
 _HOLDS_SUBJECT = frozenset("i you he she it we they that there here".split()) | {""}
+_AND = re.compile(r"\s+(?:and|then|and then)\s+", re.IGNORECASE)
 _ASIDE = re.compile(r"\([^()]*\)")
 _CLAUSE = re.compile(r"[,;:，；：]")
 # Past forms that open notes ("Had a great time", "Was a teacher") as often as questions.
@@ -97,7 +98,8 @@ def english_form(sentence: str) -> Form:
         return "fragment"
     if sentence.rstrip().endswith("?"):
         return "question"
-    clauses = [c for c in (_opened(words(part)) for part in _CLAUSE.split(sentence)) if c]
+    parts = [p for part in _CLAUSE.split(sentence) for p in _AND.split(part)]
+    clauses = [c for c in (_opened(words(part)) for part in parts) if c]
     if any(_inverted(c) for c in clauses) or _asks_of_a_name(sentence):
         return "question"
     # A later clause is read as a request where it opens with a verb of the lexicon, with
@@ -113,15 +115,23 @@ def english_form(sentence: str) -> Form:
 
 
 def _opened(said: list[str]) -> list[str]:
-    """The clause without the opening words that carry no structure."""
-    while len(said) > 1 and said[0] in _OPENERS:
+    """The clause without the opening words that carry no structure ("OK, so", "just",
+    "quickly")."""
+    while len(said) > 1 and (said[0] in _OPENERS or _manner(said[0])):
         said = said[1:]
     return said
+
+
+def _manner(word: str) -> bool:
+    """An adverb of manner before a verb: "quickly", "simply" (not "only", "family")."""
+    return word.endswith("ly") and len(word) > 5 and word not in ("family", "early", "likely")
 
 
 def _inverted(said: list[str]) -> bool:
     first, second = said[0], said[1] if len(said) > 1 else ""
     if first in WH_WORDS:
+        if second == "else":  # "Who else has ..."
+            second = said[2] if len(said) > 2 else ""
         return first.endswith("'s") or second in AUXILIARIES
     if first not in AUXILIARIES or not second or first.split("'")[0] in _HOLDS_SUBJECT:
         return False  # "I'm", "it's" hold their subject; "isn't", "can't" are inverted
