@@ -274,6 +274,7 @@ class SleepSettings:
         update_batch: candidates decided per update call.
         auto_activate: whether user-stated facts with strong evidence become active at once.
         auto_activate_confidence: the model confidence such a fact needs.
+        min_confidence: the model confidence below which a candidate fact is not proposed.
         reflection_threshold: summed importance since the last reflection that triggers one.
         max_questions: questions asked per reflection.
         max_insights: insights written per reflection.
@@ -296,6 +297,7 @@ class SleepSettings:
     update_batch: int = 10
     auto_activate: bool = True
     auto_activate_confidence: float = 0.7
+    min_confidence: float = 0.3
     reflection_threshold: float = 150.0
     max_questions: int = 3
     max_insights: int = 5

@@ -3,7 +3,8 @@
 A rejection is remembered by the sleep package (``CandidateStore.reject_in_review``), so
 sleep never proposes the same claim again from the same evidence. Approving a proposal
 that sleep made to replace an active fact (a conflict) supersedes the old fact. Each item
-says why it waits: an instruction-like text among its evidence, pasted text, its source.
+says why it waits: an instruction-like text among its evidence, a claim about the assistant
+itself (its permissions, other profiles, an earlier agreement), pasted text, its source.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from assistant.memory.core_proposals import CoreProposal
 from assistant.memory.facts import Evidence, Fact
 from assistant.memory.injection import INSTRUCTION_REASON, looks_like_instruction
 from assistant.memory.records import Profile
+from assistant.memory.statements import claim_reason, evidence_claim
 
 if TYPE_CHECKING:
     from assistant.admin.facts import FactsAdmin
@@ -48,6 +50,12 @@ def why_pending(fact: Fact, evidence: tuple[EvidenceView, ...]) -> str:
         return INSTRUCTION_REASON
     if any(looks_like_instruction(view.text) for view in evidence):
         return f"{INSTRUCTION_REASON} (in its evidence)"
+    held = claim_reason(fact.statement)
+    if held:
+        return held
+    for view in evidence:
+        if evidence_claim(view.text):
+            return f"{evidence_claim(view.text)} (in its evidence)"
     return _BY_SOURCE.get(fact.source_kind, "waits for your confirmation")
 
 

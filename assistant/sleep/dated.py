@@ -40,7 +40,7 @@ def dated_item(
         return
     source = "user_stated" if message.role == "user" else "assistant_inferred"
     recalled = ctx.deps.usage.recalled_texts([message.id])
-    verdict = vet(text, [message.id], source, by_id, recalled)
+    verdict = vet(text, [message.id], source, by_id, recalled, to_do=True)
     if verdict.reason:
         refs = [Evidence("message", message.id)]
         ctx.candidates.reject(

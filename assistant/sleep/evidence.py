@@ -1,7 +1,8 @@
 """The defences a candidate fact passes before it may be proposed.
 
 * hallucination: a candidate's cited messages must exist in the conversation and contain
-  its key terms (the words of the statement that carry its meaning);
+  its key terms (the words of the statement that carry its meaning), among them one that
+  is not a name: "Thanks, Nate!" does not back "Nate's story";
 * feedback loop: an assistant reply that only repeats memory recalled into its prompt is
   not evidence; a candidate with no other evidence is an echo and is dropped;
 * attribution: "the user said it" needs a user message that says it.
@@ -19,6 +20,7 @@ __all__ = [
     "coverage",
     "fingerprint",
     "key_terms",
+    "name_terms",
     "normal_statement",
     "review_prints",
     "similar_statements",
@@ -37,6 +39,7 @@ _DATES = re.compile(
     r"|march|april|may|june|july|august|september|october|november|december)\b|\b(?:19|20)\d\d\b",
     re.IGNORECASE,
 )
+_CAPITALISED = re.compile(r"[A-Z][a-z]+(?:'s)?\b")  # a name, or a sentence's first word
 SUPPORT = 0.5  # share of a statement's key terms its evidence must contain
 
 
@@ -81,8 +84,35 @@ def coverage(statement: str, texts: Iterable[str]) -> float:
 
 
 def supports(statement: str, texts: Sequence[str], share: float = SUPPORT) -> bool:
-    """Whether ``texts`` contain enough of the statement's key terms to back it."""
-    return bool(texts) and coverage(statement, texts) >= share
+    """Whether ``texts`` contain enough of the statement's key terms to back it.
+
+    Where the statement has key terms other than the names found (a name is written
+    capitalised inside a sentence, in the statement or the texts), one of them must be
+    found too: a name alone does not back what is said of it ("Thanks, Nate!" does not
+    back "Nate's Story", though it holds half its terms). A sentence whose only key terms
+    are names ("The user prefers Rust") is backed by them.
+    """
+    if not texts or coverage(statement, texts) < share:
+        return False
+    found = frozenset().union(*(terms(text) for text in texts))
+    names = name_terms(statement).union(*(name_terms(text) for text in texts))
+    content = key_terms(statement) - {t for t in names if _matches(t, found)}
+    return not content or any(_matches(t, found) for t in content)
+
+
+def name_terms(statement: str) -> frozenset[str]:
+    """The key terms that are names: capitalised words other than a sentence's first, and
+    the first too where it stands alone or before another capitalised word ("Nate Smith")."""
+    names: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", statement.strip()):
+        said = sentence.split()
+        for n, word in enumerate(said):
+            if not _CAPITALISED.match(word):
+                continue
+            alone = len(said) == 1 or (n + 1 < len(said) and said[n + 1][:1].isupper())
+            if n > 0 or alone:
+                names.append(word)
+    return frozenset(t for w in names for t in terms(w))
 
 
 def similar_statements(a: str, b: str, overlap: float = 0.6) -> bool:

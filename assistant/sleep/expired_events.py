@@ -14,8 +14,9 @@ from datetime import date
 
 from assistant.memory.facts import Evidence
 from assistant.memory.sensory import Event
+from assistant.memory.statements import read_statement
 from assistant.sleep.context import SleepContext
-from assistant.sleep.evidence import similar_statements
+from assistant.sleep.evidence import fingerprint, similar_statements
 from assistant.sleep.report import Proposal
 
 __all__ = ["expired_events", "group_statement"]
@@ -36,7 +37,7 @@ def expired_events(ctx: SleepContext, profile_id: int) -> None:
         ctx.count("events_dropped", len(minor[start : start + _DROP_CHUNK]))
     groups: dict[tuple[str, date], list[Event]] = {}
     for event in events:
-        if event.importance >= ctx.settings.keep_event_importance:
+        if event.importance >= ctx.settings.keep_event_importance and _states(ctx, event):
             key = (event.source, ctx.local_date(event.occurred_at))
             groups.setdefault(key, []).append(event)
     for (source, day), group in groups.items():
@@ -55,6 +56,22 @@ def group_statement(source: str, day: date, group: Sequence[Event]) -> str:
     texts = [" ".join(e.text.split())[:_TEXT] for e in group[:_SHOWN]]
     more = f"; and {len(group) - _SHOWN:,} more" if len(group) > _SHOWN else ""
     return f"{len(group):,} events from {source} on {day.isoformat()}: {'; '.join(texts)}{more}"
+
+
+def _states(ctx: SleepContext, event: Event) -> bool:
+    """Whether an event's text may be kept as a fact: one that asks or commands is not (a
+    note to oneself may be); it is rejected, with its reason, and counts as done."""
+    refused = read_statement(event.text, to_do=True).refused
+    if not refused:
+        return True
+    evidence = [Evidence("event", event.id)]
+    with ctx.store.unit():
+        ctx.candidates.reject(
+            event.profile_id, fingerprint(event.text, evidence), refused, event.text, ctx.run_id
+        )
+        ctx.deps.events.mark_consolidated([event.id], ctx.now)
+    ctx.count("candidates_rejected")
+    return False
 
 
 def _keep(ctx: SleepContext, profile_id: int, statement: str, group: Sequence[Event]) -> None:

@@ -1,9 +1,12 @@
 """Step 3: extract candidate facts from each summarised session (one model call each).
 
-Every candidate is vetted before it is kept: its cited messages must be in the
-conversation (not invented), say what it claims (hallucination), and not merely repeat
-memory recalled into the assistant's prompt (feedback loop); "the user said it" needs a
-user message. Rejections are recorded, so a rerun never proposes them again.
+Every candidate is vetted before it is kept: its statement must be a declarative sentence
+(never a question, a request to the assistant or a name alone; the transcript's ids, time
+stamps and role labels taken out), its confidence at least ``[sleep] min_confidence``, its
+cited messages must be in the conversation (not invented), say what it claims
+(hallucination, on more than names), and not merely repeat memory recalled into the
+assistant's prompt (feedback loop); "the user said it" needs a user message that states
+it (not one that only asks). Rejections are recorded, so a rerun never proposes them again.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from assistant.memory.facts import Evidence
 from assistant.memory.records import Message
 from assistant.memory.sleep_candidates import Candidate
 from assistant.memory.sleep_marks import DueSession
+from assistant.memory.statements import declarative_part, read_statement, strip_scaffolding
 from assistant.sleep.context import SleepContext
 from assistant.sleep.dates import resolve_phrase
 from assistant.sleep.evidence import fingerprint, similar_statements, supports
@@ -64,8 +68,18 @@ def vet(
     source: str,
     messages: Mapping[int, Message],
     recalled: Mapping[int, list[str]],
+    *,
+    to_do: bool = False,
 ) -> Vetted:
-    """Check a candidate against the defences (see the module docstring)."""
+    """Check a candidate against the defences (see the module docstring).
+
+    ``to_do``: the statement is a dated item's text ("Call mom on Sunday", "Dentist next
+    Friday"), where a note to oneself or a phrase is fine (see `read_statement`).
+    """
+    reading = read_statement(statement, to_do=to_do)
+    if reading.refused:
+        return Vetted((), source, f"the statement {reading.refused}")
+    statement = reading.statement
     missing = [i for i in message_ids if i not in messages]
     if missing or not message_ids:
         return Vetted((), source, f"cites messages not in the conversation: {missing}")
@@ -78,8 +92,9 @@ def vet(
         return Vetted((), source, "repeats memory recalled into the assistant's prompt")
     if not supports(statement, [m.content for m in kept]):
         return Vetted((), source, "the cited messages do not say it")
-    typed = [m.content for m in kept if m.role == "user" and m.origin != "pasted"]
-    if source in ("user_stated", "pasted") and not supports(statement, typed):
+    # What the user asked is not what they said: only the sentences that state something.
+    typed = [declarative_part(m.content) for m in kept if m.role == "user" and m.origin != "pasted"]
+    if source in ("user_stated", "pasted") and not supports(statement, [t for t in typed if t]):
         # Attribution: the model's reading is not the user's word, nor is pasted text.
         pasted = [m.content for m in kept if m.role == "user" and m.origin == "pasted"]
         source = "pasted" if supports(statement, pasted) else "assistant_inferred"
@@ -137,7 +152,10 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
     kept: list[Candidate] = []
     rejected: list[tuple[str, str, str]] = []
     for item in value["facts"]:
+        item = _unframed(item)
         verdict = vet(item["statement"], item["message_ids"], item["source"], by_id, recalled)
+        if not verdict.reason and float(item["confidence"]) < ctx.settings.min_confidence:
+            verdict = replace(verdict, reason=_too_unsure(item, ctx.settings.min_confidence))
         if verdict.reason:
             refs = [Evidence("message", i) for i in item["message_ids"]]
             rejected.append(
@@ -160,6 +178,17 @@ def _extract_one(ctx: SleepContext, due: DueSession) -> None:
     ctx.count("candidates", len(kept))
     ctx.count("candidates_rejected", len(rejected))
     ctx.count("sessions_extracted")
+
+
+def _unframed(item: dict[str, Any]) -> dict[str, Any]:
+    """The item with the transcript's ids, time stamps and role labels taken out of its
+    statement and subject (a weak model copies "2022-01-23 Sun 14:29 | Joanna")."""
+    subject = strip_scaffolding(item.get("subject", ""))
+    return {**item, "statement": strip_scaffolding(item["statement"]), "subject": subject}
+
+
+def _too_unsure(item: dict[str, Any], floor: float) -> str:
+    return f"its confidence {float(item['confidence']):g} is below the floor {floor:g}"
 
 
 def _draft(

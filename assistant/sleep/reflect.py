@@ -16,6 +16,7 @@ from typing import Any
 from assistant.clock import to_iso
 from assistant.memory.facts import Evidence, EvidenceKind
 from assistant.memory.retrieval import Query
+from assistant.memory.statements import read_statement
 from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import fingerprint, similar_statements
 from assistant.sleep.prompts import INSIGHTS_PROMPT, QUESTIONS_PROMPT
@@ -108,6 +109,13 @@ def _write(ctx: SleepContext, profile_id: int, insight: dict[str, Any], pool: Po
     refs = list(dict.fromkeys(insight["evidence"]))
     evidence = [_evidence(ref) for ref in refs]
     depth = 1 + max(pool[ref][1] for ref in refs)
+    refused = read_statement(statement).refused  # "What does the user value?" is no insight
+    if refused:
+        ctx.candidates.reject(
+            profile_id, fingerprint(statement, evidence), refused, statement, ctx.run_id
+        )
+        ctx.count("candidates_rejected")
+        return
     if depth > ctx.settings.max_depth:
         ctx.candidates.reject(
             profile_id, fingerprint(statement, evidence), "depth cap", statement, ctx.run_id

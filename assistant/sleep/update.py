@@ -18,6 +18,7 @@ from assistant.errors import MemoryWriteError
 from assistant.memory.facts import Fact, looks_like_instruction
 from assistant.memory.facts.settle import ACTIVE_LIMIT
 from assistant.memory.sleep_candidates import Candidate
+from assistant.memory.statements import claim_reason
 from assistant.sleep.agree import contradicted, disputed, judged
 from assistant.sleep.context import SleepContext
 from assistant.sleep.evidence import normal_statement, similar_statements
@@ -220,7 +221,8 @@ def _reinforce(ctx: SleepContext, cand: Candidate, fact: Fact) -> None:
     ctx.deps.facts.reinforce(fact.id, cand.evidence, actor="sleep")
     promotable = fact.status == "pending" and fact.source_kind in PROMOTABLE
     clear = admitted_status(cand, ctx.settings) == "active"
-    if promotable and clear and not looks_like_instruction(fact.statement):
+    held = looks_like_instruction(fact.statement) or claim_reason(fact.statement)
+    if promotable and clear and not held:
         ctx.deps.facts.update(fact.id, actor="sleep", status="active", source_kind="user_stated")
         ctx.propose(Proposal("fact", fact.profile_id, fact.id, "active", fact.statement))
 

@@ -48,7 +48,7 @@ def test_the_queue_shows_sleeps_proposals_with_quoted_dated_evidence(
         engine,
         fake_ollama,
         clock,
-        "I moved to Porto in May.",
+        "I have lived in Porto since May.",
         "Lovely city.",
         extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
     )
@@ -58,7 +58,7 @@ def test_the_queue_shows_sleeps_proposals_with_quoted_dated_evidence(
     assert item.statement == "The user lives in Porto" and item.proposal == "fact"
     assert item.proposed_by == "sleep" and item.source_kind == "user_stated"
     texts = {(e.kind, e.text) for e in item.evidence}
-    assert ("message", "I moved to Porto in May.") in texts
+    assert ("message", "I have lived in Porto since May.") in texts
     assert next(e for e in item.evidence if e.kind == "message").at == said[0].created_at
     assert admin.review.pending_count() == 1
 
@@ -83,7 +83,7 @@ def test_approving_makes_a_proposal_active(engine, admin, fake_ollama, clock):
         engine,
         fake_ollama,
         clock,
-        "I moved to Porto in May.",
+        "I have lived in Porto since May.",
         "Lovely city.",
         extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
     )
@@ -100,7 +100,7 @@ def test_a_proposal_can_be_edited_then_approved(engine, admin, fake_ollama, cloc
         engine,
         fake_ollama,
         clock,
-        "I moved to Porto in May.",
+        "I have lived in Porto since May.",
         "Lovely city.",
         extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
     )
@@ -192,7 +192,7 @@ def _edited_then_approved(engine, admin, fake_ollama, clock):
         engine,
         fake_ollama,
         clock,
-        "I moved to Porto in May.",
+        "I have lived in Porto since May.",
         "Lovely city.",
         extracted=lambda s: [fact("The user lives in Porto", [s[0].id])],
     )

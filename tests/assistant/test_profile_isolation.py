@@ -65,7 +65,7 @@ class Layout:
 
 def _store(layout: Layout, hippo: Hippo, n: int, kind: str, words: tuple[str, ...]) -> None:
     pid = hippo.memory.profile.id
-    text = f"note {n} about {' and '.join(words)}"
+    text = f"I wrote note {n} about {' and '.join(words)}"
     if kind in ("message", "fact"):
         message = hippo.memory.messages.add_message(
             hippo.conversations.new_session().id, "user", text

@@ -3,7 +3,10 @@
 A new fact's status and confidence follow from its source (`admission`); the model (actor
 ``agent``) can never create, approve or relabel a fact as active or user-stated (`guard`);
 instruction-like text is held as pending (`looks_like_instruction`, from
-`assistant.memory.injection`).
+`assistant.memory.injection`). A statement must be a declarative sentence about the user
+or their world (`statement_verdict`, from `assistant.memory.statements`): a question, a
+request or a bare name is refused from every source, and a claim about the assistant
+itself (its permissions, other profiles, an earlier agreement) is held as pending.
 """
 
 from __future__ import annotations
@@ -14,8 +17,16 @@ from typing import Any
 from assistant.errors import InvalidInput, MemoryWriteError
 from assistant.memory.facts.fact import SOURCE_KINDS, STATUSES
 from assistant.memory.injection import looks_like_instruction
+from assistant.memory.statements import Reading, read_statement
 
-__all__ = ["admission", "check_values", "choice", "guard", "looks_like_instruction"]
+__all__ = [
+    "admission",
+    "check_values",
+    "choice",
+    "guard",
+    "looks_like_instruction",
+    "statement_verdict",
+]
 
 # (status, confidence) a new fact gets from its source when the caller gives none.
 _DEFAULTS: dict[str, tuple[str, float]] = {
@@ -36,6 +47,26 @@ def choice(value: str, allowed: Sequence[str], what: str) -> str:
     return value
 
 
+def statement_verdict(statement: str, *, dated: bool = False) -> Reading:
+    """The reading of a statement about to be stored; raise where it can't be a fact.
+
+    Args:
+        statement: the fact's text.
+        dated: it is a dated item's or an event's text, where a note to oneself ("Call
+            mom on Sunday") or a phrase ("Dentist next Friday") is fine.
+
+    Raises:
+        MemoryWriteError: a question, a request to the assistant, or a name alone.
+    """
+    reading = read_statement(statement, to_do=dated)
+    if reading.refused:
+        raise MemoryWriteError(
+            f"Not stored: {reading.statement!r} {reading.refused}. A fact says something "
+            'about you or your world, e.g. "I live in Lisbon" or "My sister Anna is a nurse".'
+        )
+    return reading
+
+
 def admission(
     actor: str, source_kind: str, status: str | None, confidence: float | None, statement: str
 ) -> tuple[str, str, float]:
@@ -45,7 +76,7 @@ def admission(
     default_status, default_confidence = _DEFAULTS[source_kind]
     status = choice(status or default_status, STATUSES, "status")
     untrusted = actor != "user" and source_kind in _UNTRUSTED_SOURCES
-    if status == "active" and (actor == "agent" or untrusted or looks_like_instruction(statement)):
+    if status == "active" and (actor == "agent" or untrusted or _held(statement)):
         status = "pending"
     confidence = default_confidence if confidence is None else confidence
     return source_kind, status, confidence
@@ -65,7 +96,7 @@ def guard(actor: str, before: dict[str, Any], after: dict[str, Any]) -> None:
     """Refuse what the model may not do; hold the model's rewrites for review."""
     if actor == "user":
         return
-    if after["statement"] != before["statement"] and looks_like_instruction(after["statement"]):
+    if after["statement"] != before["statement"] and _held(after["statement"]):
         after["status"] = "pending" if after["status"] == "active" else after["status"]
     if actor != "agent":
         return
@@ -82,3 +113,8 @@ def guard(actor: str, before: dict[str, Any], after: dict[str, Any]) -> None:
             f"Fact {before['id']} can't be marked as stated by the user: the assistant can "
             "only record what it inferred (source assistant_inferred)."
         )
+
+
+def _held(statement: str) -> bool:
+    """Whether a statement must wait for review: it instructs, or claims about the assistant."""
+    return looks_like_instruction(statement) or bool(read_statement(statement).held)

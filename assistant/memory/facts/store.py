@@ -25,7 +25,7 @@ from assistant.memory.facts.fact import (
 from assistant.memory.facts.history import FactHistory
 from assistant.memory.facts.listing import FactListing
 from assistant.memory.facts.reader import FactReader
-from assistant.memory.facts.rules import admission, check_values, choice
+from assistant.memory.facts.rules import admission, check_values, choice, statement_verdict
 from assistant.memory.facts.table import EDITABLE, index_statement, stored_value
 from data_schema.rows import all_rows
 
@@ -153,6 +153,7 @@ class FactStore:
         statement = statement.strip()
         if not statement:
             raise MemoryWriteError("A fact needs a statement; nothing was stored.")
+        reading = statement_verdict(statement, dated=valid_to is not None or source_kind == "event")
         if not evidence:
             raise MemoryWriteError(
                 f"Refusing to store the fact {statement!r} without evidence: cite the message, "
@@ -162,6 +163,8 @@ class FactStore:
         admitted_kind, admitted_status, confidence = admission(
             actor, source_kind, status, confidence, statement
         )
+        if actor != "user":  # a transcript's ids, stamps and labels are never a fact's words
+            statement = reading.statement
         values = {
             "profile_id": profile_id,
             "statement": statement,
@@ -224,6 +227,9 @@ class FactStore:
             changes["statement"] = str(changes["statement"]).strip()
             if not changes["statement"]:
                 raise MemoryWriteError("A fact's statement can't be empty; use forget instead.")
+            was = self.get(fact_id)
+            dated = was.valid_to is not None or was.source_kind == "event"
+            statement_verdict(changes["statement"], dated=dated)
             if actor == "user":
                 changes.setdefault("source_kind", "user_stated")
         return self._change(fact_id, actor, action, changes, profile_id)
