@@ -235,6 +235,12 @@ def main(argv: list[str] | None = None) -> int:
             for conv in conversations:
                 runs.append(_consolidate(conv, args, Path(folder)))
                 print(f"{conv.name}: {runs[-1]['report'].summary()}", flush=True)
+                one = _score(runs[-1]["gold"], runs[-1]["cited"])
+                print(
+                    f"{conv.name}: recall {one['recall']:.1%} ({one['found']} of {one['gold']}),"
+                    f" precision {one['precision']:.1%} ({one['right']} of {one['facts']})",
+                    flush=True,
+                )
         _print(runs, args)
     except OllamaError as exc:
         print(f"sleep_quality: {exc}", file=sys.stderr)
