@@ -33,7 +33,7 @@ __all__ = ["MessageView", "RenderedOnce"]
 _WHO = {"user": "You", "assistant": "Hippo", "system": "System", "tool": "Tool"}
 _STATUS_NOTE = {
     "streaming": "…",
-    "cancelled": "cancelled",
+    "cancelled": "stopped",
     "failed": "failed",
     "queued": "queued, sent when the data file is open",
 }

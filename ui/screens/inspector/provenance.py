@@ -73,8 +73,8 @@ def fact_summary(detail: FactDetail) -> Content:
 class ProvenanceScreen(Screen[Place | None]):
     """A fact's evidence and history, or a reply's memories with their score breakdown.
 
-    Enter on a row opens it in the chat (dismissed with its place), or, for a fact,
-    that fact's own provenance.
+    Enter on a row opens its session read-only over this screen, or, for a fact, that
+    fact's own provenance; continuing that session dismisses this screen with its place.
 
     Args:
         engine: the engine to read from.
@@ -206,8 +206,11 @@ class ProvenanceScreen(Screen[Place | None]):
         if view.kind == "fact" and not view.missing:
             self.app.push_screen(ProvenanceScreen(self.engine, fact_id=view.ref_id), self._opened)
         elif view.session_id is not None:
+            from ui.screens.session_view import SessionViewScreen
+
             message_id = view.ref_id if view.kind == "message" else None
-            self.dismiss(Place(view.session_id, message_id))
+            place = Place(view.session_id, message_id)
+            self.app.push_screen(SessionViewScreen(self.engine, place), self._opened)
         else:
             self.notify(f"This {view.kind} has no session to open.", markup=False)
 

@@ -145,8 +145,11 @@ class InspectorScreen(Screen[Place | None]):
                 pane.loaded = False
 
     def on_inspector_pane_open_session(self, event: InspectorPane.OpenSession) -> None:
+        # Read-only over the inspector: the chat changes only if the user continues it.
+        from ui.screens.session_view import SessionViewScreen
+
         event.stop()
-        self.dismiss(event.place)
+        self.app.push_screen(SessionViewScreen(self.engine, event.place), self._opened)
 
     def on_inspector_pane_show_fact(self, event: InspectorPane.ShowFact) -> None:
         event.stop()
