@@ -25,6 +25,7 @@ from textual.message import Message
 from assistant.config import save_config
 from assistant.errors import DamagedFile, HippoError, OllamaError
 from assistant.terminal import visible
+from ui import paste
 from ui.memory_commands import MemoryCommands, MemoryProvider
 from ui.screens import ChatScreen
 from ui.screens.chat import read_last_session
@@ -148,6 +149,7 @@ class HippoApp(App[None]):
         probe: Callable[[], object] | None = None,
     ) -> None:
         super().__init__()
+        paste.install()  # a paste holding colour codes arrives whole, in order
         self.config = config
         self._open = engine if callable(engine) else lambda: engine
         self._opens_file = callable(engine)
