@@ -12,6 +12,7 @@ from assistant.engine import Hippo
 from tests.ui.helpers import (
     chat_ready,
     messages_shown,
+    noted,
     notified,
     sees,
     send,
@@ -230,7 +231,7 @@ async def test_new_weights_for_the_embedding_model_are_reported_once(engine, con
         await chat_ready(pilot)
         await wait_until(
             pilot,
-            lambda: notified(app, "new weights for the embedding model embeddinggemma:latest"),
+            lambda: noted(app, "new weights for the embedding model embeddinggemma:latest"),
             what="the notice of new weights",
         )
         await wait_until(

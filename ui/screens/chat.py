@@ -126,11 +126,14 @@ class ChatScreen(ChatCommands):
         margin-bottom: 0;
         max-height: 60%;
     }
-    #welcome {
+    #welcome, #conversation .note {
         height: auto;
         margin: 1 0;
         padding: 0 1;
         border: round $accent 60%;
+    }
+    #conversation .note {
+        border: round $warning 60%;
     }
     """
 
@@ -242,6 +245,10 @@ class ChatScreen(ChatCommands):
         if self._queued is not None:
             text, self._queued = self._queued, None
             self._start_turn(text, pasted=self._queued_pasted)
+
+    async def show_notes(self, notes: list[str]) -> None:
+        """Show what opening the data file had to say, under the messages."""
+        await self.query_one(Conversation).show_notes(notes)
 
     async def _greet_once(self, engine: Hippo) -> None:
         """Greet a new user (an empty file, never greeted in this config folder)."""
