@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from textual.widgets import Input, Sparkline
 
 from assistant.memory.records import Message, MessageHit
+from assistant.memory.usage import MemoryUse
 from tests.ui.helpers import (
     chat_ready,
     messages_shown,
@@ -84,6 +85,26 @@ async def test_a_reply_shows_the_memories_it_used_with_their_scores(seeded, conf
         await sees(pilot, f"Fact {allergy}: Is allergic to [peanuts]", "used in 1 reply")
         await pilot.press("escape", "escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
+
+
+async def test_a_replys_memories_are_titled_by_its_time_and_listed_by_score(seeded, config):
+    engine, memories = seeded
+    reply_id = memories.replies[0]
+    facts = [memories.facts[s] for s in ("Is allergic to [peanuts]", "Lives in Alfama, Lisbon")]
+    engine.memory.usage.record(
+        [MemoryUse(reply_id, "fact", facts[0], "facts", 0, 0.31, 0.3, 0.2, 5),
+         MemoryUse(reply_id, "fact", facts[1], "facts", 1, 0.84, 0.8, 0.5, 7)]
+    )  # fmt: skip
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        app.push_screen(ProvenanceScreen(engine, reply_id=reply_id))
+        await sees(pilot, "2 memories went into this reply")
+        table = app.screen.query_one(RecordTable)
+        scores = [str(table.get_row_at(n)[4]) for n in range(table.row_count)]
+        assert scores == ["0.84", "0.31"]  # the one that weighed most first
+        assert f"reply {reply_id}" not in app.screen.sub_title  # no internal id
+        assert app.screen.sub_title.startswith("Memories used for the reply of 20")
 
 
 async def test_episodes_by_day_with_activity_charts_open_their_session(seeded, config):

@@ -172,9 +172,14 @@ class ProvenanceScreen(Screen[Place | None]):
 
     def _show_reply(self) -> None:
         assert self.reply_id is not None
-        used = self.engine.admin.browse.memories_used(self.reply_id)
-        self.sub_title = f"Memories used for reply {self.reply_id}"
+        # Highest score first: what weighed most on the reply (# is the prompt's order).
+        used = sorted(
+            self.engine.admin.browse.memories_used(self.reply_id),
+            key=lambda memory: memory.use.score,
+            reverse=True,
+        )
         reply = self.engine.admin.browse.message(self.reply_id)
+        self.sub_title = f"Memories used for the reply of {stamp(reply.created_at)}"
         self.query_one("#provenance-head", Static).update(
             Content.assemble(("Reply: ", "bold"), clip(reply.content, 300))
         )
