@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.constants import DEFAULT_THEME
 from textual.css.query import NoMatches
 from textual.message import Message
 
@@ -29,6 +30,7 @@ from ui import paste
 from ui.memory_commands import MemoryCommands, MemoryProvider
 from ui.screens import ChatScreen
 from ui.screens.chat import read_last_session
+from ui.theme_choice import saved_theme, with_theme
 from ui.threads import use_daemon_threads
 from ui.widgets import MessageView, StatusLine
 
@@ -211,6 +213,19 @@ class HippoApp(App[None]):
 
     def on_load(self) -> None:
         use_daemon_threads()  # before any worker starts
+        if (theme := saved_theme(self.config)) in self.available_themes:
+            self.theme = theme
+
+    def watch_theme(self, theme: str) -> None:
+        """Keep the theme chosen (ctrl+p, "Change theme") for the next start."""
+        if theme == (saved_theme(self.config) or DEFAULT_THEME):
+            return  # as it was (Textual tells its first theme too)
+        self.config = with_theme(self.config, theme)
+        try:
+            save_config(self.config)
+        except OSError as exc:
+            self.notify(f"The theme is used but not saved: {exc}", severity="warning",
+                        markup=False)  # fmt: skip
 
     async def action_quit(self) -> None:
         """Quit now, whatever the network does: calls to Ollama in flight are stopped."""
