@@ -89,6 +89,7 @@ class InspectorScreen(Screen[Place | None]):
         self.engine = engine
         self.initial_tab = tab
         self.forget_text = forget
+        self._warned = False  # about unsaved settings, once
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -168,8 +169,22 @@ class InspectorScreen(Screen[Place | None]):
         focused = self.focused
         pane = self.active_pane
         if focused is None or pane is None or pane not in focused.ancestors:
-            self.dismiss(None)  # on the table bar, or nothing has the keyboard
+            self._leave()  # on the table bar, or nothing has the keyboard
         elif not pane.resting:
             pane.focus_first()
         else:
-            self.dismiss(None)
+            self._leave()
+
+    def _leave(self) -> None:
+        """Close, unless settings were edited and not saved: then say so once, first."""
+        settings = next(iter(self.query(SettingsPane)), None)
+        if settings is not None and settings.unsaved and not self._warned:
+            self._warned = True
+            self.action_show_tab("settings")
+            self.notify(
+                "Your changes to the settings are not saved: ctrl+s saves them; Esc again "
+                "leaves without them.",
+                title="Settings", severity="warning", markup=False,
+            )  # fmt: skip
+            return
+        self.dismiss(None)

@@ -78,6 +78,7 @@ class SettingsPane(InspectorPane):
         super().__init__(engine, id=id)
         self._poll: Timer | None = None
         self._reembed_total = 0
+        self._kept: tuple[object, ...] | None = None  # the fields as last loaded or saved
 
     @property
     def config(self) -> Config | None:
@@ -181,7 +182,21 @@ class SettingsPane(InspectorPane):
         profiles.set_options([(name, name) for name in self._profiles()])
         profiles.value = default
         self._profile_note(default)
+        self._kept = self._fields()
         self._list_models()
+
+    def _fields(self) -> tuple[object, ...]:
+        """What every field holds now."""
+        form = self.query_one("#settings-form")
+        fields: list[Input | Select[str] | Checkbox] = [
+            *form.query(Input), *form.query(Select), *form.query(Checkbox)
+        ]  # fmt: skip
+        return tuple(field.value for field in fields)
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether a field was changed since the settings were loaded or saved."""
+        return self._kept is not None and self._fields() != self._kept
 
     @work(thread=True, exclusive=True, group="settings-models", exit_on_error=False)
     def _list_models(self) -> None:
@@ -390,6 +405,7 @@ class SettingsPane(InspectorPane):
 
         config = self.config
         if config is None:
+            self._kept = self._fields()
             self.notify("Applied for this session.", title="Settings", markup=False)
             return
         updated = replace(config.with_settings(settings), profile=profile)
@@ -400,6 +416,7 @@ class SettingsPane(InspectorPane):
                         markup=False)  # fmt: skip
             return
         self.app.config = updated  # type: ignore[attr-defined]
+        self._kept = self._fields()
         self.notify(
             f"Saved to {path}. The sleep time applies from the next start.",
             title="Settings",
