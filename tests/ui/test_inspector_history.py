@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, TabbedContent, Tabs, TextArea
+from textual.widgets import Input, TextArea
 
 from tests.ui.helpers import notified, open_inspector, sees, select_row, wait_until
 from ui import HippoApp
@@ -48,19 +48,6 @@ async def test_what_hippo_believed_on_a_past_date(seeded, config):
         await pilot.press("enter")
         await wait_until(pilot, lambda: notified(app, "'yesterday' is not a date"))
     assert engine.memory.facts.get(old).status == "superseded"
-
-
-async def test_a_date_typed_after_leaving_the_fields_never_switches_tabs(seeded, config):
-    engine, _ = seeded
-    app = HippoApp(engine, config)
-    async with app.run_test(size=SIZE) as pilot:
-        inspector = await open_inspector(pilot, "history")
-        await pilot.press("b")  # "Believed on…": the keyboard in the question's field
-        await wait_until(pilot, lambda: getattr(app.focused, "id", "") == "asof-query")
-        await pilot.press("shift+tab")  # once the tab bar's; now the end of the pane's fields
-        await pilot.press(*"2025-12-20")
-        assert inspector.query_one(TabbedContent).active == "history"
-        assert not isinstance(app.focused, Tabs)
 
 
 async def test_core_memory_saves_within_its_limit_and_can_be_undone(seeded, config):
