@@ -49,3 +49,16 @@ async def test_at_80_columns_the_footer_shows_whole_keys_only(seeded, config):
         line = screen_text(app).splitlines()[-1]
         for key in shown:
             assert isinstance(key, FooterKey) and key.description in line, (key, line)
+
+
+@pytest.mark.parametrize("width", [80, 100])
+async def test_every_tab_shows_its_number_at_80_and_100_columns(seeded, config, width):
+    engine, _ = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await open_inspector(pilot, "review")
+        bar = screen_text(app).splitlines()[1]
+        assert "2 Review" in bar and "1 Fac" in bar and "0 Set" in bar, bar
+        await pilot.press("9")  # the tab on show keeps its whole title
+        await wait_until(pilot, lambda: "9 Sleep" in screen_text(app).splitlines()[1])
+        assert "0 Set" in screen_text(app).splitlines()[1]

@@ -21,6 +21,7 @@ from ui.screens.inspector.provenance import ProvenanceScreen
 from ui.screens.inspector.review import ReviewPane
 from ui.screens.inspector.settings import SettingsPane
 from ui.screens.inspector.sleep import SleepPane
+from ui.screens.inspector.tab_labels import tab_labels
 from ui.screens.styles import SCREENS_CSS
 from ui.widgets.footer import Footer
 
@@ -106,12 +107,25 @@ class InspectorScreen(Screen[Place | None]):
             self.query_one(ForgetPane).preview(self.forget_text)
         self.call_after_refresh(self._focus_pane)
 
+    def on_resize(self) -> None:
+        self._label_tabs()
+
+    def _label_tabs(self) -> None:
+        """Shorten the labels of the tabs not on show as far as the width needs."""
+        tabs = self.query_one(TabbedContent)
+        titles = [(tab_id, title) for tab_id, title, _ in TABS]
+        for tab_id, label in tab_labels(titles, tabs.active, self.size.width).items():
+            tab = tabs.get_tab(tab_id)
+            if tab.label_text != label:
+                tab.label = label
+
     def action_show_tab(self, tab_id: str) -> None:
         """Switch to a tab and put the keyboard in it."""
         self.query_one(TabbedContent).active = tab_id
         self.call_after_refresh(self._focus_pane)
 
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._label_tabs()
         tab_pane = event.pane
         if tab_pane.id is not None and not tab_pane.children:
             pane = _PANES[tab_pane.id](self.engine, id=f"{tab_pane.id}-pane")
