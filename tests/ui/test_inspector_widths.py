@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Checkbox, Input, Select
 from textual.widgets._footer import FooterKey
 
 from tests.ui.helpers import open_inspector, screen_text, select_row, wait_until
@@ -62,3 +63,15 @@ async def test_every_tab_shows_its_number_at_80_and_100_columns(seeded, config, 
         await pilot.press("9")  # the tab on show keeps its whole title
         await wait_until(pilot, lambda: "9 Sleep" in screen_text(app).splitlines()[1])
         assert "0 Set" in screen_text(app).splitlines()[1]
+
+
+async def test_at_80_columns_every_setting_is_within_the_screen(seeded, config):
+    engine, _ = seeded
+    app = HippoApp(engine, config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_inspector(pilot, "settings")
+        form = app.screen.query_one("#settings-form")
+        fields = [*form.query(Input), *form.query(Select), *form.query(Checkbox)]
+        await wait_until(pilot, lambda: all(field.region.width for field in fields))
+        cut = [field.id for field in fields if field.region.right > 80]
+        assert not cut, f"off the screen's edge: {cut}"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on, work
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.suggester import SuggestFromList
@@ -43,6 +43,11 @@ __all__ = ["SettingsPane"]
 WEIGHTS = ("relevance", "recency", "importance", "keyword", "vector", "min_relevance")
 BUDGETS = tuple(f.name for f in fields(ContextBudget))
 _TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+
+
+# The cells a label and its field take in a row of settings: a number's, a model's.
+_NUMBER_CELL = 22
+_MODEL_CELL = 44
 
 
 def _number(text: str) -> float | None:
@@ -92,11 +97,13 @@ class SettingsPane(InspectorPane):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="settings-form"):
             yield Static(Content("Models"), classes="section")
-            with Horizontal(classes="settings-row"):
-                yield Static(Content("Chat"), classes="settings-label")
-                yield Input(id="settings-chat", classes="settings-model", compact=True)
-                yield Static(Content("Embedding"), classes="settings-label")
-                yield Input(id="settings-embedding", classes="settings-model", compact=True)
+            with Grid(classes="settings-row settings-pairs -wide"):
+                with Horizontal(classes="settings-pair"):
+                    yield Static(Content("Chat"), classes="settings-label")
+                    yield Input(id="settings-chat", classes="settings-model", compact=True)
+                with Horizontal(classes="settings-pair"):
+                    yield Static(Content("Embedding"), classes="settings-label")
+                    yield Input(id="settings-embedding", classes="settings-model", compact=True)
             yield Static(Content("Listing installed models…"), id="settings-models-note")
             with Horizontal(id="settings-reembed-row", classes="settings-row"):
                 yield Static(id="settings-reembed-note", classes="hint")
@@ -104,18 +111,25 @@ class SettingsPane(InspectorPane):
             yield Static(id="settings-models-error", classes="settings-error")
 
             yield Static(Content("Retrieval weights"), classes="section")
-            with Horizontal(classes="settings-row"):
+            with Grid(classes="settings-row settings-pairs"):
                 for name in WEIGHTS:
-                    yield Static(Content(name), classes="settings-label")
-                    yield Input(id=f"settings-w-{name}", classes="settings-number", compact=True)
+                    with Horizontal(classes="settings-pair"):
+                        yield Static(Content(name), classes="settings-label")
+                        yield Input(
+                            id=f"settings-w-{name}", classes="settings-number", compact=True
+                        )
             yield Static(id="settings-weights-error", classes="settings-error")
 
             yield Static(Content("Memory budgets (tokens) and working memory"), classes="section")
-            with Horizontal(classes="settings-row"):
+            with Grid(classes="settings-row settings-pairs"):
                 for name in BUDGETS:
-                    yield Static(Content(name), classes="settings-label")
-                    yield Input(id=f"settings-b-{name}", classes="settings-number", compact=True)
-                yield Static(Content("strategy"), classes="settings-label")
+                    with Horizontal(classes="settings-pair"):
+                        yield Static(Content(name), classes="settings-label")
+                        yield Input(
+                            id=f"settings-b-{name}", classes="settings-number", compact=True
+                        )
+            with Horizontal(classes="settings-row"):
+                yield Static(Content("working memory"), classes="settings-label")
                 yield Select(
                     [(name, name) for name in STRATEGIES],
                     id="settings-strategy",
@@ -131,6 +145,7 @@ class SettingsPane(InspectorPane):
                     id="settings-sleep-at", classes="settings-number", placeholder="HH:MM",
                     compact=True,
                 )  # fmt: skip
+            with Horizontal(classes="settings-row"):
                 yield Checkbox(
                     "activate stated facts on their own", id="settings-auto", compact=True
                 )
@@ -161,6 +176,12 @@ class SettingsPane(InspectorPane):
 
     def on_mount(self) -> None:
         self.query_one("#settings-reembed-row").display = False
+
+    def on_resize(self) -> None:
+        """As many fields a row as the width holds (five at 120 columns, three at 80)."""
+        for row in self.query(".settings-pairs"):
+            cell = _MODEL_CELL if row.has_class("-wide") else _NUMBER_CELL
+            row.styles.grid_size_columns = max(1, min(len(row.children), self.size.width // cell))
 
     def reload(self) -> None:
         settings = self.engine.live_settings.current
