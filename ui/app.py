@@ -19,15 +19,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.constants import DEFAULT_THEME
 from textual.css.query import NoMatches
 from textual.message import Message
 
 from assistant.config import save_config
 from assistant.errors import DamagedFile, HippoError, OllamaError
 from assistant.terminal import visible
+from ui import paste
 from ui.memory_commands import MemoryCommands, MemoryProvider
 from ui.screens import ChatScreen
 from ui.screens.chat import read_last_session
+from ui.theme_choice import saved_theme, with_theme
 from ui.threads import use_daemon_threads
 from ui.widgets import MessageView, StatusLine
 
@@ -52,6 +55,8 @@ __all__ = ["HippoApp"]
 _SLOW_OPEN_S = 1.0
 # How often the app looks for what background work has to tell the user (in memory: cheap).
 _NOTICES_EVERY_S = 2.0
+# A notice longer than this goes in the chat, not in a toast (which fits ~3 lines of it).
+_TOAST_CHARS = 120
 _SLOW_OPEN = (
     "Opening the data file: a large one, or one being upgraded to this version of Hippo, "
     "takes a moment. You can type meanwhile."
@@ -148,9 +153,11 @@ class HippoApp(App[None]):
         probe: Callable[[], object] | None = None,
     ) -> None:
         super().__init__()
+        paste.install()  # a paste holding colour codes arrives whole, in order
         self.config = config
         self._open = engine if callable(engine) else lambda: engine
         self._opens_file = callable(engine)
+        self._file_notes: list[str] = []  # what opening the data file had to say
         self._early_probe = probe if probe is not None or callable(engine) else engine.host.probe
         self._upgrade_shown: tuple[str, int] | None = None
         self._resume = resume
@@ -202,6 +209,19 @@ class HippoApp(App[None]):
 
     def on_load(self) -> None:
         use_daemon_threads()  # before any worker starts
+        if (theme := saved_theme(self.config)) in self.available_themes:
+            self.theme = theme
+
+    def watch_theme(self, theme: str) -> None:
+        """Keep the theme chosen (ctrl+p, "Change theme") for the next start."""
+        if theme == (saved_theme(self.config) or DEFAULT_THEME):
+            return  # as it was (Textual tells its first theme too)
+        self.config = with_theme(self.config, theme)
+        try:
+            save_config(self.config)
+        except OSError as exc:
+            self.notify(f"The theme is used but not saved: {exc}", severity="warning",
+                        markup=False)  # fmt: skip
 
     async def action_quit(self) -> None:
         """Quit now, whatever the network does: calls to Ollama in flight are stopped."""
@@ -240,8 +260,7 @@ class HippoApp(App[None]):
 
         keys = KeyStore.for_config(self.config)
         prepare_data_file(self.config.db_path, keys, self._upgrade_progress)
-        for text in keys.notices:
-            self.call_from_thread(self.notify, text, title="Hippo", timeout=15, markup=False)
+        self._file_notes = list(keys.notices)
 
     def _upgrade_progress(self, what: str, share: float) -> None:
         shown = (what, int(share * 100))
@@ -255,6 +274,7 @@ class HippoApp(App[None]):
 
     async def on_hippo_app_opened(self, message: Opened) -> None:
         await self.chat.attach(message.engine, message.resumed)
+        await self._tell(self._file_notes, "Hippo")
         # Ollama is asked only now, so its answer finds the engine there.
         self._probe()
         self._check_file()
@@ -275,10 +295,21 @@ class HippoApp(App[None]):
     def on_hippo_app_trouble(self, message: Trouble) -> None:
         self.notify(message.text, title=message.title, severity="error", timeout=60, markup=False)
 
-    def _show_notices(self) -> None:
+    async def _show_notices(self) -> None:
         """Say what background work found (new weights for the embedding model), once each."""
-        for text in self.engine.background.take_notices():
-            self.notify(text, title="Memory", timeout=15, markup=False)
+        await self._tell(self.engine.background.take_notices(), "Memory")
+
+    async def _tell(self, notices: list[str], title: str) -> None:
+        """Show short notices as toasts and long ones in the chat, where they cover nothing
+        and stay to be read (a toast of ten lines covered the first-run screens' steps and
+        buttons), saying so in a short toast."""
+        notes = [text for text in notices if len(text) > _TOAST_CHARS]
+        for text in notices:
+            if len(text) <= _TOAST_CHARS:
+                self.notify(text, title=title, timeout=10, markup=False)
+        if notes:
+            await self.chat.show_notes(notes)
+            self.notify("Hippo left you a note in the chat.", timeout=5, markup=False)
 
     def on_hippo_app_open_failed(self, message: OpenFailed) -> None:
         self.open_error = message.error

@@ -78,12 +78,17 @@ class MemoryCommands:
         self._app.push_screen(ProvenanceScreen(self.engine, reply_id=reply_id), self.returned)
 
     async def returned(self, place: Place | None) -> None:
-        """Back from the inspector: refresh the review count, and open the place chosen."""
+        """Back from the inspector: refresh the review count, and continue the chat chosen
+        (read-only first, from where it was found: the user chose to continue it)."""
         self._chat.status.refresh_pending()
         if place is not None:
             await self._chat.open_session(place.session_id)
             if place.message_id is not None:
                 self._chat.reveal(place.message_id)
+            self._app.notify(
+                f"Continuing {self._chat.sub_title!r}. F3 lists your other chats.",
+                markup=False,
+            )
 
     def purge_incognito(self) -> None:
         """Delete incognito chats a crash left behind, in a thread (they keep nothing)."""

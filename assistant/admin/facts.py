@@ -295,8 +295,8 @@ class FactsAdmin:
             MemoryWriteError: the text is empty.
             NotFound: there is no such session.
         """
-        with self._atomic():
-            said = self._messages.add_message(session_id, "user", text)
+        with self._atomic():  # the message says where it came from, as `state`'s do
+            said = self._messages.add_message(session_id, "user", text, source_id="/remember")
             settled = self._add_stated(text, said.id, scope)
         self._sessions.wake()  # embed the new message and fact
         return said, settled.fact

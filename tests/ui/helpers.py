@@ -27,6 +27,7 @@ __all__ = [
     "chat_ready",
     "messages_shown",
     "no_toasts",
+    "noted",
     "notified",
     "ollama_on_fixed_port",
     "open_inspector",
@@ -213,6 +214,11 @@ def notified(app: App, text: str) -> bool:
     posted = app.__dict__.get("_notices_posted")
     shown = [str(notice.message) for notice in app._notifications]
     return any(text in message for message in (shown if posted is None else posted))
+
+
+def noted(app: HippoApp, text: str) -> bool:
+    """Whether the chat shows a note (a notice too long for a toast) containing ``text``."""
+    return any(text in str(note.render()) for note in app.chat.query(".note"))
 
 
 async def send_command(pilot: Pilot[None], text: str) -> None:

@@ -6,6 +6,7 @@ from tests.fake_ollama import Reply
 from tests.ui.helpers import (
     chat_ready,
     messages_shown,
+    noted,
     notified,
     sees,
     send,
@@ -36,9 +37,7 @@ async def test_a_sent_message_streams_the_scripted_reply_and_is_stored(engine, c
     ]
 
 
-async def test_escape_stops_a_slow_reply_which_is_kept_marked_cancelled(
-    engine, config, fake_ollama
-):
+async def test_escape_stops_a_slow_reply_which_is_kept_marked_stopped(engine, config, fake_ollama):
     fake_ollama.script(Reply(content="one two three four five six " * 20, delay=0.05, chunk_size=1))
     app = HippoApp(engine, config)
     async with app.run_test(size=SIZE) as pilot:
@@ -51,7 +50,7 @@ async def test_escape_stops_a_slow_reply_which_is_kept_marked_cancelled(
         await wait_until(pilot, lambda: not app.chat.streaming, what="the reply to stop")
         reply = messages_shown(app)[1]
         assert reply.status == "cancelled"
-        await sees(pilot, "Hippo · qwen3:1.7b · cancelled")
+        await sees(pilot, "Hippo · qwen3:1.7b · stopped")
     stored = engine.conversations.history(app.chat.session_id)[-1]
     assert stored.status == "cancelled"
     assert stored.content and len(stored.content) < len("one two three four five six " * 20)
@@ -158,6 +157,23 @@ async def test_messages_can_be_copied(engine, config, fake_ollama):
         assert app.clipboard == "say something"
 
 
+async def test_typing_on_a_message_reaches_the_box_and_esc_goes_back_to_it(
+    engine, config, fake_ollama
+):
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await send(pilot, "say something")
+        prompt = app.chat.query_one(PromptInput)
+        messages_shown(app)[1].focus()
+        await pilot.press("h", "i")  # not a message's key: the words are not lost
+        await wait_until(pilot, lambda: prompt.text == "hi" and app.focused is prompt)
+        messages_shown(app)[0].focus()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.focused is prompt)
+        assert prompt.text == "hi"
+
+
 async def test_a_message_a_full_disk_cannot_take_is_given_back_with_advice(
     engine, config, fake_ollama
 ):
@@ -204,8 +220,10 @@ async def test_the_chat_says_once_when_the_embedding_model_cannot_read_the_langu
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await chat_ready(pilot)
         await send(pilot, "我的护照三月到期")
-        await wait_until(pilot, lambda: notified(app, "does not read Chinese"))
-        assert notified(app, "(bge-m3) can be chosen with F2")  # not the model in use
+        # Too long for a toast: a note in the chat, which stays to be read.
+        await wait_until(pilot, lambda: notified(app, "a note in the chat"))  # said after it
+        assert noted(app, "does not read Chinese")
+        assert noted(app, "(bge-m3) can be chosen with F2")  # not the model in use
 
 
 async def test_a_message_the_engine_refuses_is_given_back_to_the_box(

@@ -3,6 +3,8 @@ rename, export, quit, honest /remember, incognito kept off the file, the greetin
 
 from __future__ import annotations
 
+from textual.widgets import Static
+
 from data_schema.connect import connect
 from tests.fake_ollama import Reply
 from tests.ui.helpers import (
@@ -29,6 +31,10 @@ async def test_help_is_a_panel_that_stays_until_closed(engine, config):
         await send_command(pilot, "/help")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
         assert "/retry" in screen_text(app) and "ctrl+q" in screen_text(app)
+        keys = str(app.screen.query_one("#help-keys", Static).render())
+        for told in ("c, m (on a message)", "copy it", "scroll the conversation",
+                     "on a message, back to the box"):  # fmt: skip
+            assert told in keys
         await pilot.pause(0.1)
         assert isinstance(app.screen, HelpScreen)  # no timeout closes it
         await pilot.press("escape")
@@ -287,9 +293,7 @@ async def test_sessions_can_be_searched_by_title(engine, config):
         await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
         options = app.screen.query_one("#session-list", OptionList)
         assert options.option_count == 3
-        await pilot.press("slash")
-        await wait_until(pilot, lambda: app.screen.query("#dialog-input"), what="the search box")
-        await pilot.press(*"lisbon", "enter")
+        await pilot.press("slash", *"lisbon")  # filtered as typed
         await wait_until(pilot, lambda: options.option_count == 2, what="two Lisbon sessions")
 
 

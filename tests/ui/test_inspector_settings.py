@@ -8,6 +8,7 @@ from textual.widgets import Input, ProgressBar
 from assistant.config import load_config
 from tests.ui.helpers import no_toasts, notified, open_inspector, sees, wait_until
 from ui import HippoApp
+from ui.screens import ChatScreen
 from ui.screens.inspector.settings import SettingsPane
 
 SIZE = (120, 36)
@@ -58,6 +59,13 @@ async def test_invalid_input_is_explained_and_nothing_is_saved(seeded, config):
         await sees(pilot, "keyword must be a number >= 0", 'time "HH:MM"')
         assert notified(app, "Nothing saved")
         assert app.screen.query_one("#settings-w-keyword", Input).has_class("-invalid")
+        inspector = app.screen
+        while not notified(app, "settings are not saved"):  # leaving: first said, not dropped
+            assert app.screen is inspector
+            await pilot.press("escape")
+        assert app.screen is inspector
+        await pilot.press("escape")  # again: the user chose to leave without them
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
     assert engine.memory.retriever.weights is before
     assert not config.config_path.exists()
 

@@ -104,6 +104,23 @@ def test_inspector_tab(snap_compare, seeded, config, tab):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_review_tab_keeps_its_keys_whole_at_small_and_large_sizes(
+    snap_compare, seeded, config, size
+):
+    """The footer shows the keys that fit whole (F1 and the palette list them all)."""
+    engine, memories = seeded
+    app = HippoApp(engine, config)
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        await open_inspector(pilot, "review")
+        await sees(pilot, "proposal(s) to review")
+        await _review(pilot, memories.facts)
+        await _still(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
 def test_provenance_of_a_fact(snap_compare, seeded, config):
     engine, memories = seeded
     app = HippoApp(engine, config)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from assistant.errors import HippoError
-from tests.ui.helpers import chat_ready, messages_shown, notified, send, send_command, wait_until
+from tests.ui.helpers import (
+    chat_ready,
+    messages_shown,
+    notified,
+    sees,
+    send,
+    send_command,
+    wait_until,
+)
 from ui import HippoApp
 
 SIZE = (100, 30)
@@ -24,6 +32,12 @@ async def test_remember_saves_your_words_and_a_fact_citing_them(seeded, config):
         await wait_until(pilot, lambda: notified(app, "Remembered: I prefer [window] seats"))
         (shown,) = messages_shown(app)
         assert shown.content == "I prefer [window] seats"
+    session_id = app.chat.session_id
+    app = HippoApp(engine, config)  # the chat again, as a later start shows it
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await app.chat.open_session(session_id)
+        await sees(pilot, "You · /remember", "I prefer [window] seats")  # not a bare "You"
     (fact,) = engine.admin.facts.list(query="window seats")
     assert (fact.status, fact.source_kind) == ("active", "user_stated")
     assert fact.evidence[0].ref_id == shown.message_id

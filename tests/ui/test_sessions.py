@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from textual.widgets import OptionList
+
 from tests.ui.conftest import make_engine
-from tests.ui.helpers import chat_ready, messages_shown, send, wait_until
+from tests.ui.helpers import chat_ready, messages_shown, sees, send, wait_until
 from ui import HippoApp
 from ui.screens import ChatScreen, SessionListScreen
 from ui.widgets import Conversation
@@ -91,3 +93,25 @@ async def test_the_session_list_opens_a_session_or_starts_a_new_one(engine, conf
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
         await wait_until(pilot, lambda: not messages_shown(app))
         assert app.chat.session_id is None
+
+
+async def test_the_session_list_filters_as_you_type_and_says_when_nothing_matches(
+    engine, config, fake_ollama
+):
+    garden = _seed(engine, "about gardening", 2)
+    engine.conversations.rename_session(garden, "Garden plans")
+    engine.conversations.rename_session(_seed(engine, "about cooking", 2), "Cooking dinner")
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionListScreen))
+        sessions = app.screen.query_one("#session-list", OptionList)
+        await pilot.press("slash", "g", "a", "r")  # no Enter needed
+        await wait_until(pilot, lambda: sessions.option_count == 1 and sessions.highlighted == 0)
+        await pilot.press("x")
+        await sees(pilot, "No session title holds 'garx'.")
+        await pilot.press("backspace")
+        await wait_until(pilot, lambda: sessions.option_count == 1)
+        await pilot.press("enter")  # the first left
+        await wait_until(pilot, lambda: app.chat.session_id == garden)

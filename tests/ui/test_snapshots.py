@@ -97,7 +97,7 @@ def test_chat_with_a_few_messages(snap_compare, snap_engine, fixed_ollama, tmp_p
     async def run_before(pilot: Pilot[None]) -> None:
         await chat_ready(pilot)
         await wait_until(pilot, lambda: not app.chat.query_one(Conversation).filling)
-        await sees(pilot, "cancelled")
+        await sees(pilot, "stopped")
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -8,10 +8,12 @@ import threading
 import time
 from collections.abc import Callable
 
+from assistant.config import load_config
 from assistant.engine import Hippo
 from tests.ui.helpers import (
     chat_ready,
     messages_shown,
+    noted,
     notified,
     sees,
     send,
@@ -230,7 +232,7 @@ async def test_new_weights_for_the_embedding_model_are_reported_once(engine, con
         await chat_ready(pilot)
         await wait_until(
             pilot,
-            lambda: notified(app, "new weights for the embedding model embeddinggemma:latest"),
+            lambda: noted(app, "new weights for the embedding model embeddinggemma:latest"),
             what="the notice of new weights",
         )
         await wait_until(
@@ -361,3 +363,18 @@ def test_the_status_probe_starts_with_the_first_frame_and_waits_on_nothing_slow(
     # Only the version was asked (again every few seconds): the model check waits for
     # the engine.
     assert {r.path for r in fake_ollama.requests} == {"/api/version"}
+
+
+async def test_the_theme_chosen_is_saved_and_used_at_the_next_start(engine, config):
+    app = HippoApp(engine, config)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        assert not config.config_path.exists()  # nothing chosen, nothing written
+        app.theme = "nord"  # as ctrl+p, "Change theme" does
+        await wait_until(pilot, lambda: config.config_path.exists())
+    saved = load_config()
+    assert saved.extra["ui"] == {"theme": "nord"}
+    app = HippoApp(engine, saved)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_ready(pilot)
+        assert app.theme == "nord"

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from textual.app import ComposeResult
+    from textual.events import Key
     from textual.timer import Timer
 
     from assistant.config import Config
@@ -61,6 +62,8 @@ _STILL_OPENING = "Hippo is still opening its data file: try again in a moment."
 _EDITING = "Editing your last message: Enter replaces it and its reply, Esc keeps it."
 # A reply silent this long says what it waits for (a model loading, most often).
 _QUIET_S = 1.5
+# The keys a message takes when it has the keyboard (see MessageView): others go to the box.
+_MESSAGE_KEYS = frozenset({"c", "m"})
 _WAIT_TICK_S = 0.5
 
 
@@ -123,11 +126,14 @@ class ChatScreen(ChatCommands):
         margin-bottom: 0;
         max-height: 60%;
     }
-    #welcome {
+    #welcome, #conversation .note {
         height: auto;
         margin: 1 0;
         padding: 0 1;
         border: round $accent 60%;
+    }
+    #conversation .note {
+        border: round $warning 60%;
     }
     """
 
@@ -240,6 +246,10 @@ class ChatScreen(ChatCommands):
             text, self._queued = self._queued, None
             self._start_turn(text, pasted=self._queued_pasted)
 
+    async def show_notes(self, notes: list[str]) -> None:
+        """Show what opening the data file had to say, under the messages."""
+        await self.query_one(Conversation).show_notes(notes)
+
     async def _greet_once(self, engine: Hippo) -> None:
         """Greet a new user (an empty file, never greeted in this config folder)."""
         from ui.screens.welcome import WELCOME, mark_welcomed, welcomed
@@ -349,7 +359,11 @@ class ChatScreen(ChatCommands):
         await self.query_one(Conversation).show(shown.messages if shown is not None else [])
 
     def reveal(self, message_id: int, tries: int = _REVEAL_TRIES) -> None:
-        """Scroll to a shown message and put the keyboard on it (older ones mount late)."""
+        """Scroll to a shown message and mark it (older ones mount late).
+
+        The keyboard stays in the message box: what the user types next is a message,
+        never a key of the message shown (c copies it, m opens its memories).
+        """
         conversation = self.query_one(Conversation)
         if conversation.filling and tries:  # older messages are still being added above
             self.set_timer(_REVEAL_WAIT_S, lambda: self.reveal(message_id, tries - 1))
@@ -364,7 +378,10 @@ class ChatScreen(ChatCommands):
             )
             return
         conversation.anchor(False)  # stay here (sending a message follows the newest again)
-        view.focus(scroll_visible=False)
+        for marked in conversation.query(".-marked"):
+            marked.remove_class("-marked")
+        view.add_class("-marked")
+        self.query_one(PromptInput).focus()
         self.call_after_refresh(conversation.scroll_to_widget, view, top=True, animate=False)
 
     def _title(self, session: Session | None) -> str:
@@ -618,12 +635,26 @@ class ChatScreen(ChatCommands):
         )
 
     def action_cancel_reply(self) -> None:
-        """Stop the streaming reply (what arrived is kept, marked cancelled); else leave an
-        edit of the last message, which stays as it was."""
+        """Stop the streaming reply (what arrived is kept, marked stopped); else leave an
+        edit of the last message, which stays as it was; from a message, back to the box."""
         if self._cancel is not None:
             self._cancel.set()
+        elif isinstance(self.focused, MessageView):
+            self.query_one(PromptInput).focus()
         else:
             self.end_edit(keep_text=False)
+
+    def on_key(self, event: Key) -> None:
+        """A character typed on a message (but its own keys) goes to the box, not lost."""
+        if not (event.is_printable and event.character and isinstance(self.focused, MessageView)):
+            return
+        if event.key in _MESSAGE_KEYS:
+            return  # the message's own key (copy it, its memories)
+        event.stop()
+        event.prevent_default()
+        prompt = self.query_one(PromptInput)
+        prompt.focus()
+        prompt.insert(event.character)
 
     def action_copy_last_reply(self) -> None:
         """Copy the newest reply to the clipboard."""

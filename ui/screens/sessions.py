@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Header, OptionList, Static
+from textual.widgets import Button, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from assistant.errors import HippoError
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from textual.app import ComposeResult
+    from textual.events import Key
 
     from assistant.engine import Hippo
     from assistant.memory.records import Session
@@ -60,7 +62,7 @@ class SessionListScreen(Screen[SessionChoice | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_session", "New session"),
-        Binding("slash", "search", "Search titles"),
+        Binding("slash", "search", "Filter titles"),
         Binding("r", "rename_session", "Rename"),
         Binding("e", "export_session", "Export"),
         Binding("d,delete", "delete_session", "Delete session"),
@@ -80,10 +82,14 @@ class SessionListScreen(Screen[SessionChoice | None]):
                 Content("Recent sessions (Enter opens one, d deletes one for good)"),
                 classes="section",
             )
+            yield Input(placeholder="Filter titles: type words (/ comes here)", id="session-filter")
             yield OptionList(
                 *(Option(_prompt(session, now), id=str(session.id)) for session in sessions),
                 id="session-list",
             )
+            no_match = Static(id="session-no-match", markup=False)
+            no_match.display = False
+            yield no_match
             if not sessions:
                 yield Static(Content("No sessions yet: start one and say hello."))
             with Horizontal(classes="buttons"):
@@ -138,14 +144,13 @@ class SessionListScreen(Screen[SessionChoice | None]):
         self.app.push_screen(TextDialog("Export this session to (Markdown)", suggested), answered)
 
     def action_search(self) -> None:
-        """Ask for words, and list only the sessions whose title holds them all."""
-        self.app.push_screen(
-            TextDialog("Search session titles (empty: all)", allow_empty=True), self._filter
-        )
+        """Put the keyboard in the filter: the list keeps only titles holding every word."""
+        self.query_one("#session-filter", Input).focus()
 
-    def _filter(self, words: str | None) -> None:
-        if words is None:
-            return
+    @on(Input.Changed, "#session-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        """Filter as the user types; the first session left is highlighted."""
+        words = event.value.strip()
         wanted = words.lower().split()
         now = self.engine.clock.now()
         found = [
@@ -156,10 +161,23 @@ class SessionListScreen(Screen[SessionChoice | None]):
         options = self.query_one("#session-list", OptionList)
         options.clear_options()
         options.add_options(Option(_prompt(s, now), id=str(s.id)) for s in found)
-        self.sub_title = f"Sessions matching {words.strip()!r}" if wanted else "Sessions"
-        if not found:
-            self.notify(f"No session title holds {words.strip()!r}.", markup=False)
-        options.focus()
+        options.highlighted = 0 if found else None
+        self.sub_title = f"Sessions matching {words!r}" if wanted else "Sessions"
+        no_match = self.query_one("#session-no-match", Static)
+        no_match.update(f"No session title holds {words!r}." if not found and wanted else "")
+        no_match.display = bool(wanted) and not found
+
+    @on(Input.Submitted, "#session-filter")
+    def _open_first(self) -> None:
+        """Enter in the filter opens the highlighted session."""
+        if (session_id := self._highlighted()) is not None:
+            self.dismiss(SessionChoice(session_id))
+
+    def on_key(self, event: Key) -> None:
+        """Down from the filter goes to the list."""
+        if event.key == "down" and isinstance(self.focused, Input):
+            event.stop()
+            self.query_one("#session-list", OptionList).focus()
 
     def on_mount(self) -> None:
         self.sub_title = "Sessions"

@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from assistant.terminal import visible
 from ui.widgets.message import MessageView
 
 if TYPE_CHECKING:
@@ -156,6 +157,12 @@ class Conversation(VerticalScroll):
         """Greet a new user above where the first message will go."""
         if not self.query_children("#welcome"):
             await self.mount(Static(Content(text), id="welcome"), before=0)
+
+    async def show_notes(self, notes: list[str]) -> None:
+        """Show notices for the user under the messages (until another session is shown)."""
+        notes_shown = [Static(Content(visible(note)), classes="note") for note in notes]
+        await self.mount_all(notes_shown, before=self._queued())
+        self.scroll_end(animate=False)
 
     async def hide_welcome(self) -> None:
         """The user has started: the greeting goes."""

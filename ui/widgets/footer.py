@@ -55,6 +55,31 @@ class Footer(TextualFooter):
             return
         self._shown = keys
         await super().recompose()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Show the keys that fit whole, in order; hide the rest (never "R Rejec").
+
+        Textual's footer lets the last keys run off its edge, cut mid-word; F1 and the
+        palette (always shown, at the right) list every key.
+        """
+        if not self.is_attached:
+            return
+        shown = list(self.children)  # keys, or groups of keys
+        palette = [key for key in shown if key.has_class("-command-palette")]
+        room = self.size.width - sum(key.outer_size.width for key in palette)
+        for key in shown:
+            if key in palette:
+                continue
+            width = key.get_content_width(self.size, self.app.size) + key.styles.gutter.width
+            key.display = width <= room
+            room -= width if key.display else 0
 
     def compose(self) -> ComposeResult:
         """Textual's keys, each bound one given the footer's compactness at once."""

@@ -33,7 +33,7 @@ __all__ = ["CUT_HINT", "MessageView", "RenderedOnce"]
 _WHO = {"user": "You", "assistant": "Hippo", "system": "System", "tool": "Tool"}
 _STATUS_NOTE = {
     "streaming": "…",
-    "cancelled": "cancelled",
+    "cancelled": "stopped",
     "cut": "cut short",
     "failed": "failed",
     "queued": "queued, sent when the data file is open",
@@ -151,6 +151,7 @@ class MessageView(Vertical, can_focus=True):
         self.error = error
         self.model = model
         self._live: LiveReply | None = None  # the body while the reply streams
+        self.via = ""  # where a user's message came from, if not typed here (/remember)
         self.set_class(status != "complete", f"-{status}")
 
     @property
@@ -167,8 +168,9 @@ class MessageView(Vertical, can_focus=True):
 
     @classmethod
     def from_message(cls, message: Message) -> MessageView:
-        """A view of a stored message."""
-        return cls(
+        """A view of a stored message (its header says where a user's came from, if not
+        typed in the chat: ``/remember``, ``hippo fact add``)."""
+        view = cls(
             message.role,
             message.content,
             thinking=message.thinking,
@@ -177,6 +179,8 @@ class MessageView(Vertical, can_focus=True):
             model=message.model,
             message_id=message.id,
         )
+        view.via = message.source_id if message.role == "user" else ""
+        return view
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="header")
@@ -201,6 +205,8 @@ class MessageView(Vertical, can_focus=True):
         who = _WHO.get(self.role, self.role)
         if self.role == "assistant" and self.model:
             who = f"{who} · {self.model}"
+        elif self.via:
+            who = f"{who} · {self.via}"
         note = _STATUS_NOTE.get(self.status)
         return Content(visible(f"{who} · {note}" if note else who))
 

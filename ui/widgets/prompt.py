@@ -16,6 +16,8 @@ from textual.message import Message
 from textual.widgets import TextArea
 from textual.widgets.text_area import EditResult
 
+from ui.paste import clean_paste
+
 __all__ = ["PromptInput"]
 
 # Many terminals send ctrl+j (a bare line feed) for shift+enter.
@@ -90,9 +92,15 @@ class PromptInput(TextArea):
         return True
 
     async def _on_paste(self, event: events.Paste) -> None:
-        # Textual calls TextArea's own handler after this one: it inserts the text.
-        if not self.read_only and ("\n" in event.text.strip() or len(event.text) >= _PASTE_CHARS):
+        # Inserted here, not by TextArea's own handler: without the terminal codes it holds.
+        event.prevent_default()
+        text = clean_paste(event.text)
+        if self.read_only or not text:
+            return
+        if "\n" in text.strip() or len(text) >= _PASTE_CHARS:
             self.pasted = True
+        if result := self._replace_via_keyboard(text, *self.selection):
+            self.move_cursor(result.end_location)
 
     def _at_edge(self, key: str) -> bool:
         """Whether the cursor is on the first line (up) or last line (down) of the box."""

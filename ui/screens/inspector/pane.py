@@ -52,7 +52,7 @@ class InspectorPane(Vertical):
             self.pane = pane
 
     class OpenSession(Message):
-        """Open this place (a session, a message in it) in the chat, leaving the inspector."""
+        """Show this place (a session, a message in it) read-only; the user may continue it."""
 
         def __init__(self, place: Place) -> None:
             super().__init__()

@@ -73,8 +73,8 @@ def fact_summary(detail: FactDetail) -> Content:
 class ProvenanceScreen(Screen[Place | None]):
     """A fact's evidence and history, or a reply's memories with their score breakdown.
 
-    Enter on a row opens it in the chat (dismissed with its place), or, for a fact,
-    that fact's own provenance.
+    Enter on a row opens its session read-only over this screen, or, for a fact, that
+    fact's own provenance; continuing that session dismisses this screen with its place.
 
     Args:
         engine: the engine to read from.
@@ -172,9 +172,14 @@ class ProvenanceScreen(Screen[Place | None]):
 
     def _show_reply(self) -> None:
         assert self.reply_id is not None
-        used = self.engine.admin.browse.memories_used(self.reply_id)
-        self.sub_title = f"Memories used for reply {self.reply_id}"
+        # Highest score first: what weighed most on the reply (# is the prompt's order).
+        used = sorted(
+            self.engine.admin.browse.memories_used(self.reply_id),
+            key=lambda memory: memory.use.score,
+            reverse=True,
+        )
         reply = self.engine.admin.browse.message(self.reply_id)
+        self.sub_title = f"Memories used for the reply of {stamp(reply.created_at)}"
         self.query_one("#provenance-head", Static).update(
             Content.assemble(("Reply: ", "bold"), clip(reply.content, 300))
         )
@@ -206,8 +211,11 @@ class ProvenanceScreen(Screen[Place | None]):
         if view.kind == "fact" and not view.missing:
             self.app.push_screen(ProvenanceScreen(self.engine, fact_id=view.ref_id), self._opened)
         elif view.session_id is not None:
+            from ui.screens.session_view import SessionViewScreen
+
             message_id = view.ref_id if view.kind == "message" else None
-            self.dismiss(Place(view.session_id, message_id))
+            place = Place(view.session_id, message_id)
+            self.app.push_screen(SessionViewScreen(self.engine, place), self._opened)
         else:
             self.notify(f"This {view.kind} has no session to open.", markup=False)
 

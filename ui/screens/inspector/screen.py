@@ -21,6 +21,7 @@ from ui.screens.inspector.provenance import ProvenanceScreen
 from ui.screens.inspector.review import ReviewPane
 from ui.screens.inspector.settings import SettingsPane
 from ui.screens.inspector.sleep import SleepPane
+from ui.screens.inspector.tab_labels import tab_labels
 from ui.screens.styles import SCREENS_CSS
 from ui.widgets.footer import Footer
 
@@ -89,6 +90,7 @@ class InspectorScreen(Screen[Place | None]):
         self.engine = engine
         self.initial_tab = tab
         self.forget_text = forget
+        self._warned = False  # about unsaved settings, once
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -105,12 +107,25 @@ class InspectorScreen(Screen[Place | None]):
             self.query_one(ForgetPane).preview(self.forget_text)
         self.call_after_refresh(self._focus_pane)
 
+    def on_resize(self) -> None:
+        self._label_tabs()
+
+    def _label_tabs(self) -> None:
+        """Shorten the labels of the tabs not on show as far as the width needs."""
+        tabs = self.query_one(TabbedContent)
+        titles = [(tab_id, title) for tab_id, title, _ in TABS]
+        for tab_id, label in tab_labels(titles, tabs.active, self.size.width).items():
+            tab = tabs.get_tab(tab_id)
+            if tab.label_text != label:
+                tab.label = label
+
     def action_show_tab(self, tab_id: str) -> None:
         """Switch to a tab and put the keyboard in it."""
         self.query_one(TabbedContent).active = tab_id
         self.call_after_refresh(self._focus_pane)
 
     async def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._label_tabs()
         tab_pane = event.pane
         if tab_pane.id is not None and not tab_pane.children:
             pane = _PANES[tab_pane.id](self.engine, id=f"{tab_pane.id}-pane")
@@ -145,8 +160,11 @@ class InspectorScreen(Screen[Place | None]):
                 pane.loaded = False
 
     def on_inspector_pane_open_session(self, event: InspectorPane.OpenSession) -> None:
+        # Read-only over the inspector: the chat changes only if the user continues it.
+        from ui.screens.session_view import SessionViewScreen
+
         event.stop()
-        self.dismiss(event.place)
+        self.app.push_screen(SessionViewScreen(self.engine, event.place), self._opened)
 
     def on_inspector_pane_show_fact(self, event: InspectorPane.ShowFact) -> None:
         event.stop()
@@ -165,8 +183,22 @@ class InspectorScreen(Screen[Place | None]):
         focused = self.focused
         pane = self.active_pane
         if focused is None or pane is None or pane not in focused.ancestors:
-            self.dismiss(None)  # on the table bar, or nothing has the keyboard
+            self._leave()  # on the table bar, or nothing has the keyboard
         elif not pane.resting:
             pane.focus_first()
         else:
-            self.dismiss(None)
+            self._leave()
+
+    def _leave(self) -> None:
+        """Close, unless settings were edited and not saved: then say so once, first."""
+        settings = next(iter(self.query(SettingsPane)), None)
+        if settings is not None and settings.unsaved and not self._warned:
+            self._warned = True
+            self.action_show_tab("settings")
+            self.notify(
+                "Your changes to the settings are not saved: ctrl+s saves them; Esc again "
+                "leaves without them.",
+                title="Settings", severity="warning", markup=False,
+            )  # fmt: skip
+            return
+        self.dismiss(None)

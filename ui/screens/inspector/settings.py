@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on, work
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.suggester import SuggestFromList
@@ -43,6 +43,11 @@ __all__ = ["SettingsPane"]
 WEIGHTS = ("relevance", "recency", "importance", "keyword", "vector", "min_relevance")
 BUDGETS = tuple(f.name for f in fields(ContextBudget))
 _TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+
+
+# The cells a label and its field take in a row of settings: a number's, a model's.
+_NUMBER_CELL = 22
+_MODEL_CELL = 44
 
 
 def _number(text: str) -> float | None:
@@ -78,6 +83,7 @@ class SettingsPane(InspectorPane):
         super().__init__(engine, id=id)
         self._poll: Timer | None = None
         self._reembed_total = 0
+        self._kept: tuple[object, ...] | None = None  # the fields as last loaded or saved
 
     @property
     def config(self) -> Config | None:
@@ -91,11 +97,13 @@ class SettingsPane(InspectorPane):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="settings-form"):
             yield Static(Content("Models"), classes="section")
-            with Horizontal(classes="settings-row"):
-                yield Static(Content("Chat"), classes="settings-label")
-                yield Input(id="settings-chat", classes="settings-model", compact=True)
-                yield Static(Content("Embedding"), classes="settings-label")
-                yield Input(id="settings-embedding", classes="settings-model", compact=True)
+            with Grid(classes="settings-row settings-pairs -wide"):
+                with Horizontal(classes="settings-pair"):
+                    yield Static(Content("Chat"), classes="settings-label")
+                    yield Input(id="settings-chat", classes="settings-model", compact=True)
+                with Horizontal(classes="settings-pair"):
+                    yield Static(Content("Embedding"), classes="settings-label")
+                    yield Input(id="settings-embedding", classes="settings-model", compact=True)
             yield Static(Content("Listing installed models…"), id="settings-models-note")
             with Horizontal(id="settings-reembed-row", classes="settings-row"):
                 yield Static(id="settings-reembed-note", classes="hint")
@@ -103,18 +111,25 @@ class SettingsPane(InspectorPane):
             yield Static(id="settings-models-error", classes="settings-error")
 
             yield Static(Content("Retrieval weights"), classes="section")
-            with Horizontal(classes="settings-row"):
+            with Grid(classes="settings-row settings-pairs"):
                 for name in WEIGHTS:
-                    yield Static(Content(name), classes="settings-label")
-                    yield Input(id=f"settings-w-{name}", classes="settings-number", compact=True)
+                    with Horizontal(classes="settings-pair"):
+                        yield Static(Content(name), classes="settings-label")
+                        yield Input(
+                            id=f"settings-w-{name}", classes="settings-number", compact=True
+                        )
             yield Static(id="settings-weights-error", classes="settings-error")
 
             yield Static(Content("Memory budgets (tokens) and working memory"), classes="section")
-            with Horizontal(classes="settings-row"):
+            with Grid(classes="settings-row settings-pairs"):
                 for name in BUDGETS:
-                    yield Static(Content(name), classes="settings-label")
-                    yield Input(id=f"settings-b-{name}", classes="settings-number", compact=True)
-                yield Static(Content("strategy"), classes="settings-label")
+                    with Horizontal(classes="settings-pair"):
+                        yield Static(Content(name), classes="settings-label")
+                        yield Input(
+                            id=f"settings-b-{name}", classes="settings-number", compact=True
+                        )
+            with Horizontal(classes="settings-row"):
+                yield Static(Content("working memory"), classes="settings-label")
                 yield Select(
                     [(name, name) for name in STRATEGIES],
                     id="settings-strategy",
@@ -130,6 +145,7 @@ class SettingsPane(InspectorPane):
                     id="settings-sleep-at", classes="settings-number", placeholder="HH:MM",
                     compact=True,
                 )  # fmt: skip
+            with Horizontal(classes="settings-row"):
                 yield Checkbox(
                     "activate stated facts on their own", id="settings-auto", compact=True
                 )
@@ -161,6 +177,12 @@ class SettingsPane(InspectorPane):
     def on_mount(self) -> None:
         self.query_one("#settings-reembed-row").display = False
 
+    def on_resize(self) -> None:
+        """As many fields a row as the width holds (five at 120 columns, three at 80)."""
+        for row in self.query(".settings-pairs"):
+            cell = _MODEL_CELL if row.has_class("-wide") else _NUMBER_CELL
+            row.styles.grid_size_columns = max(1, min(len(row.children), self.size.width // cell))
+
     def reload(self) -> None:
         settings = self.engine.live_settings.current
         self.query_one("#settings-chat", Input).value = settings.models.chat
@@ -181,7 +203,21 @@ class SettingsPane(InspectorPane):
         profiles.set_options([(name, name) for name in self._profiles()])
         profiles.value = default
         self._profile_note(default)
+        self._kept = self._fields()
         self._list_models()
+
+    def _fields(self) -> tuple[object, ...]:
+        """What every field holds now."""
+        form = self.query_one("#settings-form")
+        fields: list[Input | Select[str] | Checkbox] = [
+            *form.query(Input), *form.query(Select), *form.query(Checkbox)
+        ]  # fmt: skip
+        return tuple(field.value for field in fields)
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether a field was changed since the settings were loaded or saved."""
+        return self._kept is not None and self._fields() != self._kept
 
     @work(thread=True, exclusive=True, group="settings-models", exit_on_error=False)
     def _list_models(self) -> None:
@@ -390,6 +426,7 @@ class SettingsPane(InspectorPane):
 
         config = self.config
         if config is None:
+            self._kept = self._fields()
             self.notify("Applied for this session.", title="Settings", markup=False)
             return
         updated = replace(config.with_settings(settings), profile=profile)
@@ -400,6 +437,7 @@ class SettingsPane(InspectorPane):
                         markup=False)  # fmt: skip
             return
         self.app.config = updated  # type: ignore[attr-defined]
+        self._kept = self._fields()
         self.notify(
             f"Saved to {path}. The sleep time applies from the next start.",
             title="Settings",
