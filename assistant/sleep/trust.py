@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from assistant.memory.facts import looks_like_instruction
+from assistant.memory.long_text import is_long
 from assistant.memory.records import Message
 from assistant.memory.sleep_candidates import Candidate
 from assistant.memory.statements import claim_reason, evidence_claim
@@ -43,12 +44,23 @@ def tainted_messages(messages: Sequence[Message], window: int = TAINT_WINDOW) ->
     left = 0
     for message in messages:
         said = message.content
-        if message.role == "user" and (looks_like_instruction(said) or evidence_claim(said)):
+        if message.role == "user" and (_unread(message) or _steers(said)):
             left = window + 1
         if left:
             tainted.add(message.id)
             left -= 1
     return tainted
+
+
+def _steers(text: str) -> bool:
+    return looks_like_instruction(text) or bool(evidence_claim(text))
+
+
+def _unread(message: Message) -> bool:
+    """A long message (a pasted report or log) is not read for instructions: the check
+    costs ~8 µs a character (400 s for 50 MB). It is taken as one, which costs only a
+    review: what it backs, or what follows it closely, waits for the user."""
+    return is_long(message.tokens)
 
 
 def is_strong(
@@ -69,7 +81,7 @@ def is_strong(
         return False
     if claim_reason(statement):
         return False
-    if any(m.id in tainted or looks_like_instruction(m.content) for m in cited):
+    if any(m.id in tainted or _unread(m) or looks_like_instruction(m.content) for m in cited):
         return False
     if any(evidence_claim(m.content) for m in cited):
         return False
