@@ -161,8 +161,9 @@ class HippoApp(App[None]):
         self._early_probe = probe if probe is not None or callable(engine) else engine.host.probe
         self._upgrade_shown: tuple[str, int] | None = None
         self._resume = resume
-        self._chat = ChatScreen(config, scope=scope, probe=self._early_probe)
-        self.memory = MemoryCommands(self, self._chat)
+        self.chat = ChatScreen(config, scope=scope, probe=self._early_probe)
+        """The chat screen, which is always at the bottom of the stack."""
+        self.memory = MemoryCommands(self, self.chat)
         """The chat's memory commands: the inspector, /remember, /scope... (and the palette's)."""
         self._schedule_sleep = schedule_sleep
         self._scheduler: SleepScheduler | None = None
@@ -180,12 +181,7 @@ class HippoApp(App[None]):
         Raises:
             RuntimeError: it is not open yet.
         """
-        return self._chat.engine
-
-    @property
-    def chat(self) -> ChatScreen:
-        """The chat screen, which is always at the bottom of the stack."""
-        return self._chat
+        return self.chat.engine
 
     def action_memory(self, tab: str = "facts", forget: str = "") -> None:
         """Open the memory inspector on ``tab``."""
@@ -205,7 +201,7 @@ class HippoApp(App[None]):
         await self.memory.run_slash(event.command)
 
     def get_default_screen(self) -> Screen[Any]:
-        return self._chat
+        return self.chat
 
     def on_load(self) -> None:
         use_daemon_threads()  # before any worker starts
