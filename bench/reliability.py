@@ -18,6 +18,8 @@ Runs the real `hippo` command as child processes against the project's fake Olla
    open to others: one line each, acknowledged writes lost and what Hippo said.
 6. one huge message (--huge-mb, 50), then a short `ask` (bench/huge_message.py): each
    `ask`'s time, CPU and peak memory, the longest text embedded, the largest prompt.
+7. a burst (bench/reliability_burst.py): 3,000 events imported at once, half important,
+   expired, one sleep: how many review items, and how many important events they cite.
 
 Targets: 0 lost, 0 integrity failures, 0 half-applied, 0 lock errors, every fault ends
 with a clear message within its timeout, 0 injected claims trusted without approval,
@@ -25,7 +27,8 @@ every trouble with the file named for what it is, the `ask` after a 50 MB messag
 1 s of Hippo's own time and 200 MB.
 
 Usage: python bench/reliability.py [--kills 200] [--seconds 120] [--fault-cap 60]
-       [--only kills,load,faults,injection,integrity,huge] [--huge-mb 50] [--seed 1] [--keep]
+       [--only kills,load,faults,injection,integrity,huge,burst] [--huge-mb 50] [--seed 1]
+       [--keep]
 """
 
 from __future__ import annotations
@@ -42,12 +45,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.huge_message import run_huge_message  # noqa: E402
+from bench.reliability_burst import run_burst  # noqa: E402
 from bench.reliability_faults import run_faults  # noqa: E402
 from bench.reliability_integrity import run_integrity  # noqa: E402
 from bench.reliability_kills import run_kills  # noqa: E402
 from bench.reliability_load import run_load  # noqa: E402
 
-PARTS = ("kills", "load", "faults", "injection", "integrity", "huge")
+PARTS = ("kills", "load", "faults", "injection", "integrity", "huge", "burst")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -114,6 +118,9 @@ def main(argv: list[str] | None = None) -> None:
     if "huge" in parts:
         for line in run_huge_message(args.huge_mb, keep=args.keep):
             print(line, flush=True)
+    if "burst" in parts:
+        print("A burst of events from outside, against the `hippo` command:")
+        print(run_burst(keep=args.keep).line(), flush=True)
     print(f"({time.perf_counter() - started:.0f} s in all)")
 
 

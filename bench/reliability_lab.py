@@ -198,12 +198,12 @@ class Lab:
         child = self.start(*args)
         limit = timeout if kill_after is None else min(kill_after, timeout)
         killed = False
-        try:
-            child.wait(timeout=limit)
+        try:  # read as it runs: a child whose output fills the pipe would wait on it forever
+            out, err = child.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
             child.kill()  # SIGKILL: no handler, no cleanup, as a crash or power cut
             killed = True
-        out, err = child.communicate()
+            out, err = child.communicate()
         return Run([*args], child.returncode, out, err, time.perf_counter() - started, killed)
 
     def close(self) -> None:
