@@ -101,7 +101,7 @@ def measure(
                     found = engine.memory.recall(
                         question["question"],
                         kinds=("message",),
-                        limit=20,
+                        limit=10,
                         query_vector=qvec.tolist(),
                     )
                     ranking.ranked.append([m.source_id for m in found])

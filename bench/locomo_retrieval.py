@@ -429,7 +429,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="with --folds: NAME:key=value,... [retrieval] settings to measure too",
     )
+    parser.add_argument(
+        "--oracle-memory",
+        action="store_true",
+        help="also load LoCoMo's observations and summaries as facts and episodes",
+    )
     args = parser.parse_args(argv)
+    if args.oracle_memory:
+        from bench.locomo_oracle import run as run_oracle
+
+        return run_oracle(args.data[0], args.embedder)
     if args.folds:
         from bench.locomo_folds import run
 
