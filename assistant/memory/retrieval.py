@@ -214,8 +214,13 @@ class Retriever:
     def _coverage(
         self, query_terms: frozenset[str], said: Sequence[MemoryItem], context: str
     ) -> float:
-        """Coverage of the query by what ``said`` says (their speakers count as said)."""
-        own = coverage_terms_of([part for m in said for part in (m.speaker, m.text)])
+        """Coverage of the query by what ``said`` says (their speakers count as said).
+
+        A message's date counts as said too ("9 November 2022"), as the keyword index
+        holds it (`message_index_columns`): "What did Nate make on 9 November, 2022?"
+        asks about what was said that day, and the turn itself rarely repeats the date.
+        """
+        own = coverage_terms_of([part for m in said for part in _said(m)])
         around = coverage_terms_of((context,))
         return coverage(query_terms, own, around, self.weights.context_coverage)
 
@@ -328,6 +333,13 @@ class Retriever:
                 kept.append(memory)
                 kept_terms.append(t)
         return kept
+
+
+def _said(memory: MemoryItem) -> tuple[str, ...]:
+    """What a memory says for coverage: its speaker, its text, and a message's date."""
+    if memory.kind != "message":
+        return (memory.speaker, memory.text)
+    return (memory.speaker, memory.text, f"{memory.at.day} {memory.at:%B %Y}")
 
 
 def _is_reply(memory: MemoryItem) -> bool:
