@@ -155,6 +155,8 @@ class Cached:
         self.model_name = inner.model_name
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = apsw.Connection(str(path))
+        # Two bench runs (MiniLM and e5, say) may fill the cache at once.
+        self._db.set_busy_timeout(120_000)
         self._db.execute("CREATE TABLE IF NOT EXISTS vectors(key BLOB PRIMARY KEY, v BLOB)")
 
     def _key(self, text: str, purpose: str) -> bytes:

@@ -18,7 +18,13 @@ the floor for the set and embedder, update questions).
 
 Usage: python bench/locomo_retrieval.py --data FILE [--embedder minilm|e5] [--json OUT]
 [--dump OUT] (needs the bench extra; outputs belong under bench/out/, which git
-ignores, as does the cache of vectors there that makes a repeated run fast)
+ignores, as does the cache of vectors there that makes a repeated run fast).
+
+``--folds --data FILE [--data FILE...] [--variant NAME:key=value,...]`` runs
+leave-one-conversation-out over every conversation with both embedders
+(bench/locomo_folds.py); ``--oracle-memory`` loads LoCoMo's observations and session
+summaries as facts and episodes and counts what the turn's prompt reaches through them
+(bench/locomo_oracle.py).
 """
 
 from __future__ import annotations
@@ -404,13 +410,42 @@ def _mark(met: bool) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
+    parser.add_argument(
+        "--data", type=Path, action="append", required=True, help="a LoCoMo-format JSON file"
+    )
     parser.add_argument("--embedder", choices=sorted(EMBEDDERS), default="minilm")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--dump", type=Path, help="write per-question rankings here")
     parser.add_argument("--no-baselines", action="store_true", help="measure the engine only")
     parser.add_argument("--no-cache", action="store_true", help="embed afresh, keep nothing")
+    parser.add_argument(
+        "--folds",
+        action="store_true",
+        help="leave-one-conversation-out over every --data file, with MiniLM and e5",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="with --folds: NAME:key=value,... [retrieval] settings to measure too",
+    )
+    parser.add_argument(
+        "--oracle-memory",
+        action="store_true",
+        help="also load LoCoMo's observations and summaries as facts and episodes",
+    )
     args = parser.parse_args(argv)
+    if args.oracle_memory:
+        from bench.locomo_oracle import run as run_oracle
+
+        return run_oracle(args.data[0], args.embedder)
+    if args.folds:
+        from bench.locomo_folds import run
+
+        return run(args.data, args.variant, args.json)
+    if len(args.data) != 1:
+        parser.error("one --data file (several only with --folds)")
+    args.data = args.data[0]
     conversations = load(args.data)
     llm = embedder(args.embedder, cache=not args.no_cache)
     questions: list[dict] = []

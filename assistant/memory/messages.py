@@ -66,32 +66,18 @@ class Candidate(NamedTuple):
     """A message as recall considers it: with its session's scope and its neighbours.
 
     ``neighbours``: (id, content) of the finished messages just before and after it
-    in its session. ``continues``: the id of the same speaker's message before the
-    other's reply just before it, the turn it goes on from (None: there is none, or
-    the message before it is the speaker's own, a neighbour already).
+    in its session.
     """
 
     message: Message
     scope: str
     neighbours: tuple[tuple[int, str], ...]
-    continues: int | None = None
 
 
 # The finished message just before (max, <) or after (min, >) ``m`` in its session.
 _ADJACENT = (
     "(SELECT {fn}(x.id) FROM messages x WHERE x.session_id = m.session_id"
     " AND x.id {op} m.id AND x.status != 'streaming')"
-)
-
-# The message ``pp`` two before ``m``, where it is the same speaker's and the one between
-# (``p``) is the other's: the turn ``m`` goes on from, across the reply.
-_CONTINUES = (
-    "CASE WHEN pp.role = m.role AND pp.speaker = m.speaker"
-    " AND (p.role != m.role OR p.speaker != m.speaker) THEN pp.id END"
-)
-_BEFORE_PREVIOUS = (
-    " LEFT JOIN messages pp ON pp.id = (SELECT max(x.id) FROM messages x"
-    " WHERE x.session_id = m.session_id AND x.id < p.id AND x.status != 'streaming')"
 )
 
 
@@ -499,15 +485,11 @@ class MessageStore(Store):
             )
         return len(rows)
 
-    def recall_candidates(
-        self, ids: Sequence[int], profile_id: int, *, continues: bool = False
-    ) -> dict[int, Candidate]:
+    def recall_candidates(self, ids: Sequence[int], profile_id: int) -> dict[int, Candidate]:
         """The profile's messages among ``ids`` outside incognito sessions, for recall.
 
         One statement reads each message, its session's scope and its neighbours'
-        text (recall reads a hundred candidates a query; a statement each cost more),
-        and with ``continues``, the turn each goes on from (see `Candidate`): only
-        questions that ask for a name use it, so the others don't pay for its join.
+        text (recall reads a hundred candidates a query; a statement each cost more).
         A long message is no candidate, and its text no neighbour's context: none of
         it is read (its chunks are recalled instead, see ``long_text``).
         """
@@ -516,13 +498,11 @@ class MessageStore(Store):
         marks = ",".join("?" * len(ids))
         rows = self._conn().execute(
             f"SELECT {_M_COLUMNS}, s.scope, p.id, {_UNREAD.format(t='p')},"
-            f" n.id, {_UNREAD.format(t='n')},"
-            f" {_CONTINUES if continues else 'NULL'}"
+            f" n.id, {_UNREAD.format(t='n')}"
             " FROM messages m JOIN sessions s ON s.id = m.session_id"
             f" LEFT JOIN messages p ON p.id = {_ADJACENT.format(fn='max', op='<')}"
             f" LEFT JOIN messages n ON n.id = {_ADJACENT.format(fn='min', op='>')}"
-            + (_BEFORE_PREVIOUS if continues else "")
-            + f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0"
+            f" WHERE m.id IN ({marks}) AND +m.profile_id = ? AND s.incognito = 0"
             " AND m.tokens <= ?",
             [*ids, profile_id, LONG_TOKENS],
         )
@@ -530,7 +510,7 @@ class MessageStore(Store):
         for row in rows:
             pairs = (row[_WIDTH + 1 : _WIDTH + 3], row[_WIDTH + 3 : _WIDTH + 5])
             neighbours = tuple((pair[0], pair[1]) for pair in pairs if pair[0] is not None)
-            found[row[0]] = Candidate(_message(row), row[_WIDTH], neighbours, row[_WIDTH + 5])
+            found[row[0]] = Candidate(_message(row), row[_WIDTH], neighbours)
         return found
 
     def previous_sessions(self, session_ids: Sequence[int], profile_id: int) -> dict[int, int]:

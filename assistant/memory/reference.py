@@ -1,24 +1,13 @@
-"""How people refer back in conversation, and what retrieval does about it.
+"""How people refer to someone they named before, and what retrieval does about it.
 
-A speaker names a thing once ("后天我就回衡阳过年了", "I start at Yunshan Data on
-Monday") and, after the other's reply, goes on about it with words that carry no name:
-a pronoun ("她跟我一起回去", "she's coming with me"), a deictic word ("there", "回去"),
-or the bare kind of thing ("公司在杭州滨江": "the company is in Binjiang"). A question
-that asks for the name ("哪座城市？", "which company?") matches the later turn, whose
-words it shares, but the name is in the earlier turn, which shares none of them: neither
-the keyword nor the vector list finds it.
+A question that names someone ("林悦现在和思远是什么关系？") is answered by a turn that says
+"她" for her ("现在她是我未婚妻了") and matches the question's other words; the name is in
+the speaker's last turn that said it, often in the session before. That turn is found by
+`pronoun_antecedents`, and retrieval reads the two together.
 
-So a turn that refers back lends its relevance, in full, to the turn it continues (the
-same speaker's turn before the other's reply): read together, the two are one statement
-split across a reply, and the question matched that statement. Only for questions that
-ask for a name: one that asks what happened, or when (both turns carry their session's
-date), is answered by the referring turn itself, and pulling in the turn before would
-only crowd the answer out.
-
-The reverse holds too: a question that names someone ("林悦现在和思远是什么关系？") is
-answered by a turn that says "她" for her ("现在她是我未婚妻了") and matches the question's
-other words; the name is in the speaker's last turn that said it, often in the session
-before. That turn is found by `pronoun_antecedents`, and retrieval reads the two together.
+(Issue 13's other rule, a turn that says "there", "回去" or the bare "公司" lending its
+relevance to the turn it continues, is retired: on conversations it was not built on it
+lost more questions than it gained, and it fired on any "which/哪/谁" question.)
 """
 
 from __future__ import annotations
@@ -31,103 +20,15 @@ from typing import Protocol
 from assistant.memory.scoring import asks_about_now, terms, terms_of
 from assistant.memory.textindex import cjk_characters, has_cjk
 
-__all__ = [
-    "Continuing",
-    "Spoken",
-    "antecedent_relevance",
-    "asked_kind",
-    "asks_for_name",
-    "named_by_pronoun",
-    "pronoun_antecedents",
-    "refers_back",
-]
+__all__ = ["Spoken", "named_by_pronoun", "pronoun_antecedents"]
 
 
-class Continuing(Protocol):
-    """A scored turn, with the id of the turn it continues (see `MemoryItem`)."""
-
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def relevance(self) -> float: ...
-
-    @property
-    def continues(self) -> int | None: ...
-
-
-# Third-person pronouns and deictic words of place and time: closed word classes that
-# stand for a person, place or moment named before. First and second person name the
-# speakers themselves; "it", "this" and "that" point within the same turn as often.
-# 回去/回来 ("go/come back") presuppose the place named before.
-_REFERENCE = re.compile(
-    r"\b(?:he|she|him|her|his|hers|they|them|their|there|then)\b"
-    r"|(?<!其)[他她它]|那[里儿边时]|当时|回[去来]",
-    re.IGNORECASE,
-)
 # Third-person personal pronouns alone: what stands for a person (or a pet) named before.
 _PERSONAL = re.compile(
     r"\b(?:he|she|him|her|his|hers|they|them|their)\b|(?<!其)[他她它]", re.IGNORECASE
 )
 # A capitalised word that does not open the sentence: a name, where the script marks them.
 _CAPITALISED = re.compile(r"(?<=[\w,;:'’\"] )[A-Z][\w-]*")
-# Questions that ask for a name: of a person (who, 谁), a place (where, 哪里), a thing
-# among its kind (which, 哪家/哪座...).
-_ASKS_NAME = re.compile(r"\b(?:who|whom|whose|where|which)\b|谁|哪", re.IGNORECASE)
-# "Which day", "哪天" ask when, not for a name (see the module docstring).
-_ASKS_WHEN = re.compile(
-    r"哪一?(?:天|年|日|周|个?月|个?星期)|\bwhich\s+(?:day|date|year|month|week|time)\b",
-    re.IGNORECASE,
-)
-# The kind of thing a "which" question asks to identify: the word after "which", or
-# the first two characters of the noun after 哪 and its measure word (哪家公司 → 公司).
-_KIND = re.compile(
-    r"哪一?[家座所个位门种款部本条间只][\u4e00-\u9fff]{2}|\bwhich\s+(\w+)", re.IGNORECASE
-)
-
-
-def asks_for_name(query: str) -> bool:
-    """Whether ``query`` asks who, where or which (not which day): for a name."""
-    return _ASKS_NAME.search(_ASKS_WHEN.sub(" ", query)) is not None
-
-
-def asked_kind(query: str) -> str | None:
-    """The word for the kind of thing ``query`` asks "which" of ("公司", "company"), or None."""
-    found = _KIND.search(_ASKS_WHEN.sub(" ", query))
-    if found is None:
-        return None
-    return (found.group(1) or found.group()[-2:]).lower()
-
-
-def refers_back(text: str, kind: str | None = None) -> bool:
-    """Whether ``text`` stands for something named before it.
-
-    By a pronoun or a deictic word, or by the bare word for ``kind``, the kind of thing
-    the question asks which of ("公司在杭州滨江" when asked "哪家公司？").
-    """
-    if _REFERENCE.search(text) is not None:
-        return True
-    return kind is not None and kind in text.lower()
-
-
-def antecedent_relevance(query: str, memories: Iterable[Continuing]) -> dict[int, float]:
-    """The relevance each continued turn receives from the turns that refer back to it.
-
-    Args:
-        query: the question; only one that asks for a name lends anything.
-        memories: the scored candidates, each with the id of the turn it continues.
-
-    Returns:
-        continued turn id -> the best relevance of a turn that refers back to it.
-    """
-    if not asks_for_name(query):
-        return {}
-    kind = asked_kind(query)
-    lent: dict[int, float] = {}
-    for memory in memories:
-        if memory.continues is not None and refers_back(memory.text, kind):
-            lent[memory.continues] = max(lent.get(memory.continues, 0.0), memory.relevance)
-    return lent
 
 
 class Spoken(Protocol):

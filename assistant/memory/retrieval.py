@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from assistant.memory.reference import antecedent_relevance, pronoun_antecedents
+from assistant.memory.reference import pronoun_antecedents
 from assistant.memory.scoring import (
     RetrievalWeights,
     asks_about_now,
@@ -40,8 +40,7 @@ class MemoryItem:
     used since: ``last_used``); ``source`` says where it came from in words. A message
     also carries its role ("user" or "assistant"), who said it (``speaker``, where
     known), and the ids and text of the messages just before and after it in its
-    session (``neighbours``, ``context``), and the id of the same speaker's turn it goes
-    on from across the other's reply (``continues``, see ``reference``).
+    session (``neighbours``, ``context``).
     ``vector_trust`` is the share of the vector weight that ``vector`` was given (how far
     the embedding model reads the query's script).
     """
@@ -65,7 +64,6 @@ class MemoryItem:
     speaker: str = ""
     neighbours: tuple[int, ...] = ()
     context: str = ""
-    continues: int | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -202,7 +200,6 @@ class Retriever:
             rated[item_id] = replace(
                 memory, keyword=kw, vector=vec, vector_trust=query.vector_trust, relevance=rel
             )
-        self._follow_references(tier, query, rated, background, model)
         self._resolve_pronouns(tier, query, query_terms, rated, keyword, best, background)
         # Nothing is recalled unless something clears the floor; once something does,
         # weaker memories that still bear on the query may follow it.
@@ -214,44 +211,16 @@ class Retriever:
         words = terms(query.text)  # names match as words (bigrams in CJK), not characters
         return [self._score(m, rated, query, words, bonus[m.item_id]) for m in kept]
 
-    def _follow_references(
-        self,
-        tier: Tier,
-        query: Query,
-        rated: dict[int, MemoryItem],
-        background: float,
-        model: EmbeddingModel | None,
-    ) -> None:
-        """A turn that refers back lends its relevance to the turn it continues.
-
-        Asked for a name ("which city?"), the turn that matches may say "there" or "she"
-        where the turn it continues names the city (see ``reference``). That turn is
-        rarely a candidate itself (it shares no word with the question): it is loaded,
-        with its own similarity, and takes the referring turn's relevance if higher.
-        """
-        lent = antecedent_relevance(query.text, rated.values())
-        missing = [i for i in lent if i not in rated and (tier.kind, i) not in query.exclude]
-        if missing:
-            similar_to = None
-            if model is not None and query.vector is not None:
-                similar_to = self._vectors.similarities(model, tier.kind, missing, query.vector)
-            for item_id, memory in tier.load(missing, query).items():
-                vec = None if similar_to is None else similar_to.get(item_id, 0.0)
-                rel = relevance(
-                    0.0, vec, self.weights, background, query.vector_trust, query.vector_gap
-                )
-                rated[item_id] = replace(
-                    memory, vector=vec, vector_trust=query.vector_trust, relevance=rel
-                )
-        for item_id, lend in lent.items():
-            if item_id in rated and lend > rated[item_id].relevance:
-                rated[item_id] = replace(rated[item_id], relevance=lend)
-
     def _coverage(
         self, query_terms: frozenset[str], said: Sequence[MemoryItem], context: str
     ) -> float:
-        """Coverage of the query by what ``said`` says (their speakers count as said)."""
-        own = coverage_terms_of([part for m in said for part in (m.speaker, m.text)], query_terms)
+        """Coverage of the query by what ``said`` says (their speakers count as said).
+
+        A message's date counts as said too ("9 November 2022"), as the keyword index
+        holds it (`message_index_columns`): "What did Nate make on 9 November, 2022?"
+        asks about what was said that day, and the turn itself rarely repeats the date.
+        """
+        own = coverage_terms_of([part for m in said for part in _said(m)], query_terms)
         around = coverage_terms_of((context,), query_terms)
         return coverage(query_terms, own, around, self.weights.context_coverage)
 
@@ -269,8 +238,7 @@ class Retriever:
 
         The turn that names them (the speaker's latest, in the same session or the one
         it resumed: see ``reference.pronoun_antecedents``) and the turn that refers to
-        them are read as one statement, as ``_follow_references`` reads a turn with the
-        one it continues: together they cover the question's terms that either says,
+        them are read as one statement: together they cover the question's terms that either says,
         match its keywords as well as the better of the two, and are as similar to it
         as the more similar one (the name is what the pronoun turn's own vector lacks).
         The pronoun turn takes that relevance if higher.
@@ -365,6 +333,13 @@ class Retriever:
                 kept.append(memory)
                 kept_terms.append(t)
         return kept
+
+
+def _said(memory: MemoryItem) -> tuple[str, ...]:
+    """What a memory says for coverage: its speaker, its text, and a message's date."""
+    if memory.kind != "message":
+        return (memory.speaker, memory.text)
+    return (memory.speaker, memory.text, f"{memory.at.day} {memory.at:%B %Y}")
 
 
 def _is_reply(memory: MemoryItem) -> bool:

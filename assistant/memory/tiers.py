@@ -11,7 +11,6 @@ from assistant.memory.episodes import Episode, EpisodeStore
 from assistant.memory.facts import Fact, FactStore
 from assistant.memory.long_text import MESSAGE_PREFIX
 from assistant.memory.messages import MessageStore
-from assistant.memory.reference import asks_for_name
 from assistant.memory.retrieval import MemoryItem, Query
 from assistant.memory.sensory import EventStore
 
@@ -39,10 +38,7 @@ class MessageTier:
 
     def load(self, ids: Sequence[int], query: Query) -> dict[int, MemoryItem]:
         # An incognito chat keeps nothing: its words are never recalled elsewhere.
-        # Which turn each goes on from matters only to a question that asks for a name.
-        found = self._store.recall_candidates(
-            ids, query.profile_id, continues=asks_for_name(query.text)
-        )
+        found = self._store.recall_candidates(ids, query.profile_id)
         if query.scopes is not None:
             # Scope creep defence: a scoped session recalls unscoped sessions and its scopes.
             found = {mid: c for mid, c in found.items() if c.scope in ("", *query.scopes)}
@@ -60,9 +56,8 @@ class MessageTier:
                 speaker=m.speaker,
                 neighbours=tuple(n for n, _ in around),
                 context="\n".join(text for _, text in around),
-                continues=continues,
             )
-            for mid, (m, _, around, continues) in found.items()
+            for mid, (m, _, around) in found.items()
             if m.status in ("complete", "cut", "cancelled")
             and (query.as_of is None or m.created_at <= query.as_of)
         }

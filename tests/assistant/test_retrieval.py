@@ -223,6 +223,15 @@ def test_weaker_matches_follow_a_clear_one(archive):
     assert archive.recall("dentist appointment Friday nurse", min_relevance=0.9) == []
 
 
+def test_a_turn_said_on_the_date_a_question_names_covers_that_date(archive):
+    day = datetime(2022, 11, 9, 18, 0, tzinfo=UTC)
+    (that_day,) = archive.session([("Nate", "I cook pasta for my friends")], at=day)
+    (later,) = archive.session([("Nate", "I cook pasta at home")], at=day + timedelta(days=40))
+    found = {m.item_id: m for m in archive.recall("What did Nate cook on 9 November, 2022?")}
+    assert found[that_day].keyword == pytest.approx(1.0)  # every term said, the date too
+    assert found[later].keyword < 0.7 * found[that_day].keyword
+
+
 # -- priors --------------------------------------------------------------------------
 
 
