@@ -55,9 +55,13 @@ def _summarise_one(ctx: SleepContext, due: DueSession) -> None:
     try:
         for _ in range(1 + _FURTHER_CALLS):
             value, errors = _ask(ctx, stretch)
-            parts += _supported(ctx, value["episodes"] if value else [], messages)
+            backed = _supported(ctx, value["episodes"] if value else [], messages)
+            parts += backed
             gaps = uncovered(messages, [_span(p) for p in parts])
-            if value is None or not gaps:
+            # A further call only goes on from a reply that covered some of it: a model
+            # whose every summary its messages don't back is not asked again this run
+            # (the session stays due, and says why).
+            if value is None or not gaps or not backed:
                 break
             stretch = gaps[0]  # the first stretch no episode covers: a further call
     except BudgetExhausted as exc:  # keep what the calls so far covered, then stop
