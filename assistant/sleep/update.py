@@ -228,6 +228,13 @@ def _reinforce(ctx: SleepContext, cand: Candidate, fact: Fact) -> None:
 
 
 def _add(ctx: SleepContext, cand: Candidate, added: list[tuple[str, int]]) -> Fact:
+    fact = _store(ctx, cand, admitted_status(cand, ctx.settings), added)
+    ctx.propose(Proposal("fact", fact.profile_id, fact.id, fact.status, fact.statement))
+    return fact
+
+
+def _store(ctx: SleepContext, cand: Candidate, status: str, added: list[tuple[str, int]]) -> Fact:
+    """The candidate stored as a fact of ``status``, noted in ``added``."""
     fact = ctx.deps.facts.add(
         cand.profile_id,
         cand.statement,
@@ -237,14 +244,13 @@ def _add(ctx: SleepContext, cand: Candidate, added: list[tuple[str, int]]) -> Fa
         scope=cand.scope,
         confidence=cand.confidence,
         importance=min(max(cand.importance, 1.0), 10.0),
-        status=admitted_status(cand, ctx.settings),  # type: ignore[arg-type]
+        status=status,  # type: ignore[arg-type]
         valid_from=cand.said_at,
         valid_to=cand.valid_to,
         subject=cand.subject,
         predicate=cand.predicate,
     )
     added.append((fact.statement, fact.id))
-    ctx.propose(Proposal("fact", fact.profile_id, fact.id, fact.status, fact.statement))
     return fact
 
 
@@ -267,22 +273,7 @@ def _supersede(ctx: SleepContext, cand: Candidate, old: Fact, added: list[tuple[
 
 def _dispute(ctx: SleepContext, cand: Candidate, old: Fact, added: list[tuple[str, int]]) -> None:
     """Store the candidate for review, recorded as disputing ``old`` (both marked disputed)."""
-    fact = ctx.deps.facts.add(
-        cand.profile_id,
-        cand.statement,
-        evidence=cand.evidence,
-        source_kind=cand.source_kind,  # type: ignore[arg-type]
-        actor="sleep",
-        scope=cand.scope,
-        confidence=cand.confidence,
-        importance=min(max(cand.importance, 1.0), 10.0),
-        status="pending",
-        valid_from=cand.said_at,
-        valid_to=cand.valid_to,
-        subject=cand.subject,
-        predicate=cand.predicate,
-    )
-    added.append((fact.statement, fact.id))
+    fact = _store(ctx, cand, "pending", added)
     ctx.deps.facts.dispute(fact.id, old.id, actor="sleep")
     ctx.propose(Proposal("conflict", fact.profile_id, fact.id, fact.status, fact.statement, old.id))
     _done(ctx, cand, "added", fact.id, f"disputes {old.id}")
